@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// Writes prisma/migrations/<timestamp>_<name>/migration.sql: the SQL that takes the database
+// from prisma/schema.prisma as it was at a git revision (default HEAD) to the working tree's.
+//
+// Why this detour: Prisma 7's `migrate dev` needs the native schema engine, which cannot be
+// downloaded on our machines. Prisma 6.19's WASM engine diffs two datamodels offline, so we
+// install it on demand into node_modules/.cache (developers who write migrations need it; the
+// app and CI do not) and diff the two schema files.
+//
+// Usage: npm run db:new-migration -- <name> [--from <git-rev>]
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+const root = resolve(import.meta.dirname, "..");
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { from: { type: "string", default: "HEAD" } },
+});
+const name = positionals[0];
+if (!name || !/^[a-z0-9_]+$/.test(name)) {
+  console.error("usage: npm run db:new-migration -- <name_in_snake_case> [--from <git-rev>]");
+  process.exit(2);
+}
+
+const toolDir = join(root, "node_modules/.cache/prisma-migrate-diff");
+if (!existsSync(join(toolDir, "node_modules/prisma"))) {
+  mkdirSync(toolDir, { recursive: true });
+  writeFileSync(join(toolDir, "package.json"), '{"private":true}');
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "prisma@6.19.3", "@prisma/adapter-pg@6.19.3", "pg@8"], {
+    cwd: toolDir,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+}
+
+// Prisma 6 wants a datasource url and no Prisma-7-only generator options.
+function asPrisma6Schema(text) {
+  return text
+    .replace(/^\s*importFileExtension\s*=.*$/m, "")
+    .replace(/provider = "postgresql"\n/, 'provider = "postgresql"\n  url = env("DATABASE_URL")\n');
+}
+const emptySchema = 'datasource db {\n  provider = "postgresql"\n}\n';
+const show = spawnSync("git", ["show", `${values.from}:prisma/schema.prisma`], { cwd: root, encoding: "utf8" });
+const fromSchema = show.status === 0 ? show.stdout : emptySchema;
+const toSchema = execFileSync("cat", [join(root, "prisma/schema.prisma")], { encoding: "utf8" });
+writeFileSync(join(toolDir, "from.prisma"), asPrisma6Schema(fromSchema));
+writeFileSync(join(toolDir, "to.prisma"), asPrisma6Schema(toSchema));
+writeFileSync(
+  join(toolDir, "prisma.config.ts"),
+  `import { defineConfig } from "prisma/config";
+import { PrismaPg } from "@prisma/adapter-pg";
+export default defineConfig({
+  experimental: { adapter: true },
+  engine: "js",
+  schema: "to.prisma",
+  async adapter() { return new PrismaPg({ connectionString: process.env.DATABASE_URL }); },
+});
+`,
+);
+
+const node = process.execPath;
+const diff = spawnSync(
+  join(toolDir, "node_modules/.bin/prisma"),
+  ["migrate", "diff", "--from-schema-datamodel", "from.prisma", "--to-schema-datamodel", "to.prisma", "--script"],
+  {
+    cwd: toolDir,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      // The adapter connects once although a datamodel diff reads no database.
+      DATABASE_URL: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres",
+      // Any existing file: stops the CLI from downloading engines it does not use here.
+      PRISMA_QUERY_ENGINE_LIBRARY: node,
+      PRISMA_SCHEMA_ENGINE_BINARY: node,
+    },
+  },
+);
+if (diff.status !== 0) {
+  console.error(diff.stderr);
+  process.exit(1);
+}
+const sql = diff.stdout.trim();
+if (sql === "" || sql === "-- This is an empty migration.") {
+  console.error(`schema.prisma does not differ from ${values.from}: no migration written`);
+  process.exit(1);
+}
+const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+const dir = join(root, "prisma/migrations", `${stamp}_${name}`);
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, "migration.sql"), `${sql}\n`);
+console.log(join("prisma/migrations", `${stamp}_${name}`, "migration.sql"));

@@ -1,0 +1,202 @@
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "./config.js";
+import { demoBanner, seedDemo } from "./demo-seed.js";
+import { createCompany } from "./domain/companies/service.js";
+import { createDroplet } from "./domain/droplets/service.js";
+import { createSavedCard } from "./domain/payment-methods/service.js";
+import { createRole } from "./domain/roles/service.js";
+import { createUser } from "./domain/users/service.js";
+import { issueCompanyToken, revokeCompanyToken } from "./platform/auth/company-tokens.js";
+import { systemClock } from "./platform/clock.js";
+import { type Database, openDatabase } from "./platform/db/database.js";
+import { migrate, type MigrationResult } from "./platform/db/migrator.js";
+import { AppError } from "./platform/errors.js";
+import { createLogger } from "./platform/logger.js";
+
+/**
+ * Operator commands. Each prints exactly one JSON object on stdout; logs go to stderr.
+ * Bad arguments: one line on stderr and exit code 2. Usage: npm run --silent cli -- <command> [options]
+ */
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | undefined>;
+type Command = { usage: string; options: string[]; run(db: Database, options: Options, migrations: MigrationResult): Promise<object> };
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (value === undefined || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function positiveInt(options: Options, name: string): number {
+  const value = required(options, name);
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer`);
+  return Number(value);
+}
+
+const list = (value: string): string[] =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+const commands: Record<string, Command> = {
+  "companies:create": {
+    usage: "--name NAME --shop DOMAIN",
+    options: ["name", "shop"],
+    async run(db, o) {
+      const company = await createCompany(db.prisma, { name: required(o, "name"), shop: required(o, "shop") });
+      const apiToken = await issueCompanyToken(db.prisma, company.id);
+      return { company: { id: company.id, name: company.name, shop: company.shop_domain }, api_token: apiToken };
+    },
+  },
+  "tokens:create": {
+    usage: "--company ID",
+    options: ["company"],
+    async run(db, o) {
+      const companyId = positiveInt(o, "company");
+      const company = await db.prisma.company.findUnique({ where: { id: companyId } });
+      if (!company) throw new UsageError(`no company with id ${companyId}`);
+      return { api_token: await issueCompanyToken(db.prisma, companyId) };
+    },
+  },
+  "tokens:revoke": {
+    usage: "--token TOKEN",
+    options: ["token"],
+    async run(db, o) {
+      const revoked = await revokeCompanyToken(db.prisma, required(o, "token"), systemClock);
+      if (!revoked) throw new UsageError("no live token matches");
+      return { revoked: true };
+    },
+  },
+  "droplets:create": {
+    usage: "--name NAME --category CAT --scopes a,b,c",
+    options: ["name", "category", "scopes"],
+    async run(db, o) {
+      const droplet = await createDroplet(db.prisma, { name: required(o, "name"), category: required(o, "category"), scopes: list(required(o, "scopes")) });
+      return { droplet: { uuid: droplet.uuid, name: droplet.name, category: droplet.category, scopes: droplet.scopes } };
+    },
+  },
+  "roles:create": {
+    usage: "--company ID --name NAME --permissions a,b",
+    options: ["company", "name", "permissions"],
+    async run(db, o) {
+      const role = await createRole(db.prisma, { companyId: positiveInt(o, "company"), name: required(o, "name"), permissions: list(o.permissions ?? "") });
+      return { role: { id: role.id, name: role.name, permissions: role.permissions } };
+    },
+  },
+  "users:create": {
+    usage: "--company ID --role rep|customer --email EMAIL [--first-name F --last-name L --username U --share-guid G --external-id X]",
+    options: ["company", "role", "email", "first-name", "last-name", "username", "share-guid", "external-id"],
+    async run(db, o) {
+      const role = required(o, "role");
+      if (role !== "rep" && role !== "customer") throw new UsageError("--role must be rep or customer");
+      const user = await createUser(db.prisma, {
+        companyId: positiveInt(o, "company"),
+        role,
+        email: required(o, "email"),
+        firstName: o["first-name"] ?? null,
+        lastName: o["last-name"] ?? null,
+        username: o.username ?? null,
+        shareGuid: o["share-guid"] ?? null,
+        externalId: o["external-id"] ?? null,
+      });
+      return { user: { id: user.id, email: user.email } };
+    },
+  },
+  "payment-methods:create": {
+    usage: "--customer USER_ID --card-type visa --last-four 4242 --exp-month 12 --exp-year 2030",
+    options: ["customer", "card-type", "last-four", "exp-month", "exp-year"],
+    async run(db, o) {
+      const method = await createSavedCard(db.prisma, {
+        customerId: positiveInt(o, "customer"),
+        cardType: required(o, "card-type"),
+        lastFour: required(o, "last-four"),
+        expMonth: positiveInt(o, "exp-month"),
+        expYear: positiveInt(o, "exp-year"),
+      });
+      return { payment_method: { id: method.id } };
+    },
+  },
+  "db:migrate": {
+    usage: "",
+    options: [],
+    // Every command migrates first; this one only reports what that did.
+    async run(_db, _options, migrations) {
+      return { applied: migrations.applied, already_applied: migrations.alreadyApplied };
+    },
+  },
+  "db:seed": {
+    usage: "",
+    options: [],
+    async run(db) {
+      const seeded = await seedDemo(db.prisma);
+      if (seeded) process.stderr.write(demoBanner(seeded, loadConfig().publicBaseUrl));
+      return { seeded: seeded !== null, ...(seeded ? { company: seeded.company, api_token: seeded.apiToken } : {}) };
+    },
+  },
+};
+
+function usageText(): string {
+  return Object.entries(commands)
+    .map(([name, command]) => `  ${name} ${command.usage}`.trimEnd())
+    .join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    process.stderr.write(`${name ? `unknown command: ${name}` : "a command is required"}; commands:\n${usageText()}\n`);
+    return 2;
+  }
+  let options: Options;
+  try {
+    const parsed = parseArgs({
+      args: rest,
+      options: Object.fromEntries(command.options.map((option) => [option, { type: "string" as const }])),
+      strict: true,
+      allowPositionals: false,
+    });
+    options = parsed.values as Options;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message.split("\n")[0]}; usage: ${name} ${command.usage}\n`);
+    return 2;
+  }
+
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, "stderr");
+  const database = await openDatabase({ ...config.database, logger });
+  try {
+    const migrations = await migrate(database.sql);
+    const result = await command.run(database, options, migrations);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      const fields = error.fieldErrors ? ` (${Object.entries(error.fieldErrors).map(([key, messages]) => `${key} ${messages.join(", ")}`).join("; ")})` : "";
+      process.stderr.write(`${error.message}${fields}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

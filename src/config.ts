@@ -1,0 +1,133 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+
+const booleanFromEnv = z
+  .enum(["true", "false", "1", "0"])
+  .transform((value) => value === "true" || value === "1");
+
+const commaList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== ""),
+  );
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATA_DIR: z.string().min(1).default(".data"),
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
+  PUBLIC_BODY_LIMIT: z.coerce.number().int().min(1024).default(65_536),
+  CORS_ORIGINS: commaList.default(["*"]),
+  PUBLIC_BASE_URL: z.url().optional(),
+  CHECKOUT_BASE_URL: z.url().optional(),
+  SHOP_URL_SCHEME: z.enum(["https", "http"]).default("https"),
+  PAYPAL_API_BASE: z.url().default("https://api-m.sandbox.paypal.com"),
+  PAYPAL_CLIENT_ID: z.string().default(""),
+  PAYPAL_CLIENT_SECRET: z.string().default(""),
+  PAYPAL_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  SMTP_URL: z.url().optional(),
+  MAIL_FROM: z.string().default("no-reply@svc-commerce.local"),
+  REDIS_URL: z.url().optional(),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  SEED_DEMO: booleanFromEnv.optional(),
+  TRUST_PROXY: booleanFromEnv.default(false),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  BENCH_ROUTES: booleanFromEnv.default(false),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env["NODE_ENV"];
+  host: string;
+  port: number;
+  logLevel: Env["LOG_LEVEL"];
+  database: { url: string | undefined; poolSize: number; dataDir: string };
+  jwtSecret: string;
+  cookieSecret: string;
+  bodyLimit: number;
+  publicBodyLimit: number;
+  corsOrigins: string[];
+  publicBaseUrl: string;
+  checkoutBaseUrl: string;
+  shopUrlScheme: "https" | "http";
+  paypal: { apiBase: string; clientId: string; clientSecret: string; timeoutMs: number };
+  mail: { smtpUrl: string | undefined; from: string };
+  redisUrl: string | undefined;
+  rateLimits: { publicPerMinute: number; sessionPerMinute: number };
+  seedDemo: boolean;
+  trustProxy: boolean;
+  shutdownGraceMs: number;
+  benchRoutes: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Parses the environment once, at start-up. A bad value stops the process with a message that
+ * names the variable; production refuses to guess secrets or fall back to the embedded database.
+ */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const blankToUndefined = Object.fromEntries(
+    Object.entries(source).map(([key, value]) => [key, value === "" ? undefined : value]),
+  );
+  const parsed = envSchema.safeParse(blankToUndefined);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const env = parsed.data;
+  if (env.NODE_ENV === "production") {
+    const missing = (["DATABASE_URL", "JWT_SECRET", "COOKIE_SECRET"] as const).filter((key) => !env[key]);
+    if (missing.length > 0) {
+      throw new ConfigError(`Invalid environment:\n${missing.map((key) => `  ${key}: is required in production`).join("\n")}`);
+    }
+  }
+  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
+  return {
+    env: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    logLevel: env.LOG_LEVEL,
+    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, dataDir: env.DATA_DIR },
+    jwtSecret: env.JWT_SECRET ?? developmentSecret(),
+    cookieSecret: env.COOKIE_SECRET ?? developmentSecret(),
+    bodyLimit: env.BODY_LIMIT,
+    publicBodyLimit: env.PUBLIC_BODY_LIMIT,
+    corsOrigins: env.CORS_ORIGINS,
+    publicBaseUrl,
+    checkoutBaseUrl: env.CHECKOUT_BASE_URL ?? publicBaseUrl,
+    shopUrlScheme: env.SHOP_URL_SCHEME,
+    paypal: {
+      apiBase: env.PAYPAL_API_BASE,
+      clientId: env.PAYPAL_CLIENT_ID,
+      clientSecret: env.PAYPAL_CLIENT_SECRET,
+      timeoutMs: env.PAYPAL_TIMEOUT_MS,
+    },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    redisUrl: env.REDIS_URL,
+    rateLimits: { publicPerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE, sessionPerMinute: env.SESSION_RATE_LIMIT_PER_MINUTE },
+    seedDemo: env.SEED_DEMO ?? env.NODE_ENV === "development",
+    trustProxy: env.TRUST_PROXY,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    benchRoutes: env.BENCH_ROUTES,
+  };
+}
+
+// Outside production a missing secret is generated per process: tokens signed with it do not
+// survive a restart, which is what a developer expects of an unconfigured machine.
+function developmentSecret(): string {
+  return randomBytes(32).toString("base64url");
+}

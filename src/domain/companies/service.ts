@@ -1,0 +1,43 @@
+import type { Db } from "../../platform/db/database.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
+import { ConflictError, ValidationError } from "../../platform/errors.js";
+
+export interface CompanyInput {
+  name: string;
+  /** The shop's domain without scheme ("acme.example.com"). */
+  shop: string;
+  logoUrl?: string | null;
+}
+
+const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** "https://Acme.Example.com/" and "acme.example.com" name the same shop. */
+export function normalizeShop(shop: string): string {
+  return shop
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z]+:\/\//, "")
+    .replace(/[/:].*$/, "");
+}
+
+export async function createCompany(db: Db, input: CompanyInput) {
+  const shopDomain = normalizeShop(input.shop);
+  if (!DOMAIN_PATTERN.test(shopDomain)) throw ValidationError.field("shop", "must be a domain name such as acme.example.com");
+  if (input.name.trim() === "") throw ValidationError.field("name", "is required");
+  const shopSlug = shopDomain.split(".")[0] as string;
+  try {
+    return await db.company.create({
+      data: { name: input.name.trim(), shop_domain: shopDomain, shop_slug: shopSlug, logo_url: input.logoUrl ?? null },
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`A company already uses the shop ${shopDomain} (or its first label ${shopSlug})`);
+    throw error;
+  }
+}
+
+/** Storefronts name their shop by its domain or by the domain's first label. */
+export async function findCompanyByShop(db: Db, shop: string) {
+  const normalized = normalizeShop(shop);
+  if (normalized === "") return null;
+  return db.company.findFirst({ where: normalized.includes(".") ? { shop_domain: normalized } : { shop_slug: normalized } });
+}

@@ -1,0 +1,62 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { z } from "zod";
+import { UnauthorizedError } from "../errors.js";
+
+/**
+ * User tokens (reps and customers) are HS256 JWTs signed with JWT_SECRET. The algorithm is
+ * pinned (no `none`, no RS/HS confusion) and `exp` is required: a token that never expires is
+ * refused rather than trusted forever.
+ */
+export type UserRole = "rep" | "customer";
+
+export interface UserClaims {
+  userId: number;
+  companyId: number;
+  role: UserRole;
+}
+
+const ALGORITHM = "HS256";
+
+const claimsSchema = z.object({
+  sub: z.string().regex(/^\d+$/),
+  company_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]),
+  role: z.enum(["rep", "customer"]),
+  exp: z.number(),
+});
+
+const keyCache = new Map<string, Uint8Array>();
+function keyFor(secret: string): Uint8Array {
+  let key = keyCache.get(secret);
+  if (!key) {
+    key = new TextEncoder().encode(secret);
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+export async function verifyUserToken(token: string, secret: string, now: Date = new Date()): Promise<UserClaims> {
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(token, keyFor(secret), {
+      algorithms: [ALGORITHM],
+      requiredClaims: ["exp", "sub"],
+      currentDate: now,
+    }));
+  } catch (error) {
+    const reason = error instanceof joseErrors.JWTExpired ? "User token expired" : "Invalid user token";
+    throw new UnauthorizedError(reason, { code: "invalid_user_token" });
+  }
+  const claims = claimsSchema.safeParse(payload);
+  if (!claims.success) throw new UnauthorizedError("Invalid user token", { code: "invalid_user_token" });
+  return { userId: Number(claims.data.sub), companyId: claims.data.company_id, role: claims.data.role };
+}
+
+export async function signUserToken(claims: UserClaims, secret: string, expiresInSeconds = 3600, now: Date = new Date()): Promise<string> {
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  return new SignJWT({ company_id: claims.companyId, role: claims.role })
+    .setProtectedHeader({ alg: ALGORITHM })
+    .setSubject(String(claims.userId))
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + expiresInSeconds)
+    .sign(keyFor(secret));
+}

@@ -1,0 +1,40 @@
+/**
+ * Recognises database failures that are not bugs: the server being unreachable (a 503 the
+ * client may retry) and constraint violations a service did not translate itself.
+ */
+
+// Prisma error codes for "cannot reach / lost the server / pool exhausted".
+const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+// PostgreSQL SQLSTATEs: connection exceptions (08xxx), shutdown and start-up (57P0x).
+const UNAVAILABLE_SQLSTATES = /^(08\d{3}|57P0[1-4]|53300)$/;
+const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
+
+function* causeChain(error: unknown): Generator<Record<string, unknown>> {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current && typeof current === "object"; depth++) {
+    yield current as Record<string, unknown>;
+    const next = (current as { cause?: unknown }).cause;
+    current = next === current ? undefined : next;
+  }
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (const link of causeChain(error)) {
+    const code = typeof link.code === "string" ? link.code : undefined;
+    const kind = typeof link.kind === "string" ? link.kind : undefined;
+    if (code && (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_NODE_CODES.has(code))) return true;
+    if (kind && UNAVAILABLE_MESSAGES.test(kind)) return true;
+    if (typeof link.message === "string" && UNAVAILABLE_MESSAGES.test(link.message)) return true;
+  }
+  return false;
+}
+
+/** A unique constraint violation (Prisma P2002 or SQLSTATE 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  for (const link of causeChain(error)) {
+    if (link.code === "P2002" || link.code === "23505") return true;
+  }
+  return false;
+}

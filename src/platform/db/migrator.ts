@@ -1,0 +1,106 @@
+import { createHash, randomUUID } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { migrationsDir } from "../paths.js";
+import type { SqlConnection, SqlPool } from "./sql.js";
+
+/**
+ * Applies prisma/migrations/<name>/migration.sql in name order, each in its own transaction, and
+ * records each in `_prisma_migrations` exactly as `prisma migrate deploy` would (same table,
+ * sha256 checksum of the file), so Prisma's own tooling agrees with what we did where its
+ * native engine is available. A session advisory lock makes concurrent starts take turns.
+ */
+
+// Any constant works as long as every process agrees on it.
+const MIGRATION_LOCK_KEY = 72_707_369;
+
+const CREATE_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id"                  VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum"            VARCHAR(64) NOT NULL,
+  "finished_at"         TIMESTAMPTZ,
+  "migration_name"      VARCHAR(255) NOT NULL,
+  "logs"                TEXT,
+  "rolled_back_at"      TIMESTAMPTZ,
+  "started_at"          TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export class MigrationError extends Error {
+  override name = "MigrationError";
+}
+
+export function readMigrations(dir: string = migrationsDir): Migration[] {
+  return readdirSync(dir)
+    .filter((entry) => statSync(join(dir, entry)).isDirectory())
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    });
+}
+
+export interface MigrationResult {
+  applied: string[];
+  alreadyApplied: number;
+}
+
+export async function migrate(pool: SqlPool, migrations: Migration[] = readMigrations()): Promise<MigrationResult> {
+  const connection = await pool.connect();
+  try {
+    await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    try {
+      return await applyPending(connection, migrations);
+    } finally {
+      await connection.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await connection.release();
+  }
+}
+
+async function applyPending(connection: SqlConnection, migrations: Migration[]): Promise<MigrationResult> {
+  await connection.exec(CREATE_MIGRATIONS_TABLE);
+  const rows = await connection.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
+    `SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`,
+  );
+  const recorded = new Map(rows.map((row) => [row.migration_name, row]));
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    const previous = recorded.get(migration.name);
+    if (previous?.finished_at) {
+      if (previous.checksum !== migration.checksum) {
+        throw new MigrationError(`migration ${migration.name} was edited after it was applied (checksum differs)`);
+      }
+      continue;
+    }
+    if (previous) {
+      throw new MigrationError(`migration ${migration.name} failed earlier and needs manual resolution`);
+    }
+    await applyOne(connection, migration);
+    applied.push(migration.name);
+  }
+  return { applied, alreadyApplied: migrations.length - applied.length };
+}
+
+async function applyOne(connection: SqlConnection, migration: Migration): Promise<void> {
+  await connection.exec("BEGIN");
+  try {
+    await connection.exec(migration.sql);
+    await connection.query(
+      `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+       VALUES ($1, $2, $3, now(), clock_timestamp(), 1)`,
+      [randomUUID(), migration.checksum, migration.name],
+    );
+    await connection.exec("COMMIT");
+  } catch (error) {
+    await connection.exec("ROLLBACK");
+    throw new MigrationError(`migration ${migration.name} failed: ${(error as Error).message}`);
+  }
+}

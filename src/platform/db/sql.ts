@@ -1,0 +1,17 @@
+/**
+ * The narrow SQL interface the platform needs outside Prisma: the migrator runs whole scripts,
+ * health checks and hot paths run single statements. Both drivers (pg on a server, PGlite
+ * embedded) implement it.
+ */
+export interface SqlConnection {
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements (simple query protocol, no parameters). */
+  exec(script: string): Promise<void>;
+  release(): Promise<void>;
+}
+
+export interface SqlPool {
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /** One connection held until released: transactions and session-level advisory locks need it. */
+  connect(): Promise<SqlConnection>;
+}

@@ -1,0 +1,106 @@
+/**
+ * The one error hierarchy. Services throw these; the HTTP layer turns each into the documented
+ * error body (`error_message`, `error_code`, `errors`, `meta`) with its status code.
+ */
+export type FieldErrors = Record<string, string[]>;
+
+interface AppErrorOptions {
+  code?: string;
+  fieldErrors?: FieldErrors | null;
+  /** Extra members for the body's `meta` (a locked cart adds `cart` and `shop_url`). */
+  meta?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  readonly code: string;
+  readonly fieldErrors: FieldErrors | null;
+  readonly meta: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(message: string, defaultCode: string, options: AppErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code ?? defaultCode;
+    this.fieldErrors = options.fieldErrors ?? null;
+    this.meta = options.meta;
+    this.headers = options.headers;
+  }
+}
+
+export class BadRequestError extends AppError {
+  readonly status = 400;
+  constructor(message: string, options?: AppErrorOptions) {
+    super(message, "bad_request", options);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  readonly status = 401;
+  constructor(message = "Authentication required", options?: AppErrorOptions) {
+    super(message, "unauthorized", { ...options, headers: { "www-authenticate": 'Bearer realm="svc-commerce"', ...options?.headers } });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  readonly status = 403;
+  constructor(message = "Not allowed", options?: AppErrorOptions) {
+    super(message, "forbidden", options);
+  }
+}
+
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  constructor(message = "Not found", options?: AppErrorOptions) {
+    super(message, "not_found", options);
+  }
+}
+
+export class ConflictError extends AppError {
+  readonly status = 409;
+  constructor(message: string, options?: AppErrorOptions) {
+    super(message, "conflict", options);
+  }
+}
+
+export class GoneError extends AppError {
+  readonly status = 410;
+  constructor(message: string, options?: AppErrorOptions) {
+    super(message, "gone", options);
+  }
+}
+
+export class ValidationError extends AppError {
+  readonly status = 422;
+  constructor(fieldErrors: FieldErrors | null, message = "Validation failed", options?: AppErrorOptions) {
+    super(message, "validation_failed", { ...options, fieldErrors });
+  }
+
+  /** The common case: one field, one message. */
+  static field(path: string, message: string): ValidationError {
+    return new ValidationError({ [path]: [message] });
+  }
+}
+
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  constructor(retryAfterSeconds: number) {
+    super("Too many requests", "rate_limited", { headers: { "retry-after": String(retryAfterSeconds) } });
+  }
+}
+
+export class BadGatewayError extends AppError {
+  readonly status = 502;
+  constructor(message: string, options?: AppErrorOptions) {
+    super(message, "bad_gateway", options);
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  readonly status = 503;
+  constructor(message = "Service temporarily unavailable", retryAfterSeconds = 5, options?: AppErrorOptions) {
+    super(message, "service_unavailable", { ...options, headers: { "retry-after": String(retryAfterSeconds) } });
+  }
+}

@@ -1,0 +1,94 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { isDatabaseUnavailable, isUniqueViolation } from "../db/errors.js";
+import { AppError, type FieldErrors } from "../errors.js";
+import { meta } from "./envelope.js";
+import type { ErrorBody } from "./schemas.js";
+
+export interface ErrorReply {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+}
+
+// Fastify's own errors for what arrives before a route runs.
+const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: "unsupported_media_type", message: "Unsupported content type: send application/json" },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: "payload_too_large", message: "Request body is too large" },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: "malformed_json", message: "Request body is not valid JSON" },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "bad_request", message: "Content-Length does not match the body" },
+  FST_ERR_CTP_INVALID_TYPE: { status: 415, code: "unsupported_media_type", message: "Unsupported content type" },
+  FST_ERR_NOT_FOUND: { status: 404, code: "route_not_found", message: "No route matches this method and path" },
+};
+
+function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const path = issue.instancePath.replace(/^\//, "").split("/").filter(Boolean).join(".");
+    const key = path || (context === "querystring" ? "query" : "body");
+    const message = issue.keyword === "invalid_type" && /received undefined/.test(issue.message ?? "") ? "is required" : (issue.message ?? "is invalid");
+    (errors[key] ??= []).push(message);
+  }
+  return errors;
+}
+
+function body(request: FastifyRequest, message: string, code: string, errors: FieldErrors | null, extraMeta?: Record<string, unknown>): ErrorBody {
+  return { error_message: message, error_code: code, errors, meta: { ...meta(request), ...extraMeta } };
+}
+
+/** Every error, ours or the framework's, as the documented error body. */
+export function toErrorReply(error: unknown, request: FastifyRequest): ErrorReply {
+  if (error instanceof AppError) {
+    return { status: error.status, body: body(request, error.message, error.code, error.fieldErrors, error.meta), headers: error.headers ?? {} };
+  }
+  const fastifyError = error as FastifyError & { validationContext?: string };
+  if (hasZodFastifySchemaValidationErrors(fastifyError)) {
+    // A malformed path id names no resource: the client asked for something that does not exist.
+    if (fastifyError.validationContext === "params") {
+      return { status: 404, body: body(request, "Not found", "not_found", null), headers: {} };
+    }
+    const errors = fieldErrorsFrom(fastifyError.validation as unknown as ValidationIssue[], fastifyError.validationContext);
+    return { status: 422, body: body(request, "Validation failed", "validation_failed", errors), headers: {} };
+  }
+  const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
+  if (known) return { status: known.status, body: body(request, known.message, known.code, null), headers: {} };
+  if (isDatabaseUnavailable(error)) {
+    return { status: 503, body: body(request, "Database unavailable, retry shortly", "database_unavailable", null), headers: { "retry-after": "5" } };
+  }
+  if (isUniqueViolation(error)) {
+    return { status: 409, body: body(request, "Conflicts with an existing record", "conflict", null), headers: {} };
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return { status, body: body(request, fastifyError.message, "bad_request", null), headers: {} };
+  }
+  return { status: 500, body: body(request, "Internal server error", "internal_error", null), headers: {} };
+}
+
+export function sendError(reply: FastifyReply, error: ErrorReply, extraBody: Record<string, unknown> = {}): FastifyReply {
+  return reply.code(error.status).headers(error.headers).send({ ...error.body, ...extraBody });
+}
+
+export function logError(request: FastifyRequest, error: unknown, reply: ErrorReply): void {
+  if (reply.status >= 500) request.log.error({ err: error }, "request failed");
+  else request.log.info({ status: reply.status, error_code: reply.body.error_code }, "request rejected");
+}
+
+/** The default handlers for the whole app; a surface may wrap toErrorReply in its own. */
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const errorReply = toErrorReply(error, request);
+    logError(request, error, errorReply);
+    return sendError(reply, errorReply);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const errorReply = toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request);
+    return sendError(reply, errorReply);
+  });
+}

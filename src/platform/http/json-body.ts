@@ -1,0 +1,19 @@
+import type { FastifyInstance } from "fastify";
+
+/**
+ * JSON bodies through Fastify's own parser (prototype-poisoning protection included), except
+ * that an empty body reads as `{}`: browser SDKs send `Content-Type: application/json` on
+ * body-less POST, PATCH and DELETE calls, and the platform accepts them.
+ */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  const defaultParser = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === "") {
+      done(null, {});
+      return;
+    }
+    defaultParser(request, text, done);
+  });
+}

@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+export const MAX_PER_PAGE = 100;
+
+/** `page` and `per_page` query members; out of range is a 422, never a silent clamp. */
+export function paginationQuery(defaultPerPage = 25) {
+  return z.object({
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(defaultPerPage),
+  });
+}
+
+export interface PageRequest {
+  page: number;
+  per_page: number;
+}
+
+export interface Pagination {
+  current_page: number;
+  total_pages: number;
+  total_count: number;
+  per_page: number;
+}
+
+/** Prisma's skip/take for a page. */
+export function pageWindow(page: PageRequest): { skip: number; take: number } {
+  return { skip: (page.page - 1) * page.per_page, take: page.per_page };
+}
+
+export function pagination(page: PageRequest, totalCount: number): Pagination {
+  return {
+    current_page: page.page,
+    total_pages: Math.ceil(totalCount / page.per_page),
+    total_count: totalCount,
+    per_page: page.per_page,
+  };
+}
+
+/** A page of rows plus the metadata describing it: what every list service returns. */
+export interface Page<Row> {
+  rows: Row[];
+  pagination: Pagination;
+}

@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+/** `meta` of every admin and cart object response. */
+export const metaSchema = z.object({
+  request_id: z.uuid().describe("The same value as the X-Request-Id response header"),
+  timestamp: z.iso.datetime().describe("ISO 8601, UTC"),
+});
+
+export const paginationSchema = z.object({
+  current_page: z.number().int(),
+  total_pages: z.number().int(),
+  total_count: z.number().int(),
+  per_page: z.number().int(),
+});
+
+export const listMetaSchema = metaSchema.extend({ pagination: paginationSchema });
+
+export const errorBodySchema = z
+  .object({
+    error_message: z.string(),
+    error_code: z.string().describe("Stable, machine-readable"),
+    errors: z
+      .record(z.string(), z.array(z.string()))
+      .nullable()
+      .describe("Dot-notation field path to messages; null when no field is to blame"),
+    meta: metaSchema.catchall(z.unknown()),
+  })
+  .meta({ id: "Error" });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** `{ ...shape, meta }`: the response of an object operation. */
+export function withMeta<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object({ ...shape, meta: metaSchema });
+}
+
+/** `{ ...shape, meta: { request_id, timestamp, pagination } }`: the response of a list. */
+export function withListMeta<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.object({ ...shape, meta: listMetaSchema });
+}
+
+/** Path ids: positive integers; anything else is a 404 for the route's resource, decided by zod as 422. */
+export const idParam = z.coerce.number().int().positive().max(2_147_483_647);
+
+/** ISO 8601 date-time in responses. */
+export const timestamp = z.iso.datetime();

@@ -1,0 +1,58 @@
+import { buildApp } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { demoBanner, seedDemo } from "./demo-seed.js";
+import { openDatabase } from "./platform/db/database.js";
+import { migrate } from "./platform/db/migrator.js";
+import { createLogger } from "./platform/logger.js";
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase({ ...config.database, logger });
+  logger.info({ database: database.description }, "database opened");
+  const migrations = await migrate(database.sql);
+  if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, "migrations applied");
+
+  if (config.seedDemo) {
+    const seeded = await seedDemo(database.prisma);
+    if (seeded) {
+      logger.info({ company_id: seeded.company.id }, "demo company seeded");
+      process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
+    }
+  }
+
+  const app = await buildApp({ config, database, logger });
+  await app.listen({ host: config.host, port: config.port });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight requests");
+    const forceExit = setTimeout(() => {
+      logger.error("grace period over, exiting with requests still open");
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    forceExit.unref();
+    await app.close();
+    await database.close();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { request } from "undici";
+
+export interface HttpResponse<Body = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Body;
+  text: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is (malformed JSON, wrong content types). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** A small undici client for end-to-end tests against a listening server. */
+export function httpClient(baseUrl: string) {
+  return async function call<Body = any>(method: string, path: string, options: CallOptions = {}): Promise<HttpResponse<Body>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let payload: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await request(`${baseUrl}${path}`, { method: method as "GET", headers, body: payload });
+    const text = await response.body.text();
+    let body: unknown;
+    try {
+      body = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers, body: body as Body, text };
+  };
+}
+
+export type Call = ReturnType<typeof httpClient>;

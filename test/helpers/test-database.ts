@@ -1,0 +1,52 @@
+import { randomBytes } from "node:crypto";
+import pino from "pino";
+import { inject } from "vitest";
+import { type Database, openDatabase, openEmbedded } from "../../src/platform/db/database.js";
+import { migrate } from "../../src/platform/db/migrator.js";
+import { TEST_DB_PREFIX, withAdminClient } from "./database-server.js";
+
+export interface TestDatabase {
+  database: Database;
+  url: string | null;
+  /** Closes the connections and drops the database. */
+  destroy(): Promise<void>;
+}
+
+/** A fresh, migrated database of its own: a clone of the run's template, or an in-memory PGlite. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const server = inject("databaseServer");
+  if (!server) {
+    const database = await openEmbedded(":memory:");
+    await migrate(database.sql);
+    return { database, url: null, destroy: () => database.close() };
+  }
+  const name = `${TEST_DB_PREFIX}run_${server.runId}_${randomBytes(5).toString("hex")}`;
+  await withAdminClient(server.url, async (client) => {
+    await cloneTemplate(client, server.template, name);
+  });
+  const url = new URL(server.url);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), poolSize: 10, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+  return {
+    database,
+    url: url.toString(),
+    async destroy() {
+      await database.close();
+      await withAdminClient(server.url, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+}
+
+// PostgreSQL refuses to clone a template while another session is cloning it; parallel test
+// files hit that now and then, so try again briefly.
+async function cloneTemplate(client: import("pg").Client, template: string, name: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+      return;
+    } catch (error) {
+      if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    }
+  }
+}
