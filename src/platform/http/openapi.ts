@@ -43,11 +43,36 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const response = { ...(input.schema?.response as object | undefined), "4XX": errorBodySchema, "5XX": errorBodySchema };
       return baseTransform({ ...input, schema: { ...input.schema, response } });
     },
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => dropUnreferencedComponents(jsonSchemaTransformObject(input)),
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: "/docs",
     uiConfig: { deepLinking: true },
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+}
+
+type OpenApiObject = ReturnType<typeof jsonSchemaTransformObject>;
+
+/**
+ * zod registers an input and an output variant of every named schema; the document keeps only
+ * the components an operation (or another kept component) refers to.
+ */
+function dropUnreferencedComponents(document: OpenApiObject): OpenApiObject {
+  const schemas = (document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas;
+  if (!schemas) return document;
+  const { components, ...rest } = document as { components: { schemas: Record<string, unknown> } };
+  const referenced = new Set<string>();
+  const pending = [JSON.stringify(rest)];
+  while (pending.length > 0) {
+    for (const match of (pending.pop() as string).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      const name = match[1] as string;
+      if (!referenced.has(name) && schemas[name]) {
+        referenced.add(name);
+        pending.push(JSON.stringify(schemas[name]));
+      }
+    }
+  }
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => referenced.has(name)));
+  return { ...document, components: { ...components, schemas: kept } } as OpenApiObject;
 }

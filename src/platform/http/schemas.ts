@@ -1,19 +1,23 @@
 import { z } from "zod";
 
 /** `meta` of every admin and cart object response. */
-export const metaSchema = z.object({
-  request_id: z.uuid().describe("The same value as the X-Request-Id response header"),
-  timestamp: z.iso.datetime().describe("ISO 8601, UTC"),
-});
+export const metaSchema = z
+  .object({
+    request_id: z.uuid().describe("The same value as the X-Request-Id response header"),
+    timestamp: z.iso.datetime().describe("ISO 8601, UTC"),
+  })
+  .meta({ id: "Meta" });
 
-export const paginationSchema = z.object({
-  current_page: z.number().int(),
-  total_pages: z.number().int(),
-  total_count: z.number().int(),
-  per_page: z.number().int(),
-});
+export const paginationSchema = z
+  .object({
+    current_page: z.number().int(),
+    total_pages: z.number().int(),
+    total_count: z.number().int(),
+    per_page: z.number().int(),
+  })
+  .meta({ id: "Pagination" });
 
-export const listMetaSchema = metaSchema.extend({ pagination: paginationSchema });
+export const listMetaSchema = metaSchema.extend({ pagination: paginationSchema }).meta({ id: "ListMeta" });
 
 export const errorBodySchema = z
   .object({
