@@ -22,16 +22,13 @@ async function main(): Promise<void> {
   const migrations = await migrate(database.sql);
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, "migrations applied");
 
-  if (config.seedDemo) {
-    const seeded = await seedDemo(database.prisma);
-    if (seeded) {
-      logger.info({ company_id: seeded.company.id }, "demo company seeded");
-      process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
-    }
-  }
+  const seeded = config.seedDemo ? await seedDemo(database.prisma) : null;
+  if (seeded) logger.info({ company_id: seeded.company.id }, "demo company seeded");
 
   const app = await buildApp({ config, database, logger });
   await app.listen({ host: config.host, port: config.port });
+  // The token is shown once, as text for a person, never through the logger: logs are shipped.
+  if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -34,14 +34,19 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Listen on an ephemeral port (default true: end-to-end tests go over real HTTP). */
   listen?: boolean;
+  /** Runs after the app is built, before it listens: tests of the platform add probe routes here. */
+  configure?: (app: FastifyInstance) => void | Promise<void>;
+  /** A database of the caller's instead of a fresh one (it is not closed by close()). */
+  database?: Database;
 }
 
 /** A whole app on its own fresh database, listening on 127.0.0.1 with an ephemeral port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const testDb = await createTestDatabase();
+  const testDb = options.database ? { database: options.database, destroy: async () => {} } : await createTestDatabase();
   const config = testConfig(options.env);
   const logger = options.logger ?? pino({ level: config.logLevel });
   const app = await buildApp({ config, database: testDb.database, logger, ...(options.clock ? { clock: options.clock } : {}) });
+  await options.configure?.(app);
   let url = "";
   if (options.listen ?? true) {
     await app.listen({ host: "127.0.0.1", port: 0 });

@@ -12,17 +12,21 @@ export interface TestDatabase {
   destroy(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own: a clone of the run's template, or an in-memory PGlite. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database of its own: migrated (a clone of the run's template), or empty for tests of
+ * the migrator. An in-memory PGlite when the run has no PostgreSQL server.
+ */
+export async function createTestDatabase({ migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const server = inject("databaseServer");
   if (!server) {
     const database = await openEmbedded(":memory:");
-    await migrate(database.sql);
+    if (migrated) await migrate(database.sql);
     return { database, url: null, destroy: () => database.close() };
   }
   const name = `${TEST_DB_PREFIX}run_${server.runId}_${randomBytes(5).toString("hex")}`;
   await withAdminClient(server.url, async (client) => {
-    await cloneTemplate(client, server.template, name);
+    if (migrated) await cloneTemplate(client, server.template, name);
+    else await client.query(`CREATE DATABASE "${name}"`);
   });
   const url = new URL(server.url);
   url.pathname = `/${name}`;

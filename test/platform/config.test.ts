@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+
+describe("loadConfig", () => {
+  it("gives development defaults and generates secrets", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ env: "development", port: 3000, host: "127.0.0.1", bodyLimit: 1_048_576, seedDemo: true });
+    expect(config.database.url).toBeUndefined();
+    expect(config.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(loadConfig({}).jwtSecret).not.toBe(config.jwtSecret);
+  });
+
+  it("names the variable of a bad value", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ JWT_SECRET: "short" })).toThrow(/JWT_SECRET: must be at least 32 characters/);
+    expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
+  });
+
+  it("refuses production without a database and secrets, naming each", () => {
+    const attempt = () => loadConfig({ NODE_ENV: "production" });
+    expect(attempt).toThrow(/DATABASE_URL: is required in production/);
+    expect(attempt).toThrow(/JWT_SECRET: is required in production/);
+    const ok = loadConfig({
+      NODE_ENV: "production",
+      DATABASE_URL: "postgresql://app@db:5432/app",
+      JWT_SECRET: "x".repeat(32),
+      COOKIE_SECRET: "y".repeat(32),
+    });
+    expect(ok.seedDemo).toBe(false);
+  });
+
+  it("treats empty strings as unset and parses lists and booleans", () => {
+    const config = loadConfig({ DATABASE_URL: "", CORS_ORIGINS: "https://a.example, https://b.example", SEED_DEMO: "false", TRUST_PROXY: "1" });
+    expect(config.database.url).toBeUndefined();
+    expect(config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
+    expect(config.seedDemo).toBe(false);
+    expect(config.trustProxy).toBe(true);
+  });
+});

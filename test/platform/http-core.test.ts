@@ -1,0 +1,194 @@
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { revokeCompanyToken } from "../../src/platform/auth/company-tokens.js";
+import { systemClock } from "../../src/platform/clock.js";
+import { openDatabase } from "../../src/platform/db/database.js";
+import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
+import { type Call, httpClient } from "../helpers/http.js";
+import { capturingLogger } from "../helpers/log-capture.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+const logs = capturingLogger("info");
+
+beforeAll(async () => {
+  t = await startTestApp({
+    env: { BODY_LIMIT: "2048" },
+    logger: logs.logger,
+    configure(app) {
+      app.get("/test/explode", async () => {
+        throw new Error("secret internals: password=hunter2");
+      });
+    },
+  });
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function expectErrorBody(body: any, code: string) {
+  expect(Object.keys(body).sort()).toEqual(["error_code", "error_message", "errors", "meta"]);
+  expect(body.error_code).toBe(code);
+  expect(typeof body.error_message).toBe("string");
+  expect(body.meta.request_id).toMatch(UUID);
+  expect(body.meta.timestamp).toMatch(/Z$/);
+}
+
+describe("request ids", () => {
+  it("gives every response an X-Request-Id that equals meta.request_id", async () => {
+    const response = await call("GET", "/api/droplet_installations", { token: acme.token });
+    expect(response.headers["x-request-id"]).toMatch(UUID);
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+  });
+
+  it("reuses a client's X-Request-Id when it is a UUID, and replaces anything else", async () => {
+    const mine = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b";
+    const reused = await call("GET", "/api/droplet_installations", { token: acme.token, headers: { "x-request-id": mine } });
+    expect(reused.headers["x-request-id"]).toBe(mine);
+    expect(reused.body.meta.request_id).toBe(mine);
+    const replaced = await call("GET", "/api/droplet_installations", { token: acme.token, headers: { "x-request-id": "<script>" } });
+    expect(replaced.headers["x-request-id"]).toMatch(UUID);
+  });
+});
+
+describe("errors in the documented shape", () => {
+  it("404 for an unknown route", async () => {
+    const response = await call("GET", "/api/nothing-here");
+    expect(response.status).toBe(404);
+    expectErrorBody(response.body, "route_not_found");
+    expect(response.headers["content-type"]).toMatch(/application\/json/);
+  });
+
+  it("400 for malformed JSON", async () => {
+    const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: '{"droplet_uuid": ', headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(400);
+    expectErrorBody(response.body, "malformed_json");
+  });
+
+  it("415 for a body that is not JSON", async () => {
+    const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "droplet_uuid=x", headers: { "content-type": "text/plain" } });
+    expect(response.status).toBe(415);
+    expectErrorBody(response.body, "unsupported_media_type");
+  });
+
+  it("413 for a body over the limit", async () => {
+    const response = await call("POST", "/api/droplet_installations", { token: acme.token, body: { droplet_uuid: "x".repeat(4096) } });
+    expect(response.status).toBe(413);
+    expectErrorBody(response.body, "payload_too_large");
+  });
+
+  it("reads an empty JSON body as {} (so the route's own validation answers)", async () => {
+    const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "", headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(422);
+    expectErrorBody(response.body, "validation_failed");
+    expect(response.body.errors).toEqual({ droplet_uuid: ["is required"] });
+  });
+
+  it("refuses prototype poisoning in JSON bodies", async () => {
+    const response = await call("POST", "/api/droplet_installations", {
+      token: acme.token,
+      rawBody: '{"droplet_uuid":"x","__proto__":{"admin":true}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error_code).toBe("malformed_json");
+  });
+
+  it("500 reveals nothing but the request id, and logs the stack", async () => {
+    const response = await call("GET", "/test/explode");
+    expect(response.status).toBe(500);
+    expectErrorBody(response.body, "internal_error");
+    expect(response.body.error_message).toBe("Internal server error");
+    expect(response.text).not.toContain("hunter2");
+    const logged = logs.lines.find((line) => line.includes(response.body.meta.request_id) && line.includes('"level":50'));
+    expect(logged).toContain("secret internals");
+    expect(logged).toContain("http-core.test.ts");
+  });
+});
+
+describe("routing and headers", () => {
+  it("matches paths with or without a trailing slash", async () => {
+    expect((await call("GET", "/api/droplet_installations/", { token: acme.token })).status).toBe(200);
+    expect((await call("GET", "/api/droplet_installations", { token: acme.token })).status).toBe(200);
+  });
+
+  it("sends security headers and no framework banner", async () => {
+    const response = await call("GET", "/health");
+    expect(response.headers["x-content-type-options"]).toBe("nosniff");
+    expect(response.headers["x-frame-options"]).toBe("DENY");
+    expect(response.headers["referrer-policy"]).toBe("no-referrer");
+    expect(response.headers["x-powered-by"]).toBeUndefined();
+    expect(response.headers["content-length"]).toBeDefined();
+  });
+
+  it("answers CORS preflights on the storefront surfaces but not on admin", async () => {
+    const preflight = { origin: "https://shop.example.com", "access-control-request-method": "POST" };
+    const cart = await call("OPTIONS", "/api/carts/ct_anything", { headers: preflight });
+    expect(cart.headers["access-control-allow-origin"]).toBe("https://shop.example.com");
+    const sdk = await call("OPTIONS", "/api/public/v2025-06/session", { headers: preflight });
+    expect(sdk.headers["access-control-allow-origin"]).toBe("https://shop.example.com");
+    const admin = await call("OPTIONS", "/api/droplet_installations", { headers: preflight });
+    expect(admin.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+});
+
+describe("company tokens", () => {
+  it("records last_used_at and fails at once after revocation", async () => {
+    const company = await createCompanyWithToken(t.db.prisma, "Revoked");
+    expect((await call("GET", "/api/droplet_installations", { token: company.token })).status).toBe(200);
+    const row = await t.db.prisma.apiToken.findFirstOrThrow({ where: { company_id: company.id } });
+    expect(row.last_used_at).toBeInstanceOf(Date);
+    expect(row.token_hash).not.toContain(company.token.slice(4));
+    expect(await revokeCompanyToken(t.db.prisma, company.token, systemClock)).toBe(true);
+    const after = await call("GET", "/api/droplet_installations", { token: company.token });
+    expect(after.status).toBe(401);
+    expect(after.body.error_code).toBe("invalid_token");
+  });
+});
+
+describe("logs", () => {
+  it("never contain the Authorization header, cookies or a jwt query member", async () => {
+    await call("GET", "/api/droplet_installations?jwt=eyJhbGciOiJIUzI1NiJ9.secretpayload.sig", {
+      token: acme.token,
+      headers: { cookie: "_svc_session=cookiesecretvalue" },
+    });
+    const text = logs.text();
+    expect(text).toContain("/api/droplet_installations?jwt=[REDACTED]");
+    expect(text).not.toContain(acme.token);
+    expect(text).not.toContain("cookiesecretvalue");
+    expect(text).not.toContain("secretpayload");
+  });
+});
+
+describe("operations", () => {
+  it("/health and /ready answer 200 while the database is up", async () => {
+    expect((await call("GET", "/health")).body).toEqual({ status: "ok" });
+    expect((await call("GET", "/ready")).body).toEqual({ status: "ready" });
+  });
+
+  it("/ready and database-backed routes answer 503 with Retry-After when the database is unreachable", async () => {
+    const unreachable = await openDatabase({ url: "postgresql://postgres@127.0.0.1:1/none", poolSize: 1, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+    const down = await startTestApp({ database: unreachable });
+    try {
+      const downCall = httpClient(down.url);
+      const ready = await downCall("GET", "/ready");
+      expect(ready.status).toBe(503);
+      expect(ready.headers["retry-after"]).toBe("5");
+      expectErrorBody(ready.body, "database_unavailable");
+      const admin = await downCall("GET", "/api/droplet_installations", { token: acme.token });
+      expect(admin.status).toBe(503);
+      expect(admin.headers["retry-after"]).toBeDefined();
+      expectErrorBody(admin.body, "database_unavailable");
+      expect((await downCall("GET", "/health")).status).toBe(200);
+    } finally {
+      await down.close();
+      await unreachable.close();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import { createHash } from "node:crypto";
+import pino from "pino";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { openDatabase } from "../../src/platform/db/database.js";
+import { type Migration, MigrationError, migrate, readMigrations } from "../../src/platform/db/migrator.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+
+const databases: TestDatabase[] = [];
+async function emptyDatabase(): Promise<TestDatabase> {
+  const testDb = await createTestDatabase({ migrated: false });
+  databases.push(testDb);
+  return testDb;
+}
+afterEach(async () => {
+  await Promise.all(databases.splice(0).map((testDb) => testDb.destroy()));
+});
+
+const migration = (name: string, sql: string): Migration => ({ name, sql, checksum: createHash("sha256").update(sql).digest("hex") });
+
+interface Recorded {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  applied_steps_count: number;
+  rolled_back_at: Date | null;
+}
+
+describe("migrate", () => {
+  it("applies every migration in order and records each as Prisma does", async () => {
+    const { database } = await emptyDatabase();
+    const all = readMigrations();
+    const result = await migrate(database.sql, all);
+    expect(result).toEqual({ applied: all.map((m) => m.name), alreadyApplied: 0 });
+    const recorded = await database.sql.query<Recorded>(
+      'SELECT migration_name, checksum, finished_at, applied_steps_count, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at, migration_name',
+    );
+    expect(recorded.map((row) => row.migration_name)).toEqual(all.map((m) => m.name));
+    for (const [index, row] of recorded.entries()) {
+      expect(row.checksum).toBe(all[index]?.checksum);
+      expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.finished_at).toBeInstanceOf(Date);
+      expect(row.applied_steps_count).toBe(1);
+      expect(row.rolled_back_at).toBeNull();
+    }
+  });
+
+  it("applies nothing the second time", async () => {
+    const { database } = await emptyDatabase();
+    await migrate(database.sql);
+    expect(await migrate(database.sql)).toEqual({ applied: [], alreadyApplied: readMigrations().length });
+  });
+
+  // PGlite is one process's database: only a server can be raced.
+  it.skipIf(!inject("databaseServer"))("applies each migration once when several processes start at the same time", async () => {
+    const testDb = await emptyDatabase();
+    const pools = await Promise.all(
+      Array.from({ length: 4 }, () => openDatabase({ url: testDb.url as string, poolSize: 2, dataDir: ":memory:", logger: pino({ level: "silent" }) })),
+    );
+    try {
+      const results = await Promise.all(pools.map((db) => migrate(db.sql)));
+      expect(results.flatMap((r) => r.applied).sort()).toEqual(readMigrations().map((m) => m.name).sort());
+      const [{ count }] = (await testDb.database.sql.query<{ count: string }>('SELECT count(*) FROM "_prisma_migrations"')) as [{ count: string }];
+      expect(Number(count)).toBe(readMigrations().length);
+    } finally {
+      await Promise.all(pools.map((db) => db.close()));
+    }
+  });
+
+  it("rolls a failing migration back whole and records nothing", async () => {
+    const { database } = await emptyDatabase();
+    const broken = [migration("001_ok", "CREATE TABLE a (id int);"), migration("002_broken", "CREATE TABLE b (id int);\nSELECT * FROM no_such_table;")];
+    await expect(migrate(database.sql, broken)).rejects.toThrow(MigrationError);
+    const tables = await database.sql.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1");
+    expect(tables.map((t) => t.table_name)).toEqual(["_prisma_migrations", "a"]);
+    const recorded = await database.sql.query<{ migration_name: string }>('SELECT migration_name FROM "_prisma_migrations"');
+    expect(recorded.map((r) => r.migration_name)).toEqual(["001_ok"]);
+  });
+
+  it("refuses to start when an applied migration was edited afterwards", async () => {
+    const { database } = await emptyDatabase();
+    await migrate(database.sql, [migration("001_a", "CREATE TABLE a (id int);")]);
+    await expect(migrate(database.sql, [migration("001_a", "CREATE TABLE a (id bigint);")])).rejects.toThrow(/edited after it was applied/);
+  });
+});

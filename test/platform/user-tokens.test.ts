@@ -1,0 +1,57 @@
+import { SignJWT, UnsecuredJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { signUserToken, verifyUserToken } from "../../src/platform/auth/user-tokens.js";
+import { UnauthorizedError } from "../../src/platform/errors.js";
+
+const secret = "s".repeat(40);
+const key = new TextEncoder().encode(secret);
+const now = new Date("2026-11-21T12:00:00Z");
+const epoch = Math.floor(now.getTime() / 1000);
+
+const sign = (claims: Record<string, unknown>, alg = "HS256", signingKey: Uint8Array = key) =>
+  new SignJWT(claims).setProtectedHeader({ alg }).sign(signingKey);
+
+async function rejection(token: string) {
+  const error = await verifyUserToken(token, secret, now).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UnauthorizedError);
+  return error as UnauthorizedError;
+}
+
+describe("user tokens", () => {
+  it("round-trips the claims of a signed token", async () => {
+    const token = await signUserToken({ userId: 7, companyId: 3, role: "rep" }, secret, 600, now);
+    expect(await verifyUserToken(token, secret, now)).toEqual({ userId: 7, companyId: 3, role: "rep" });
+  });
+
+  it("accepts company_id as a numeric string", async () => {
+    const token = await sign({ sub: "9", company_id: "4", role: "customer", exp: epoch + 60 });
+    expect(await verifyUserToken(token, secret, now)).toEqual({ userId: 9, companyId: 4, role: "customer" });
+  });
+
+  it("refuses an expired token, saying so", async () => {
+    const token = await signUserToken({ userId: 7, companyId: 3, role: "rep" }, secret, 60, new Date(now.getTime() - 3_600_000));
+    expect((await rejection(token)).message).toBe("User token expired");
+  });
+
+  it("refuses a token without exp", async () => {
+    await rejection(await sign({ sub: "7", company_id: 3, role: "rep" }));
+  });
+
+  it("refuses another algorithm, alg none, and a wrong key", async () => {
+    await rejection(await sign({ sub: "7", company_id: 3, role: "rep", exp: epoch + 60 }, "HS512"));
+    await rejection(new UnsecuredJWT({ sub: "7", company_id: 3, role: "rep", exp: epoch + 60 }).encode());
+    await rejection(await sign({ sub: "7", company_id: 3, role: "rep", exp: epoch + 60 }, "HS256", new TextEncoder().encode("w".repeat(40))));
+  });
+
+  it("refuses missing or malformed claims", async () => {
+    await rejection(await sign({ company_id: 3, role: "rep", exp: epoch + 60 }));
+    await rejection(await sign({ sub: "7", role: "rep", exp: epoch + 60 }));
+    await rejection(await sign({ sub: "7", company_id: 3, exp: epoch + 60 }));
+    await rejection(await sign({ sub: "7", company_id: 3, role: "admin", exp: epoch + 60 }));
+    await rejection(await sign({ sub: "seven", company_id: 3, role: "rep", exp: epoch + 60 }));
+    await rejection("not.a.jwt");
+  });
+});
