@@ -1,0 +1,121 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { hashToken } from "../src/platform/auth/company-tokens.js";
+import { projectRoot } from "../src/platform/paths.js";
+import { createTestDatabase, type TestDatabase } from "./helpers/test-database.js";
+
+/** The CLI as operators run it: a separate process, JSON on stdout, exit codes. */
+let testDb: TestDatabase;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+});
+afterAll(async () => {
+  await testDb.destroy();
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+function cli(...args: string[]): Promise<Run> {
+  const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
+  const env = { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", DATABASE_URL: testDb.url ?? "" };
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [join(projectRoot, "src", "cli.ts"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+function expectOneJsonLine(run: Run) {
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout.trim().split("\n")).toHaveLength(1);
+  expect(run.json).toBeTypeOf("object");
+}
+
+// The CLI is a second process: it needs a database server to share with the test.
+describe.skipIf(!inject("databaseServer"))("cli", () => {
+  it("creates a company and prints its token once; the token is stored only hashed", async () => {
+    const run = await cli("companies:create", "--name", "Initech", "--shop", "initech.example.com");
+    expectOneJsonLine(run);
+    expect(run.json).toEqual({ company: { id: expect.any(Number), name: "Initech", shop: "initech.example.com" }, api_token: expect.stringMatching(/^sct_[0-9A-Za-z]{40}$/) });
+    const stored = await testDb.database.prisma.apiToken.findFirstOrThrow({ where: { company_id: run.json.company.id } });
+    expect(stored.token_hash).toBe(hashToken(run.json.api_token));
+    expect(JSON.stringify(stored)).not.toContain(run.json.api_token);
+  });
+
+  it("issues and revokes tokens", async () => {
+    const company = (await cli("companies:create", "--name", "Hooli", "--shop", "hooli.example.com")).json.company;
+    const issued = await cli("tokens:create", "--company", String(company.id));
+    expectOneJsonLine(issued);
+    expect(Object.keys(issued.json)).toEqual(["api_token"]);
+    const revoked = await cli("tokens:revoke", "--token", issued.json.api_token);
+    expectOneJsonLine(revoked);
+    const row = await testDb.database.prisma.apiToken.findUniqueOrThrow({ where: { token_hash: hashToken(issued.json.api_token) } });
+    expect(row.revoked_at).toBeInstanceOf(Date);
+    const again = await cli("tokens:revoke", "--token", issued.json.api_token);
+    expect(again.code).toBe(2);
+  });
+
+  it("creates droplets, roles, users and saved cards", async () => {
+    const company = (await cli("companies:create", "--name", "Umbrella", "--shop", "umbrella.example.com")).json.company;
+    const droplet = await cli("droplets:create", "--name", "Sync", "--category", "ops", "--scopes", "orders:read,orders:write");
+    expectOneJsonLine(droplet);
+    expect(droplet.json.droplet).toEqual({ uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), name: "Sync", category: "ops", scopes: ["orders:read", "orders:write"] });
+    const role = await cli("roles:create", "--company", String(company.id), "--name", "Ops", "--permissions", "orders:read");
+    expectOneJsonLine(role);
+    expect(role.json.role).toEqual({ id: expect.any(Number), name: "Ops", permissions: ["orders:read"] });
+    const rep = await cli("users:create", "--company", String(company.id), "--role", "rep", "--email", "Rep@Umbrella.example.com", "--username", "rep1", "--share-guid", "g-1", "--external-id", "x-1");
+    expectOneJsonLine(rep);
+    expect(rep.json.user).toEqual({ id: expect.any(Number), email: "rep@umbrella.example.com" });
+    const stored = await testDb.database.prisma.user.findUniqueOrThrow({ where: { id: rep.json.user.id } });
+    expect(stored).toMatchObject({ role: "rep", username: "rep1", share_guid: "g-1", external_id: "x-1" });
+    const customer = await cli("users:create", "--company", String(company.id), "--role", "customer", "--email", "c@umbrella.example.com");
+    const card = await cli("payment-methods:create", "--customer", String(customer.json.user.id), "--card-type", "visa", "--last-four", "4242", "--exp-month", "12", "--exp-year", "2030");
+    expectOneJsonLine(card);
+    const method = await testDb.database.prisma.paymentMethod.findUniqueOrThrow({ where: { id: card.json.payment_method.id } });
+    expect(method).toMatchObject({ user_id: customer.json.user.id, kind: "credit_card", last_four: "4242" });
+  });
+
+  it("reports migrations", async () => {
+    const run = await cli("db:migrate");
+    expectOneJsonLine(run);
+    expect(run.json).toEqual({ applied: [], already_applied: expect.any(Number) });
+  });
+
+  it("exits 2 with one line on stderr for bad arguments, printing nothing on stdout", async () => {
+    const cases = [
+      ["no-such:command"],
+      [],
+      ["companies:create", "--name", "NoShop"],
+      ["companies:create", "--name", "X", "--shop", "not a domain"],
+      ["companies:create", "--nme", "typo", "--shop", "a.example.com"],
+      ["tokens:create", "--company", "abc"],
+      ["users:create", "--company", "1", "--role", "admin", "--email", "a@b.example"],
+      ["payment-methods:create", "--customer", "999999", "--card-type", "visa", "--last-four", "4242", "--exp-month", "12", "--exp-year", "2030"],
+    ];
+    for (const args of cases) {
+      const run = await cli(...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout, args.join(" ")).toBe("");
+      expect(run.stderr.trim().length, args.join(" ")).toBeGreaterThan(0);
+    }
+  });
+});

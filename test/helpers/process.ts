@@ -1,0 +1,56 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { projectRoot } from "../../src/platform/paths.js";
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  /** Resolves once the output matches (what a process prints right after it listens). */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Runs src/server.ts as its own process, as `npm run dev` would, and waits until it listens. */
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
+  const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
+  const child = spawn(tsx, [join(projectRoot, "src", "server.ts")], {
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+  });
+  return {
+    child,
+    url,
+    output: () => output,
+    async waitForOutput(pattern, waitMs = 5_000) {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const match = pattern.exec(output);
+        if (match) return match;
+        if (Date.now() > deadline) throw new Error(`output never matched ${pattern}:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { httpClient } from "./helpers/http.js";
+import { startServerProcess } from "./helpers/process.js";
+import { createTestDatabase } from "./helpers/test-database.js";
+
+/** The process as `npm start` runs it: configuration, migrations, demo seed, listen, signals. */
+const dataDir = mkdtempSync(join(tmpdir(), "svc-commerce-server-test-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe("server process", () => {
+  it("on an embedded database: migrates, seeds a demo company once, prints its token, serves, and stops cleanly", async () => {
+    const env = { DATABASE_URL: "", DATA_DIR: dataDir, NODE_ENV: "development" };
+    const first = await startServerProcess(env);
+    const token = (await first.waitForOutput(/Its API token, shown only this once:\s+(sct_\w+)[\s\S]*API reference/))[1] as string;
+    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${token}"`);
+    const call = httpClient(first.url);
+    expect((await call("GET", "/ready")).status).toBe(200);
+    const listed = await call("GET", "/api/droplet_installations", { token });
+    expect(listed.status).toBe(200);
+    expect(await first.stop("SIGTERM")).toBe(0);
+    expect(first.output()).toContain('"msg":"stopped"');
+    // The token went to the person at the terminal, never into a log line.
+    const logLines = first.output().split("\n").filter((line) => line.startsWith("{"));
+    expect(logLines.some((line) => line.includes(token))).toBe(false);
+
+    const second = await startServerProcess(env);
+    expect(second.output()).not.toContain("shown only this once");
+    expect((await httpClient(second.url)("GET", "/api/droplet_installations", { token })).status).toBe(200);
+    expect(await second.stop("SIGINT")).toBe(0);
+  });
+
+  it.skipIf(!inject("databaseServer"))("on a PostgreSQL server from DATABASE_URL, without the demo seed in production", async () => {
+    const testDb = await createTestDatabase({ migrated: false });
+    try {
+      const server = await startServerProcess({
+        DATABASE_URL: testDb.url as string,
+        NODE_ENV: "production",
+        JWT_SECRET: "j".repeat(32),
+        COOKIE_SECRET: "c".repeat(32),
+      });
+      expect(server.output()).toContain("migrations applied");
+      expect(server.output()).not.toContain("shown only this once");
+      expect((await httpClient(server.url)("GET", "/ready")).body).toEqual({ status: "ready" });
+      expect(await server.stop()).toBe(0);
+      expect(await testDb.database.prisma.company.count()).toBe(0);
+    } finally {
+      await testDb.destroy();
+    }
+  });
+
+  it("refuses to start in production without DATABASE_URL, naming it", async () => {
+    await expect(startServerProcess({ NODE_ENV: "production", DATABASE_URL: "" })).rejects.toThrow(/DATABASE_URL: is required in production/);
+  });
+});
