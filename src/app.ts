@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
+import { benchRoutes } from "./platform/http/bench-routes.js";
 import { registerErrorHandlers } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
 import { registerOpenApi } from "./platform/http/openapi.js";
@@ -60,6 +61,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   await registerOpenApi(app);
   await app.register(fastifyCookie, { secret: config.cookieSecret });
   await app.register(operationsRoutes);
+  if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
   await app.register(cartSurface, { prefix: "/api/carts" });
   await app.register(publicSurface, { prefix: "/api/public/v2025-06" });

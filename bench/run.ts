@@ -1,0 +1,87 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { projectRoot } from "../src/platform/paths.js";
+import { type Measurement, measure, type Scenario } from "./measure.js";
+import { markdownTable, referenceName } from "./report.js";
+import { startBenchServer } from "./server.js";
+import { referenceScenarios, surfaceScenarios } from "./scenarios.js";
+import { seedBenchData } from "./seed.js";
+
+/**
+ * `npm run bench`: the production build against a fresh PostgreSQL database, seeded with a
+ * realistic data set through the app's own services, driven by autocannon. Every target is a
+ * ratio to a reference measured in the same run (the machines are shared and noisy).
+ */
+const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  console.error("building the production bundle...");
+  execFileSync("npm", ["run", "--silent", "build"], { cwd: projectRoot, stdio: "inherit" });
+
+  const database = `svc_bench_${Date.now().toString(36)}`;
+  await admin((client) => client.query(`CREATE DATABASE "${database}"`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
+  const server = await startBenchServer(databaseUrl);
+  try {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query("CREATE TABLE bench_writes (id bigserial PRIMARY KEY, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
+    await client.end();
+    console.error("seeding the data set through the services...");
+    const data = await seedBenchData(databaseUrl);
+
+    const scenarios: Scenario[] = [...referenceScenarios(data), ...surfaceScenarios(data)];
+    const measurements: Measurement[] = [];
+    const options = { url: server.url, warmupSeconds, seconds, connections, peakRssMb: server.peakRssMb };
+    for (const scenario of scenarios) {
+      console.error(`measuring ${scenario.name}...`);
+      measurements.push(await measure(scenario, options));
+    }
+
+    // Tail latency under a sustainable load: the cart read at half its measured peak rate.
+    const cartRead = measurements.find((m) => m.name === "GET /api/carts/{token}");
+    const cartScenario = scenarios.find((s) => s.name === "GET /api/carts/{token}");
+    if (cartRead && cartScenario) {
+      console.error("measuring the cart read at half its peak rate...");
+      measurements.push(
+        await measure(
+          { ...cartScenario, name: "GET /api/carts/{token} at half peak rate" },
+          { ...options, overallRate: Math.max(1, Math.round(cartRead.requestsPerSecond / 2)) },
+        ),
+      );
+    }
+
+    const table = markdownTable(measurements);
+    process.stdout.write(`\n${table}\n\npeak RSS of the server: ${server.peakRssMb()} MB\n`);
+    const resultsDir = join(projectRoot, "bench", "results");
+    mkdirSync(resultsDir, { recursive: true });
+    const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+    writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), seconds, warmupSeconds, connections, referenceNames: ["constant", "pk-read", "insert"].map(referenceName), measurements, peakRssMb: server.peakRssMb() }, null, 2)}\n`);
+    console.error(`results written to ${file}`);
+  } finally {
+    await server.stop();
+    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

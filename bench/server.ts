@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { projectRoot } from "../src/platform/paths.js";
+
+export interface BenchServer {
+  url: string;
+  pid: number;
+  /** Peak resident set size of the server process so far (Linux VmHWM), in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** The production build, as deployed: NODE_ENV=production, warn-level logs, bench routes on. */
+export async function startBenchServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<BenchServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [join(projectRoot, "dist", "src", "server.js")], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: "20",
+      JWT_SECRET: "bench-jwt-secret-0123456789abcdefghijklmnop",
+      COOKIE_SECRET: "bench-cookie-secret-0123456789abcdefghijk",
+      BENCH_ROUTES: "true",
+      PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
+      SESSION_RATE_LIMIT_PER_MINUTE: "100000000",
+      ...extraEnv,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/ready`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("bench server did not become ready");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const pid = child.pid as number;
+  return {
+    url,
+    pid,
+    peakRssMb() {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      return Math.round(kb / 1024);
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

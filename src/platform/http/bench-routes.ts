@@ -1,0 +1,28 @@
+import { performance } from "node:perf_hooks";
+import type { FastifyInstance } from "fastify";
+
+/**
+ * Reference routes for `npm run bench`, registered only when BENCH_ROUTES is true (never in
+ * production): the framework's ceiling (a constant), the database round trip's ceiling (a
+ * primary-key read with plain pg) and the write ceiling (a single-row INSERT with plain pg).
+ * Every scenario is reported as a ratio to one of these, measured in the same run.
+ */
+export async function benchRoutes(app: FastifyInstance): Promise<void> {
+  const hide = { schema: { hide: true } };
+  const constant = { status: "ok", items: [1, 2, 3] };
+
+  app.get("/__bench/constant", hide, async () => constant);
+
+  app.get<{ Params: { id: string } }>("/__bench/pk-read/:id", hide, async (request) => {
+    const rows = await app.db.sql.query("SELECT id, name, shop_domain FROM companies WHERE id = $1", [Number(request.params.id)]);
+    return rows[0] ?? {};
+  });
+
+  // The bench runner creates bench_writes in its own database before starting the server.
+  app.post("/__bench/insert", hide, async (request) => {
+    const rows = await app.db.sql.query<{ id: string }>("INSERT INTO bench_writes (payload) VALUES ($1) RETURNING id", [JSON.stringify(request.body ?? {})]);
+    return { id: Number(rows[0]?.id) };
+  });
+
+  app.get("/__bench/stats", hide, async () => ({ elu: performance.eventLoopUtilization(), rss: process.memoryUsage().rss }));
+}
