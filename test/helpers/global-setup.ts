@@ -4,6 +4,7 @@ import type { TestProject } from "vitest/node";
 import { sqlPoolFor } from "../../src/platform/db/database.js";
 import { migrate, readMigrations } from "../../src/platform/db/migrator.js";
 import { type DatabaseServer, serverUrl, TEST_DB_PREFIX, withAdminClient } from "./database-server.js";
+import { isProcessAlive } from "../../src/platform/process-alive.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -70,15 +71,6 @@ async function dropStaleDatabases(client: pg.Client): Promise<void> {
   const rows = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE $1", [`${TEST_DB_PREFIX}%`]);
   for (const { datname } of rows.rows) {
     const pid = /^svc_test_(?:run|build)_(\d+)_/.exec(datname)?.[1];
-    if (pid && !isAlive(Number(pid))) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    if (pid && !isProcessAlive(Number(pid))) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   }
 }

@@ -7,6 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Logger } from "pino";
 import { PrismaClient } from "../../generated/prisma/client.js";
 import type { SqlConnection, SqlPool } from "./sql.js";
+import { isProcessAlive } from "../process-alive.js";
 
 export type Db = PrismaClient;
 
@@ -111,7 +112,7 @@ function lockDataDir(location: string): () => void {
   const lockFile = `${location}.pid`;
   try {
     const holder = Number(readFileSync(lockFile, "utf8"));
-    if (holder && holder !== process.pid && isAlive(holder)) {
+    if (holder && holder !== process.pid && isProcessAlive(holder)) {
       throw new Error(`The embedded database in ${location} is in use by process ${holder}: stop it first, or set DATABASE_URL to share a PostgreSQL server.`);
     }
   } catch (error) {
@@ -119,13 +120,4 @@ function lockDataDir(location: string): () => void {
   }
   writeFileSync(lockFile, String(process.pid));
   return () => rmSync(lockFile, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
