@@ -1,9 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { useCompanyAuth } from "../../platform/http/company-auth.js";
 import { dropletInstallationRoutes } from "./droplet-installations.js";
+import { productRoutes } from "./products.js";
+import { referenceDataRoutes } from "./reference-data.js";
 
 /** Company administration: every route needs a company API token unless it says otherwise. */
 export async function adminSurface(app: FastifyInstance): Promise<void> {
   useCompanyAuth(app);
   await app.register(dropletInstallationRoutes);
+  await app.register(productRoutes);
+  await app.register(referenceDataRoutes);
 }
