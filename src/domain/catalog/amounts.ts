@@ -23,11 +23,15 @@ export class FieldErrorCollector {
   }
 }
 
-/** A decimal string in the country's currency as minor units, or null (with an error recorded). */
-export function minorInCurrency(value: string, country: CountryView, path: string, errors: FieldErrorCollector): number | null {
+/**
+ * A decimal string in the country's currency as minor units. An invalid amount is recorded in
+ * `errors` and read as 0: callers collect every field's errors, then call throwIfAny() before
+ * anything is written, so the placeholder never reaches the database.
+ */
+export function minorInCurrency(value: string, country: CountryView, path: string, errors: FieldErrorCollector): number {
   if (!isValidDecimalString(value, country.decimal_places)) {
     errors.add(path, `must be an amount in ${country.currency_code} with at most ${country.decimal_places} decimal place(s)`);
-    return null;
+    return 0;
   }
   return parseDecimalToMinor(value, country.decimal_places);
 }

@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../../platform/context.js";
-import type { Db } from "../../platform/db/database.js";
+import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -31,7 +31,7 @@ const productInclude = {
 type ProductRow = NonNullable<Awaited<ReturnType<typeof findProductRow>>>;
 type VariantRow = ProductRow["variants"][number];
 
-function findProductRow(db: Db, companyId: number, id: number) {
+function findProductRow(db: Prisma.TransactionClient, companyId: number, id: number) {
   return db.product.findFirst({ where: { id, company_id: companyId, ...live }, include: productInclude });
 }
 
@@ -112,7 +112,7 @@ function pricesData(prices: PriceInput[], path: string, countries: Map<string, C
     seen.add(country.iso);
     const price = minorInCurrency(input.price, country, `${at}.price`, errors);
     const repPrice = input.rep_price == null ? null : minorInCurrency(input.rep_price, country, `${at}.rep_price`, errors);
-    if (price !== null) data.push({ country_id: country.id, price, rep_price: repPrice });
+    data.push({ country_id: country.id, price, rep_price: repPrice });
   });
   return data;
 }
@@ -242,7 +242,7 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
           await tx.variantPrice.createMany({ data: prices.map((price) => ({ ...price, variant_id: entry.id as number })) });
         }
       }
-      return findProductRow(tx as Db, ctx.companyId, current.id);
+      return findProductRow(tx, ctx.companyId, current.id);
     })
     .catch(skuRace);
   if (!row) throw new NotFoundError("Product not found");

@@ -19,7 +19,7 @@ export interface LanguageView {
 
 const withCurrency = { currency: true } as const;
 
-function toCountryView(row: { id: number; iso: string; name: string; currency: { code: string; symbol: string; decimal_places: number } }): CountryView {
+export function toCountryView(row: { id: number; iso: string; name: string; currency: { code: string; symbol: string; decimal_places: number } }): CountryView {
   return {
     id: row.id,
     iso: row.iso,
