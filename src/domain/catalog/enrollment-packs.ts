@@ -86,9 +86,10 @@ export async function updateEnrollmentPack(ctx: ServiceContext, id: number, inpu
       await tx.enrollmentPackVariant.deleteMany({ where: { enrollment_pack_id: current.id } });
       await tx.enrollmentPackVariant.createMany({ data: variantIds.map((variant_id) => ({ enrollment_pack_id: current.id, variant_id })) });
     }
-    return findRow(tx, ctx.companyId, current.id);
+    const updated = await findRow(tx, ctx.companyId, current.id);
+    if (!updated) throw new NotFoundError("Enrollment pack not found");
+    return updated;
   });
-  if (!row) throw new NotFoundError("Enrollment pack not found");
   return toView(row);
 }
 

@@ -232,6 +232,7 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
       for (const { entry, prices } of planned) {
         if (entry.id === undefined) {
           await tx.variant.create({
+            // The request schema requires a sku on every entry without an id.
             data: { ...variantData(entry), sku: entry.sku ?? "", company_id: ctx.companyId, product_id: current.id, prices: { create: prices ?? [] } },
           });
           continue;
@@ -242,10 +243,12 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
           await tx.variantPrice.createMany({ data: prices.map((price) => ({ ...price, variant_id: entry.id as number })) });
         }
       }
-      return findProductRow(tx, ctx.companyId, current.id);
+      // Deleted meanwhile: roll the changes back rather than write to a deleted product.
+      const updated = await findProductRow(tx, ctx.companyId, current.id);
+      if (!updated) throw new NotFoundError("Product not found");
+      return updated;
     })
     .catch(skuRace);
-  if (!row) throw new NotFoundError("Product not found");
   return toProductView(row);
 }
 
