@@ -1,9 +1,16 @@
+import { createDiscount } from "./domain/catalog/discounts.js";
+import { createEnrollmentPack } from "./domain/catalog/enrollment-packs.js";
+import { createProduct } from "./domain/catalog/products.js";
+import { createShippingMethod } from "./domain/catalog/shipping-methods.js";
+import { setTaxRate } from "./domain/catalog/tax-rates.js";
 import { createCompany } from "./domain/companies/service.js";
 import { createDroplet } from "./domain/droplets/service.js";
 import { createSavedCard } from "./domain/payment-methods/service.js";
 import { createRole } from "./domain/roles/service.js";
 import { createUser } from "./domain/users/service.js";
 import { issueCompanyToken } from "./platform/auth/company-tokens.js";
+import { systemClock } from "./platform/clock.js";
+import type { ServiceContext } from "./platform/context.js";
 import type { Db } from "./platform/db/database.js";
 
 export interface DemoSeed {
@@ -27,7 +34,46 @@ export async function seedDemo(db: Db): Promise<DemoSeed | null> {
   await createUser(db, { companyId: company.id, role: "rep", email: "rep@demo.localhost", firstName: "Riley", lastName: "Rep", username: "riley", shareGuid: "demo-share-guid" });
   const customer = await createUser(db, { companyId: company.id, role: "customer", email: "customer@demo.localhost", firstName: "Casey", lastName: "Customer" });
   await createSavedCard(db, { customerId: customer.id, cardType: "visa", lastFour: "4242", expMonth: 12, expYear: 2030 });
+  await seedDemoCatalog({ db, clock: systemClock, companyId: company.id });
   return { company: { id: company.id, name: company.name, shop: company.shop_domain }, apiToken };
+}
+
+/** A small shop selling in the US and Canada: what a storefront needs to build a cart. */
+async function seedDemoCatalog(ctx: ServiceContext): Promise<void> {
+  const greens = await createProduct(ctx, {
+    title: "Daily Greens",
+    description: "A month of greens, one scoop a day.",
+    variants: [
+      {
+        sku: "GREENS-30",
+        title: "30 servings",
+        prices: [
+          { country_code: "US", price: "49.99", rep_price: "39.99" },
+          { country_code: "CA", price: "64.99", rep_price: "52.00" },
+        ],
+        cv: 40,
+        qv: 40,
+        inventory_quantity: 500,
+      },
+    ],
+  });
+  await createProduct(ctx, {
+    title: "Hydration Bottle",
+    variants: [
+      { sku: "BOTTLE-BLK", title: "Black", prices: [{ country_code: "US", price: "24.00", rep_price: "19.00" }, { country_code: "CA", price: "31.00" }], cv: 10, qv: 10 },
+      { sku: "BOTTLE-WHT", title: "White", prices: [{ country_code: "US", price: "24.00", rep_price: "19.00" }], cv: 10, qv: 10, inventory_quantity: 0 },
+    ],
+  });
+  await createProduct(ctx, {
+    title: "Starter Guide (e-book)",
+    variants: [{ sku: "GUIDE-EN", prices: [{ country_code: "US", price: "9.99" }, { country_code: "CA", price: "12.99" }], tax_category: "exempt" }],
+  });
+  await createDiscount(ctx, { code: "WELCOME10", kind: "percentage", amount: "10", scope: "order" });
+  await createShippingMethod(ctx, { name: "Standard", country_code: "US", price: "5.95", free_over: "75.00" });
+  await createShippingMethod(ctx, { name: "Standard", country_code: "CA", price: "9.95" });
+  await setTaxRate(ctx, "US", "8.25");
+  await setTaxRate(ctx, "CA", "5");
+  await createEnrollmentPack(ctx, { title: "Starter Kit", price: "49.00", variant_ids: greens.variants.map((variant) => variant.id) });
 }
 
 export function demoBanner(seed: DemoSeed, baseUrl: string): string {
@@ -38,6 +84,7 @@ export function demoBanner(seed: DemoSeed, baseUrl: string): string {
     `  ${seed.apiToken}`,
     "",
     "Try it:",
+    `  curl -H "Authorization: Bearer ${seed.apiToken}" ${baseUrl}/api/products`,
     `  curl -H "Authorization: Bearer ${seed.apiToken}" ${baseUrl}/api/droplet_installations`,
     "",
     `API reference: ${baseUrl}/docs`,

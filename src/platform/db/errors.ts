@@ -38,3 +38,11 @@ export function isUniqueViolation(error: unknown): boolean {
   }
   return false;
 }
+
+/** A row still referenced by another table's foreign key (Prisma P2003 or SQLSTATE 23503). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  for (const link of causeChain(error)) {
+    if (link.code === "P2003" || link.code === "23503") return true;
+  }
+  return false;
+}

@@ -1,9 +1,21 @@
 import type { FastifyInstance } from "fastify";
 import { useCompanyAuth } from "../../platform/http/company-auth.js";
 import { dropletInstallationRoutes } from "./droplet-installations.js";
+import { discountRoutes } from "./discounts.js";
+import { enrollmentPackRoutes } from "./enrollment-packs.js";
+import { productRoutes } from "./products.js";
+import { referenceDataRoutes } from "./reference-data.js";
+import { shippingMethodRoutes } from "./shipping-methods.js";
+import { taxRateRoutes } from "./tax-rates.js";
 
 /** Company administration: every route needs a company API token unless it says otherwise. */
 export async function adminSurface(app: FastifyInstance): Promise<void> {
   useCompanyAuth(app);
   await app.register(dropletInstallationRoutes);
+  await app.register(productRoutes);
+  await app.register(referenceDataRoutes);
+  await app.register(discountRoutes);
+  await app.register(shippingMethodRoutes);
+  await app.register(taxRateRoutes);
+  await app.register(enrollmentPackRoutes);
 }

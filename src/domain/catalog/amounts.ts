@@ -1,0 +1,63 @@
+import type { FieldErrors } from "../../platform/errors.js";
+import { ValidationError } from "../../platform/errors.js";
+import { formatMinor, isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
+import type { CountryView } from "./reference-data.js";
+
+/**
+ * Collects every field error of a request before answering, so a client fixing a 422 sees
+ * all its mistakes at once rather than one per round trip.
+ */
+export class FieldErrorCollector {
+  private readonly errors: FieldErrors = {};
+
+  add(path: string, message: string): void {
+    (this.errors[path] ??= []).push(message);
+  }
+
+  get empty(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+
+  throwIfAny(): void {
+    if (!this.empty) throw new ValidationError(this.errors);
+  }
+}
+
+/**
+ * A decimal string in the country's currency as minor units. An invalid amount is recorded in
+ * `errors` and read as 0: callers collect every field's errors, then call throwIfAny() before
+ * anything is written, so the placeholder never reaches the database.
+ */
+export function minorInCurrency(value: string, country: CountryView, path: string, errors: FieldErrorCollector): number {
+  if (!isValidDecimalString(value, country.decimal_places)) {
+    errors.add(path, `must be an amount in ${country.currency_code} with at most ${country.decimal_places} decimal place(s)`);
+    return 0;
+  }
+  return parseDecimalToMinor(value, country.decimal_places);
+}
+
+/** Minor units of the country's currency as the wire's decimal string ("19.99", "1200", "1.500"). */
+export function decimalInCurrency(minor: number, country: { decimal_places: number }): string {
+  return formatMinor(minor, country.decimal_places);
+}
+
+/**
+ * Amounts bound to no currency (an enrollment pack's price, a fixed discount) are applied in
+ * the currency of the cart that uses them, so they may carry at most as many fraction digits
+ * as the most precise currency we price in (KWD: 3).
+ */
+export const MAX_UNBOUND_DECIMAL_PLACES = 3;
+
+export function isUnboundAmount(value: string): boolean {
+  return isValidDecimalString(value, MAX_UNBOUND_DECIMAL_PLACES);
+}
+
+/**
+ * A stored decimal (Prisma's Decimal) as plain decimal text with at least `minPlaces` fraction
+ * digits: 49 -> "49.00" for money, 8.25 -> "8.25" for a percentage (minPlaces 0).
+ */
+export function decimalText(value: { toFixed(): string }, minPlaces: number): string {
+  const [whole, fraction = ""] = value.toFixed().split(".");
+  const digits = fraction.replace(/0+$/, "").padEnd(minPlaces, "0");
+  return digits ? `${whole}.${digits}` : `${whole}`;
+}

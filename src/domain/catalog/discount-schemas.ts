@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+import { timestamp } from "../../platform/http/schemas.js";
+import { bodyId, decimalString, int32, searchQuery } from "./fields.js";
+
+export const DISCOUNT_KINDS = ["percentage", "fixed_amount"] as const;
+export const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;
+
+const dateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time");
+
+const discountFields = {
+  code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, "may contain only letters, digits, '-' and '_'")
+    .describe("Case-insensitive; stored and shown upper-case"),
+  kind: z.enum(DISCOUNT_KINDS),
+  amount: decimalString.describe(
+    'percentage: a percent, 0 < amount <= 100, up to 4 decimals ("12.5"); fixed_amount: currency units of the cart\'s currency, up to 3 decimals ("5.00")',
+  ),
+  scope: z.enum(DISCOUNT_SCOPES).describe("What the code reduces: the items (order), some products (product), or shipping"),
+  product_ids: z.array(bodyId).max(1000).optional().describe("Product scope only: the products it applies to; empty or absent: every product"),
+  usage_limit: int32.min(1).nullable().optional().describe("How many orders may use the code; null: unlimited"),
+  starts_at: dateTime.nullable().optional(),
+  ends_at: dateTime.nullable().optional().describe("Must be after starts_at"),
+  active: z.boolean().optional().describe("default true"),
+};
+
+export const discountCreateBody = z.object({ discount: z.object(discountFields) });
+export const discountUpdateBody = z.object({ discount: z.object(discountFields).partial() });
+
+export const discountListQuery = paginationQuery().extend({
+  search_query: searchQuery.describe("Case-insensitive match on the code"),
+});
+
+export const discountSchema = z
+  .object({
+    id: z.number().int(),
+    code: z.string(),
+    kind: z.enum(DISCOUNT_KINDS),
+    amount: z.string().describe('A percent ("10") or an amount in the cart\'s currency ("5.00")'),
+    scope: z.enum(DISCOUNT_SCOPES),
+    product_ids: z.array(z.number().int()),
+    usage_limit: z.number().int().nullable(),
+    usage_count: z.number().int().describe("Orders that have used the code"),
+    starts_at: timestamp.nullable(),
+    ends_at: timestamp.nullable(),
+    active: z.boolean(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "Discount" });
+
+export type DiscountCreateInput = z.infer<typeof discountCreateBody>["discount"];
+export type DiscountUpdateInput = z.infer<typeof discountUpdateBody>["discount"];
+export type DiscountView = z.infer<typeof discountSchema>;

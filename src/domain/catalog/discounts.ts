@@ -1,0 +1,166 @@
+import type { ServiceContext } from "../../platform/context.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
+import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
+import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import type { DiscountCreateInput, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
+import { likeLiteral } from "./fields.js";
+
+type DiscountRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
+type Kind = DiscountView["kind"];
+type Scope = DiscountView["scope"];
+
+/** The percent column holds 4 fraction digits: "12.3456" is the finest rate. */
+const PERCENT_DECIMAL_PLACES = 4;
+
+function findRow(ctx: ServiceContext, id: number) {
+  return ctx.db.discount.findFirst({ where: { id, company_id: ctx.companyId } });
+}
+
+function toView(row: DiscountRow): DiscountView {
+  const kind = row.kind as Kind;
+  return {
+    id: row.id,
+    code: row.code,
+    kind,
+    amount: decimalText(row.amount, kind === "percentage" ? 0 : 2),
+    scope: row.scope as Scope,
+    product_ids: row.product_ids,
+    usage_limit: row.usage_limit,
+    usage_count: row.usage_count,
+    starts_at: row.starts_at?.toISOString() ?? null,
+    ends_at: row.ends_at?.toISOString() ?? null,
+    active: row.active,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+async function requireRow(ctx: ServiceContext, id: number): Promise<DiscountRow> {
+  const row = await findRow(ctx, id);
+  if (!row) throw new NotFoundError("Discount not found");
+  return row;
+}
+
+/** The discount as it would be after the change: every rule is checked on the whole of it. */
+interface DiscountState {
+  code: string;
+  kind: Kind;
+  amount: string;
+  scope: Scope;
+  product_ids: number[];
+  starts_at: Date | null;
+  ends_at: Date | null;
+}
+
+function checkAmount(kind: Kind, amount: string, errors: FieldErrorCollector): void {
+  if (kind === "percentage") {
+    const valid = isValidDecimalString(amount, PERCENT_DECIMAL_PLACES);
+    const hundredths = valid ? parseDecimalToMinor(amount, PERCENT_DECIMAL_PLACES) : 0;
+    if (!valid || hundredths <= 0 || hundredths > 100 * 10 ** PERCENT_DECIMAL_PLACES) {
+      errors.add("discount.amount", `must be a percentage greater than 0 and at most 100, with at most ${PERCENT_DECIMAL_PLACES} decimal places`);
+    }
+    return;
+  }
+  if (!isUnboundAmount(amount) || parseDecimalToMinor(amount, MAX_UNBOUND_DECIMAL_PLACES) <= 0) {
+    errors.add("discount.amount", `must be an amount greater than 0 with at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places`);
+  }
+}
+
+/**
+ * `newProductIds` are the ids the request sends: those must name live products of the company.
+ * Ids already stored are not checked again, so a product deleted since does not block an
+ * unrelated change (its id simply matches no cart line).
+ */
+async function checkState(ctx: ServiceContext, state: DiscountState, ownId: number | null, newProductIds: number[]): Promise<void> {
+  const errors = new FieldErrorCollector();
+  checkAmount(state.kind, state.amount, errors);
+  if (state.scope !== "product" && state.product_ids.length > 0) {
+    errors.add("discount.product_ids", "only applies to product-scope codes");
+  }
+  if (state.starts_at && state.ends_at && state.ends_at <= state.starts_at) {
+    errors.add("discount.ends_at", "must be after starts_at");
+  }
+  const [taken, products] = await Promise.all([
+    ctx.db.discount.findFirst({ where: { company_id: ctx.companyId, code: state.code, ...(ownId ? { NOT: { id: ownId } } : {}) }, select: { id: true } }),
+    newProductIds.length === 0
+      ? []
+      : ctx.db.product.findMany({ where: { company_id: ctx.companyId, deleted_at: null, id: { in: newProductIds } }, select: { id: true } }),
+  ]);
+  if (taken) errors.add("discount.code", "has already been taken");
+  const known = new Set(products.map((product) => product.id));
+  const unknown = newProductIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) errors.add("discount.product_ids", `contains ids that are not products of this company: ${unknown.join(", ")}`);
+  errors.throwIfAny();
+}
+
+// Two requests creating one code at once both pass checkState; the unique index decides.
+function codeRace(error: unknown): never {
+  if (isUniqueViolation(error)) throw ValidationError.field("discount.code", "has already been taken");
+  throw error;
+}
+
+const toDate = (value: string | null | undefined): Date | null | undefined => (value == null ? value : new Date(value));
+
+export async function listDiscounts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<DiscountView>> {
+  const where = {
+    company_id: ctx.companyId,
+    ...(searchQuery ? { code: { contains: likeLiteral(searchQuery), mode: "insensitive" as const } } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    ctx.db.discount.findMany({ where, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.discount.count({ where }),
+  ]);
+  return { rows: rows.map(toView), pagination: pagination(page, total) };
+}
+
+export async function getDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {
+  return toView(await requireRow(ctx, id));
+}
+
+export async function createDiscount(ctx: ServiceContext, input: DiscountCreateInput): Promise<DiscountView> {
+  const state: DiscountState = {
+    code: input.code.toUpperCase(),
+    kind: input.kind,
+    amount: input.amount,
+    scope: input.scope,
+    product_ids: [...new Set(input.product_ids ?? [])],
+    starts_at: toDate(input.starts_at) ?? null,
+    ends_at: toDate(input.ends_at) ?? null,
+  };
+  await checkState(ctx, state, null, state.product_ids);
+  const row = await ctx.db.discount
+    .create({ data: { ...state, company_id: ctx.companyId, usage_limit: input.usage_limit ?? null, active: input.active ?? true } })
+    .catch(codeRace);
+  return toView(row);
+}
+
+/** Partial update; the rules hold for the discount as it is after the change. */
+export async function updateDiscount(ctx: ServiceContext, id: number, input: DiscountUpdateInput): Promise<DiscountView> {
+  const current = await requireRow(ctx, id);
+  const state: DiscountState = {
+    code: input.code?.toUpperCase() ?? current.code,
+    kind: input.kind ?? (current.kind as Kind),
+    amount: input.amount ?? current.amount.toFixed(),
+    scope: input.scope ?? (current.scope as Scope),
+    product_ids: input.product_ids ? [...new Set(input.product_ids)] : current.product_ids,
+    starts_at: input.starts_at === undefined ? current.starts_at : toDate(input.starts_at) ?? null,
+    ends_at: input.ends_at === undefined ? current.ends_at : toDate(input.ends_at) ?? null,
+  };
+  await checkState(ctx, state, current.id, input.product_ids ? state.product_ids : []);
+  const row = await ctx.db.discount
+    .update({ where: { id: current.id }, data: { ...state, usage_limit: input.usage_limit, active: input.active } })
+    .catch(codeRace);
+  return toView(row);
+}
+
+/**
+ * Deleting removes the code: carts holding it stop applying it when their totals are next
+ * computed. To retire a code while keeping its history, set `active` to false instead.
+ */
+export async function deleteDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {
+  const current = await requireRow(ctx, id);
+  await ctx.db.discount.delete({ where: { id: current.id } });
+  return toView(current);
+}

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+import { timestamp } from "../../platform/http/schemas.js";
+import { bodyId, decimalString } from "./fields.js";
+
+const enrollmentPackFields = {
+  title: z.string().trim().min(1).max(255),
+  price: decimalString.describe('Charged in the currency of the enrollment cart, up to 3 decimals ("49.00")'),
+  variant_ids: z.array(bodyId).max(100).optional().describe("Variants the pack contains (one of each); on update the list replaces them"),
+  active: z.boolean().optional().describe("default true"),
+};
+
+export const enrollmentPackCreateBody = z.object({ enrollment_pack: z.object(enrollmentPackFields) });
+export const enrollmentPackUpdateBody = z.object({ enrollment_pack: z.object(enrollmentPackFields).partial() });
+export const enrollmentPackListQuery = paginationQuery();
+
+export const enrollmentPackSchema = z
+  .object({
+    id: z.number().int(),
+    title: z.string(),
+    price: z.string(),
+    active: z.boolean(),
+    variant_ids: z.array(z.number().int()),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "EnrollmentPack" });
+
+export type EnrollmentPackCreateInput = z.infer<typeof enrollmentPackCreateBody>["enrollment_pack"];
+export type EnrollmentPackUpdateInput = z.infer<typeof enrollmentPackUpdateBody>["enrollment_pack"];
+export type EnrollmentPackView = z.infer<typeof enrollmentPackSchema>;

@@ -1,0 +1,104 @@
+import type { ServiceContext } from "../../platform/context.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import { isForeignKeyViolation } from "../../platform/db/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import type { EnrollmentPackCreateInput, EnrollmentPackUpdateInput, EnrollmentPackView } from "./enrollment-pack-schemas.js";
+
+// A deleted variant stays linked (carts may hold the pack) but is no longer shown.
+const packInclude = { variants: { where: { variant: { deleted_at: null } }, orderBy: { id: "asc" }, select: { variant_id: true } } } as const;
+
+type PackRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
+
+function findRow(db: Prisma.TransactionClient, companyId: number, id: number) {
+  return db.enrollmentPack.findFirst({ where: { id, company_id: companyId }, include: packInclude });
+}
+
+function toView(row: PackRow): EnrollmentPackView {
+  return {
+    id: row.id,
+    title: row.title,
+    price: decimalText(row.price, 2),
+    active: row.active,
+    variant_ids: row.variants.map((link) => link.variant_id),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+async function requireRow(ctx: ServiceContext, id: number): Promise<PackRow> {
+  const row = await findRow(ctx.db, ctx.companyId, id);
+  if (!row) throw new NotFoundError("Enrollment pack not found");
+  return row;
+}
+
+async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput): Promise<number[] | undefined> {
+  const errors = new FieldErrorCollector();
+  if (input.price !== undefined && !isUnboundAmount(input.price)) {
+    errors.add("enrollment_pack.price", `must be an amount with at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places`);
+  }
+  const variantIds = input.variant_ids && [...new Set(input.variant_ids)];
+  if (variantIds && variantIds.length > 0) {
+    const found = await ctx.db.variant.findMany({ where: { company_id: ctx.companyId, deleted_at: null, id: { in: variantIds } }, select: { id: true } });
+    const known = new Set(found.map((variant) => variant.id));
+    const unknown = variantIds.filter((id) => !known.has(id));
+    if (unknown.length > 0) errors.add("enrollment_pack.variant_ids", `contains ids that are not variants of this company: ${unknown.join(", ")}`);
+  }
+  errors.throwIfAny();
+  return variantIds;
+}
+
+export async function listEnrollmentPacks(ctx: ServiceContext, page: PageRequest): Promise<Page<EnrollmentPackView>> {
+  const where = { company_id: ctx.companyId };
+  const [rows, total] = await Promise.all([
+    ctx.db.enrollmentPack.findMany({ where, include: packInclude, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.enrollmentPack.count({ where }),
+  ]);
+  return { rows: rows.map(toView), pagination: pagination(page, total) };
+}
+
+export async function getEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
+  return toView(await requireRow(ctx, id));
+}
+
+export async function createEnrollmentPack(ctx: ServiceContext, input: EnrollmentPackCreateInput): Promise<EnrollmentPackView> {
+  const variantIds = (await checkInput(ctx, input)) ?? [];
+  const row = await ctx.db.enrollmentPack.create({
+    data: {
+      company_id: ctx.companyId,
+      title: input.title,
+      price: input.price,
+      active: input.active ?? true,
+      variants: { create: variantIds.map((variant_id) => ({ variant_id })) },
+    },
+    include: packInclude,
+  });
+  return toView(row);
+}
+
+export async function updateEnrollmentPack(ctx: ServiceContext, id: number, input: EnrollmentPackUpdateInput): Promise<EnrollmentPackView> {
+  const current = await requireRow(ctx, id);
+  const variantIds = await checkInput(ctx, input);
+  const row = await ctx.db.$transaction(async (tx) => {
+    await tx.enrollmentPack.update({ where: { id: current.id }, data: { title: input.title, price: input.price, active: input.active } });
+    if (variantIds) {
+      await tx.enrollmentPackVariant.deleteMany({ where: { enrollment_pack_id: current.id } });
+      await tx.enrollmentPackVariant.createMany({ data: variantIds.map((variant_id) => ({ enrollment_pack_id: current.id, variant_id })) });
+    }
+    const updated = await findRow(tx, ctx.companyId, current.id);
+    if (!updated) throw new NotFoundError("Enrollment pack not found");
+    return updated;
+  });
+  return toView(row);
+}
+
+/** Carts enrolled with the pack may refer to it: then it is retired with `active: false` instead. */
+export async function deleteEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
+  const current = await requireRow(ctx, id);
+  await ctx.db.enrollmentPack.delete({ where: { id: current.id } }).catch((error: unknown) => {
+    if (isForeignKeyViolation(error)) throw new ConflictError("Carts use this enrollment pack: set active to false instead", { code: "in_use" });
+    throw error;
+  });
+  return toView(current);
+}

@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+// Request fields shared by the catalog's resources. Amounts arrive as decimal strings; which
+// fraction digits are allowed depends on the currency, which only the service knows (it
+// looks the country up), so here they are only shaped: unsigned, plain digits.
+
+/** At most 12 integer digits, so every amount stays an exact integer in minor units. */
+export const decimalString = z
+  .string()
+  .regex(/^\d{1,12}(\.\d+)?$/, 'must be a non-negative decimal string such as "19.99"')
+  .describe('Decimal string, e.g. "19.99"; fraction digits up to the currency\'s decimal places');
+
+/** Accepts "us" as well as "US": storefront code spells country codes both ways. */
+export const countryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, "must be a two-letter ISO 3166-1 country code")
+  .transform((code) => code.toUpperCase())
+  .describe("ISO 3166-1 alpha-2 country code");
+
+export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
+
+/** Positive 32-bit ids in request bodies. */
+export const bodyId = z.number().int().positive().max(2_147_483_647);
+
+export const int32 = z.number().int().max(2_147_483_647);
+
+/** An optional case-insensitive text search on a list. */
+export const searchQuery = z.string().trim().min(1).max(200).optional();
+
+/** Prisma's `contains` is a LIKE pattern: a searched "%" or "_" must match itself. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}

@@ -1,0 +1,264 @@
+import type { ServiceContext } from "../../platform/context.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
+import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
+import { likeLiteral } from "./fields.js";
+import type {
+  PriceInput,
+  ProductCreateInput,
+  ProductUpdateInput,
+  ProductView,
+  VariantCreateInput,
+  VariantUpdateInput,
+  VariantView,
+} from "./product-schemas.js";
+import { type CountryView, countriesByIso } from "./reference-data.js";
+
+// Deleted products and variants (deleted_at set) stay in the database, because carts and
+// orders keep pointing at them, but the catalog no longer shows them anywhere.
+const live = { deleted_at: null };
+
+const productInclude = {
+  variants: {
+    where: live,
+    orderBy: { id: "asc" },
+    include: { prices: { orderBy: { id: "asc" }, include: { country: { include: { currency: true } } } } },
+  },
+} as const;
+
+type ProductRow = NonNullable<Awaited<ReturnType<typeof findProductRow>>>;
+type VariantRow = ProductRow["variants"][number];
+
+function findProductRow(db: Prisma.TransactionClient, companyId: number, id: number) {
+  return db.product.findFirst({ where: { id, company_id: companyId, ...live }, include: productInclude });
+}
+
+function toVariantView(row: VariantRow): VariantView {
+  return {
+    id: row.id,
+    product_id: row.product_id,
+    sku: row.sku,
+    title: row.title,
+    image_url: row.image_url,
+    cv: row.cv,
+    qv: row.qv,
+    inventory_quantity: row.inventory_quantity,
+    tax_category: row.tax_category as VariantView["tax_category"],
+    active: row.active,
+    prices: row.prices.map((price) => ({
+      country_code: price.country.iso,
+      currency_code: price.country.currency.code,
+      price: decimalInCurrency(price.price, price.country.currency),
+      rep_price: price.rep_price === null ? null : decimalInCurrency(price.rep_price, price.country.currency),
+    })),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function toProductView(row: ProductRow): ProductView {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    image_url: row.image_url,
+    active: row.active,
+    variants: row.variants.map(toVariantView),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+async function requireProduct(ctx: ServiceContext, id: number): Promise<ProductRow> {
+  const row = await findProductRow(ctx.db, ctx.companyId, id);
+  if (!row) throw new NotFoundError("Product not found");
+  return row;
+}
+
+export async function listProducts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<ProductView>> {
+  const contains = searchQuery ? { contains: likeLiteral(searchQuery), mode: "insensitive" as const } : null;
+  const search = contains ? { OR: [{ title: contains }, { variants: { some: { ...live, sku: contains } } }] } : {};
+  const where = { company_id: ctx.companyId, ...live, ...search };
+  const [rows, total] = await Promise.all([
+    ctx.db.product.findMany({ where, include: productInclude, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.product.count({ where }),
+  ]);
+  return { rows: rows.map(toProductView), pagination: pagination(page, total) };
+}
+
+export async function getProduct(ctx: ServiceContext, id: number): Promise<ProductView> {
+  return toProductView(await requireProduct(ctx, id));
+}
+
+interface PriceData {
+  country_id: number;
+  price: number;
+  rep_price: number | null;
+}
+
+function pricesData(prices: PriceInput[], path: string, countries: Map<string, CountryView>, errors: FieldErrorCollector): PriceData[] {
+  const seen = new Set<string>();
+  const data: PriceData[] = [];
+  prices.forEach((input, index) => {
+    const at = `${path}.prices.${index}`;
+    const country = countries.get(input.country_code);
+    if (!country) {
+      errors.add(`${at}.country_code`, "is not a known country");
+      return;
+    }
+    if (seen.has(country.iso)) errors.add(`${at}.country_code`, "appears more than once");
+    seen.add(country.iso);
+    const price = minorInCurrency(input.price, country, `${at}.price`, errors);
+    const repPrice = input.rep_price == null ? null : minorInCurrency(input.rep_price, country, `${at}.rep_price`, errors);
+    data.push({ country_id: country.id, price, rep_price: repPrice });
+  });
+  return data;
+}
+
+function countryCodesOf(variants: Array<{ prices?: PriceInput[] | undefined }>): string[] {
+  return variants.flatMap((variant) => (variant.prices ?? []).map((price) => price.country_code));
+}
+
+interface SkuClaim {
+  sku: string;
+  path: string;
+  /** The variant that claims it, when it already exists (its own sku is not a conflict). */
+  variantId?: number;
+}
+
+/** Skus are unique per company, deleted variants included (orders and carts still name them). */
+async function checkSkus(ctx: ServiceContext, claims: SkuClaim[], errors: FieldErrorCollector): Promise<void> {
+  const firstClaim = new Map<string, SkuClaim>();
+  for (const claim of claims) {
+    if (firstClaim.has(claim.sku)) errors.add(claim.path, "is used by more than one variant in this request");
+    else firstClaim.set(claim.sku, claim);
+  }
+  if (firstClaim.size === 0) return;
+  const holders = await ctx.db.variant.findMany({
+    where: { company_id: ctx.companyId, sku: { in: [...firstClaim.keys()] } },
+    select: { id: true, sku: true, deleted_at: true },
+  });
+  for (const holder of holders) {
+    const claim = firstClaim.get(holder.sku);
+    if (!claim || claim.variantId === holder.id) continue;
+    errors.add(claim.path, holder.deleted_at ? "has already been taken (by a deleted product's variant)" : "has already been taken");
+  }
+}
+
+// Two requests claiming one sku at the same moment both pass checkSkus; the unique index
+// decides, and the loser gets the same 422 it would have got a moment later.
+function skuRace(error: unknown): never {
+  if (isUniqueViolation(error)) throw ValidationError.field("product.variants", "contains a sku that has already been taken");
+  throw error;
+}
+
+function variantData(input: VariantCreateInput | VariantUpdateInput) {
+  return {
+    sku: input.sku,
+    title: input.title,
+    image_url: input.image_url,
+    cv: input.cv,
+    qv: input.qv,
+    inventory_quantity: input.inventory_quantity,
+    tax_category: input.tax_category,
+    active: input.active,
+  };
+}
+
+export async function createProduct(ctx: ServiceContext, input: ProductCreateInput): Promise<ProductView> {
+  const errors = new FieldErrorCollector();
+  const countries = await countriesByIso(ctx.db, countryCodesOf(input.variants));
+  const variants = input.variants.map((variant, index) => ({
+    ...variantData(variant),
+    sku: variant.sku,
+    company_id: ctx.companyId,
+    prices: { create: pricesData(variant.prices, `product.variants.${index}`, countries, errors) },
+  }));
+  await checkSkus(ctx, input.variants.map((variant, index) => ({ sku: variant.sku, path: `product.variants.${index}.sku` })), errors);
+  errors.throwIfAny();
+
+  const row = await ctx.db.product
+    .create({
+      data: {
+        company_id: ctx.companyId,
+        title: input.title,
+        description: input.description ?? null,
+        image_url: input.image_url ?? null,
+        active: input.active ?? true,
+        variants: { create: variants },
+      },
+      include: productInclude,
+    })
+    .catch(skuRace);
+  return toProductView(row);
+}
+
+/**
+ * Partial update: members absent from the body stay as they are. A `variants` entry with an id
+ * updates that variant (its `prices`, when sent, replace the variant's price list); an entry
+ * without one adds a variant. Variants not listed are untouched.
+ */
+export async function updateProduct(ctx: ServiceContext, id: number, input: ProductUpdateInput): Promise<ProductView> {
+  const current = await requireProduct(ctx, id);
+  const entries = input.variants ?? [];
+  const errors = new FieldErrorCollector();
+  const countries = await countriesByIso(ctx.db, countryCodesOf(entries));
+  const ownVariantIds = new Set(current.variants.map((variant) => variant.id));
+  const listedIds = new Set<number>();
+
+  const planned = entries.map((entry, index) => {
+    const path = `product.variants.${index}`;
+    if (entry.id !== undefined) {
+      if (!ownVariantIds.has(entry.id)) errors.add(`${path}.id`, "is not a variant of this product");
+      else if (listedIds.has(entry.id)) errors.add(`${path}.id`, "appears more than once");
+      listedIds.add(entry.id);
+    }
+    return { entry, prices: entry.prices ? pricesData(entry.prices, path, countries, errors) : null };
+  });
+  const claims = entries.flatMap((entry, index): SkuClaim[] =>
+    entry.sku === undefined ? [] : [{ sku: entry.sku, path: `product.variants.${index}.sku`, ...(entry.id !== undefined ? { variantId: entry.id } : {}) }],
+  );
+  await checkSkus(ctx, claims, errors);
+  errors.throwIfAny();
+
+  const row = await ctx.db
+    .$transaction(async (tx) => {
+      await tx.product.update({
+        where: { id: current.id },
+        data: { title: input.title, description: input.description, image_url: input.image_url, active: input.active, updated_at: ctx.clock.now() },
+      });
+      for (const { entry, prices } of planned) {
+        if (entry.id === undefined) {
+          await tx.variant.create({
+            // The request schema requires a sku on every entry without an id.
+            data: { ...variantData(entry), sku: entry.sku ?? "", company_id: ctx.companyId, product_id: current.id, prices: { create: prices ?? [] } },
+          });
+          continue;
+        }
+        await tx.variant.update({ where: { id: entry.id }, data: variantData(entry) });
+        if (prices) {
+          await tx.variantPrice.deleteMany({ where: { variant_id: entry.id } });
+          await tx.variantPrice.createMany({ data: prices.map((price) => ({ ...price, variant_id: entry.id as number })) });
+        }
+      }
+      // Deleted meanwhile: roll the changes back rather than write to a deleted product.
+      const updated = await findProductRow(tx, ctx.companyId, current.id);
+      if (!updated) throw new NotFoundError("Product not found");
+      return updated;
+    })
+    .catch(skuRace);
+  return toProductView(row);
+}
+
+/** Soft delete: the product and its variants disappear from the catalog; carts keep their lines. */
+export async function deleteProduct(ctx: ServiceContext, id: number): Promise<{ id: number; deleted_at: string }> {
+  const current = await requireProduct(ctx, id);
+  const deletedAt = ctx.clock.now();
+  await ctx.db.$transaction([
+    ctx.db.product.update({ where: { id: current.id }, data: { deleted_at: deletedAt } }),
+    ctx.db.variant.updateMany({ where: { product_id: current.id, ...live }, data: { deleted_at: deletedAt } }),
+  ]);
+  return { id: current.id, deleted_at: deletedAt.toISOString() };
+}

@@ -1,0 +1,59 @@
+import type { ServiceContext } from "../../platform/context.js";
+import type { Db } from "../../platform/db/database.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+
+/** A reference country with what pricing in it needs: its currency. */
+export interface CountryView {
+  id: number;
+  iso: string;
+  name: string;
+  currency_code: string;
+  currency_symbol: string;
+  decimal_places: number;
+}
+
+export interface LanguageView {
+  iso: string;
+  name: string;
+}
+
+const withCurrency = { currency: true } as const;
+
+export function toCountryView(row: { id: number; iso: string; name: string; currency: { code: string; symbol: string; decimal_places: number } }): CountryView {
+  return {
+    id: row.id,
+    iso: row.iso,
+    name: row.name,
+    currency_code: row.currency.code,
+    currency_symbol: row.currency.symbol,
+    decimal_places: row.currency.decimal_places,
+  };
+}
+
+export async function listCountries(ctx: ServiceContext, page: PageRequest): Promise<Page<CountryView>> {
+  const [rows, total] = await Promise.all([
+    ctx.db.country.findMany({ include: withCurrency, orderBy: { iso: "asc" }, ...pageWindow(page) }),
+    ctx.db.country.count(),
+  ]);
+  return { rows: rows.map(toCountryView), pagination: pagination(page, total) };
+}
+
+export async function listLanguages(ctx: ServiceContext, page: PageRequest): Promise<Page<LanguageView>> {
+  const [rows, total] = await Promise.all([
+    ctx.db.language.findMany({ orderBy: { iso: "asc" }, ...pageWindow(page) }),
+    ctx.db.language.count(),
+  ]);
+  return { rows, pagination: pagination(page, total) };
+}
+
+/** The reference countries among `isos` (upper-case), keyed by iso; unknown codes are absent. */
+export async function countriesByIso(db: Db, isos: Iterable<string>): Promise<Map<string, CountryView>> {
+  const wanted = [...new Set(isos)];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.country.findMany({ where: { iso: { in: wanted } }, include: withCurrency });
+  return new Map(rows.map((row) => [row.iso, toCountryView(row)]));
+}
+
+export async function findCountry(db: Db, iso: string): Promise<CountryView | null> {
+  return (await countriesByIso(db, [iso])).get(iso) ?? null;
+}

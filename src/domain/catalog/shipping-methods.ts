@@ -1,0 +1,104 @@
+import type { ServiceContext } from "../../platform/context.js";
+import { isForeignKeyViolation } from "../../platform/db/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
+import { type CountryView, findCountry, toCountryView } from "./reference-data.js";
+import type { ShippingMethodCreateInput, ShippingMethodUpdateInput, ShippingMethodView } from "./shipping-method-schemas.js";
+
+const withCountry = { country: { include: { currency: true } } } as const;
+
+type ShippingMethodRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
+
+function findRow(ctx: ServiceContext, id: number) {
+  return ctx.db.shippingMethod.findFirst({ where: { id, company_id: ctx.companyId }, include: withCountry });
+}
+
+function toView(row: ShippingMethodRow): ShippingMethodView {
+  const currency = row.country.currency;
+  return {
+    id: row.id,
+    name: row.name,
+    country_code: row.country.iso,
+    currency_code: currency.code,
+    price: decimalInCurrency(row.price, currency),
+    free_over: row.free_over === null ? null : decimalInCurrency(row.free_over, currency),
+    active: row.active,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+async function requireRow(ctx: ServiceContext, id: number): Promise<ShippingMethodRow> {
+  const row = await findRow(ctx, id);
+  if (!row) throw new NotFoundError("Shipping method not found");
+  return row;
+}
+
+// Amounts are in the country's currency: nothing else can be checked without it.
+async function requireCountry(ctx: ServiceContext, iso: string): Promise<CountryView> {
+  const country = await findCountry(ctx.db, iso);
+  if (!country) throw ValidationError.field("shipping_method.country_code", "is not a known country");
+  return country;
+}
+
+export async function listShippingMethods(ctx: ServiceContext, page: PageRequest, countryCode?: string): Promise<Page<ShippingMethodView>> {
+  const where = { company_id: ctx.companyId, ...(countryCode ? { country: { iso: countryCode } } : {}) };
+  const [rows, total] = await Promise.all([
+    ctx.db.shippingMethod.findMany({ where, include: withCountry, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.shippingMethod.count({ where }),
+  ]);
+  return { rows: rows.map(toView), pagination: pagination(page, total) };
+}
+
+export async function getShippingMethod(ctx: ServiceContext, id: number): Promise<ShippingMethodView> {
+  return toView(await requireRow(ctx, id));
+}
+
+export async function createShippingMethod(ctx: ServiceContext, input: ShippingMethodCreateInput): Promise<ShippingMethodView> {
+  const country = await requireCountry(ctx, input.country_code);
+  const errors = new FieldErrorCollector();
+  const price = minorInCurrency(input.price, country, "shipping_method.price", errors);
+  const freeOver = input.free_over == null ? null : minorInCurrency(input.free_over, country, "shipping_method.free_over", errors);
+  errors.throwIfAny();
+  const row = await ctx.db.shippingMethod.create({
+    data: { company_id: ctx.companyId, country_id: country.id, name: input.name, price, free_over: freeOver, active: input.active ?? true },
+    include: withCountry,
+  });
+  return toView(row);
+}
+
+/**
+ * Partial update. Amounts are stored in the currency's minor units, so moving a method to a
+ * country with another currency needs its amounts restated: `price` (and `free_over`, when
+ * the method has one) must then be sent too.
+ */
+export async function updateShippingMethod(ctx: ServiceContext, id: number, input: ShippingMethodUpdateInput): Promise<ShippingMethodView> {
+  const current = await requireRow(ctx, id);
+  const country = input.country_code ? await requireCountry(ctx, input.country_code) : toCountryView(current.country);
+  const errors = new FieldErrorCollector();
+  if (country.currency_code !== current.country.currency_code) {
+    const restate = "is required when the country's currency changes";
+    if (input.price === undefined) errors.add("shipping_method.price", restate);
+    if (input.free_over === undefined && current.free_over !== null) errors.add("shipping_method.free_over", restate);
+  }
+  const price = input.price === undefined ? undefined : minorInCurrency(input.price, country, "shipping_method.price", errors);
+  const freeOver = input.free_over == null ? input.free_over : minorInCurrency(input.free_over, country, "shipping_method.free_over", errors);
+  errors.throwIfAny();
+  const row = await ctx.db.shippingMethod.update({
+    where: { id: current.id },
+    data: { name: input.name, country_id: country.id, price, free_over: freeOver, active: input.active },
+    include: withCountry,
+  });
+  return toView(row);
+}
+
+/** Carts that chose the method may refer to it: then it is retired with `active: false` instead. */
+export async function deleteShippingMethod(ctx: ServiceContext, id: number): Promise<ShippingMethodView> {
+  const current = await requireRow(ctx, id);
+  await ctx.db.shippingMethod.delete({ where: { id: current.id } }).catch((error: unknown) => {
+    if (isForeignKeyViolation(error)) throw new ConflictError("Carts use this shipping method: set active to false instead", { code: "in_use" });
+    throw error;
+  });
+  return toView(current);
+}

@@ -1,0 +1,40 @@
+import type { ServiceContext } from "../../platform/context.js";
+import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
+import { decimalText } from "./amounts.js";
+import { findCountry } from "./reference-data.js";
+import type { TaxRateView } from "./tax-rate-schemas.js";
+
+/** The rate column holds 4 fraction digits of a percent. */
+const RATE_DECIMAL_PLACES = 4;
+
+const withCountry = { country: true } as const;
+
+function toView(row: { id: number; rate: { toFixed(): string }; updated_at: Date; country: { iso: string; name: string } }): TaxRateView {
+  return { id: row.id, country_code: row.country.iso, country_name: row.country.name, rate: decimalText(row.rate, 0), updated_at: row.updated_at.toISOString() };
+}
+
+export async function listTaxRates(ctx: ServiceContext, page: PageRequest): Promise<Page<TaxRateView>> {
+  const where = { company_id: ctx.companyId };
+  const [rows, total] = await Promise.all([
+    ctx.db.taxRate.findMany({ where, include: withCountry, orderBy: { country: { iso: "asc" } }, ...pageWindow(page) }),
+    ctx.db.taxRate.count({ where }),
+  ]);
+  return { rows: rows.map(toView), pagination: pagination(page, total) };
+}
+
+/** Sets the company's rate for a country (creating it the first time); a country without one taxes nothing. */
+export async function setTaxRate(ctx: ServiceContext, countryCode: string, rate: string): Promise<TaxRateView> {
+  const country = await findCountry(ctx.db, countryCode);
+  if (!country) throw new NotFoundError("Country not found");
+  const valid = isValidDecimalString(rate, RATE_DECIMAL_PLACES) && parseDecimalToMinor(rate, RATE_DECIMAL_PLACES) <= 100 * 10 ** RATE_DECIMAL_PLACES;
+  if (!valid) throw ValidationError.field("tax_rate.rate", `must be a percentage from 0 to 100 with at most ${RATE_DECIMAL_PLACES} decimal places`);
+  const row = await ctx.db.taxRate.upsert({
+    where: { company_id_country_id: { company_id: ctx.companyId, country_id: country.id } },
+    create: { company_id: ctx.companyId, country_id: country.id, rate },
+    update: { rate },
+    include: withCountry,
+  });
+  return toView(row);
+}

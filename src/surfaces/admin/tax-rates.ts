@@ -1,0 +1,48 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { taxRateListQuery, taxRateParams, taxRatePutBody, taxRateSchema } from "../../domain/catalog/tax-rate-schemas.js";
+import * as taxRates from "../../domain/catalog/tax-rates.js";
+import { companyContext } from "../../platform/http/app-context.js";
+import { envelope, listEnvelope } from "../../platform/http/envelope.js";
+import { withListMeta, withMeta } from "../../platform/http/schemas.js";
+
+const tags = ["Tax rates"];
+const security = [{ bearer: [] }];
+
+export async function taxRateRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    "/api/tax_rates",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "List the company's tax rates by country",
+        querystring: taxRateListQuery,
+        response: { 200: withListMeta({ tax_rates: z.array(taxRateSchema) }) },
+      },
+    },
+    async (request) => {
+      const result = await taxRates.listTaxRates(companyContext(request), request.query);
+      return listEnvelope(request, { tax_rates: result.rows }, result.pagination);
+    },
+  );
+
+  app.put(
+    "/api/tax_rates/:country_code",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Set the company's tax rate (percent) for a country",
+        params: taxRateParams,
+        body: taxRatePutBody,
+        response: { 200: withMeta({ tax_rate: taxRateSchema }) },
+      },
+    },
+    async (request) =>
+      envelope(request, { tax_rate: await taxRates.setTaxRate(companyContext(request), request.params.country_code, request.body.tax_rate.rate) }),
+  );
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { decimalText, FieldErrorCollector, isUnboundAmount, minorInCurrency } from "../../../src/domain/catalog/amounts.js";
+import { likeLiteral } from "../../../src/domain/catalog/fields.js";
+import type { CountryView } from "../../../src/domain/catalog/reference-data.js";
+
+const kuwait: CountryView = { id: 1, iso: "KW", name: "Kuwait", currency_code: "KWD", currency_symbol: "KWD", decimal_places: 3 };
+
+describe("decimalText", () => {
+  const decimal = (text: string) => ({ toFixed: () => text });
+  it("drops insignificant zeros and pads to the minimum places", () => {
+    expect(decimalText(decimal("49"), 2)).toBe("49.00");
+    expect(decimalText(decimal("59.5"), 2)).toBe("59.50");
+    expect(decimalText(decimal("1.125"), 2)).toBe("1.125");
+    expect(decimalText(decimal("8.2500"), 0)).toBe("8.25");
+    expect(decimalText(decimal("10.0000"), 0)).toBe("10");
+  });
+});
+
+describe("minorInCurrency", () => {
+  it("parses amounts within the currency's decimals and records the rest", () => {
+    const errors = new FieldErrorCollector();
+    expect(minorInCurrency("1.5", kuwait, "price", errors)).toBe(1500);
+    expect(errors.empty).toBe(true);
+    minorInCurrency("1.5001", kuwait, "price", errors);
+    expect(() => errors.throwIfAny()).toThrow(expect.objectContaining({ status: 422, fieldErrors: { price: ["must be an amount in KWD with at most 3 decimal place(s)"] } }));
+  });
+});
+
+describe("isUnboundAmount", () => {
+  it("allows the fraction digits of the most precise currency", () => {
+    expect(isUnboundAmount("49.125")).toBe(true);
+    expect(isUnboundAmount("49.1255")).toBe(false);
+  });
+});
+
+describe("likeLiteral", () => {
+  it("escapes LIKE wildcards and the escape character", () => {
+    expect(likeLiteral("100%_a\\b")).toBe("100\\%\\_a\\\\b");
+  });
+});

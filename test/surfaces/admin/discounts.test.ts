@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestProduct } from "../../helpers/catalog.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.discount.deleteMany();
+});
+
+const create = (discount: unknown, token = acme.token) => call("POST", "/api/discounts", { token, body: { discount } });
+const update = (id: number, discount: unknown, token = acme.token) => call("PUT", `/api/discounts/${id}`, { token, body: { discount } });
+
+describe("POST /api/discounts", () => {
+  it("creates a code, stored and shown upper-case: 201 with every member", async () => {
+    const response = await create({
+      code: "welcome10",
+      kind: "percentage",
+      amount: "10",
+      scope: "order",
+      usage_limit: 100,
+      starts_at: "2026-01-01T00:00:00Z",
+      ends_at: "2026-12-31T23:59:59+01:00",
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.discount).toEqual({
+      id: expect.any(Number),
+      code: "WELCOME10",
+      kind: "percentage",
+      amount: "10",
+      scope: "order",
+      product_ids: [],
+      usage_limit: 100,
+      usage_count: 0,
+      starts_at: "2026-01-01T00:00:00.000Z",
+      ends_at: "2026-12-31T22:59:59.000Z",
+      active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+    expect((await t.db.prisma.discount.findFirstOrThrow()).company_id).toBe(acme.id);
+  });
+
+  it("creates a fixed product-scope code restricted to the company's products", async () => {
+    const boots = await createTestProduct(t.db.prisma, acme.id);
+    const response = await create({ code: "BOOTS5", kind: "fixed_amount", amount: "5", scope: "product", product_ids: [boots.id, boots.id], active: false });
+    expect(response.status).toBe(201);
+    expect(response.body.discount).toMatchObject({ amount: "5.00", product_ids: [boots.id], usage_limit: null, starts_at: null, active: false });
+  });
+
+  it("answers 422 for another company's, an unknown or a deleted product, and writes nothing", async () => {
+    const foreign = await createTestProduct(t.db.prisma, globex.id);
+    const deleted = await createTestProduct(t.db.prisma, acme.id);
+    await call("DELETE", `/api/products/${deleted.id}`, { token: acme.token });
+    const response = await create({ code: "BAD", kind: "percentage", amount: "5", scope: "product", product_ids: [foreign.id, 999999, deleted.id] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "discount.product_ids": [`contains ids that are not products of this company: ${foreign.id}, 999999, ${deleted.id}`],
+    });
+    expect(await t.db.prisma.discount.count()).toBe(0);
+  });
+
+  it("answers 422 for amounts out of range for their kind", async () => {
+    const cases: Array<[string, string]> = [
+      ["percentage", "0"],
+      ["percentage", "100.01"],
+      ["percentage", "12.34567"],
+      ["fixed_amount", "0"],
+      ["fixed_amount", "1.2345"],
+    ];
+    for (const [kind, amount] of cases) {
+      const response = await create({ code: "AMT", kind, amount, scope: "order" });
+      expect(response.status, `${kind} ${amount}`).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(["discount.amount"]);
+    }
+    expect((await create({ code: "ALL", kind: "percentage", amount: "100", scope: "shipping" })).status).toBe(201);
+    expect((await create({ code: "FINE", kind: "percentage", amount: "12.5", scope: "order" })).body.discount.amount).toBe("12.5");
+    expect((await create({ code: "NEG", kind: "fixed_amount", amount: "-5", scope: "order" })).body.errors).toEqual({
+      "discount.amount": ['must be a non-negative decimal string such as "19.99"'],
+    });
+  });
+
+  it("answers 422 for product_ids on a non-product scope, ends_at before starts_at, and bad members", async () => {
+    const product = await createTestProduct(t.db.prisma, acme.id);
+    const response = await create({
+      code: "MIXED",
+      kind: "percentage",
+      amount: "5",
+      scope: "order",
+      product_ids: [product.id],
+      starts_at: "2026-02-01T00:00:00Z",
+      ends_at: "2026-01-01T00:00:00Z",
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "discount.product_ids": ["only applies to product-scope codes"],
+      "discount.ends_at": ["must be after starts_at"],
+    });
+
+    const malformed = await create({ code: "has space", kind: "bogo", amount: 10, scope: "cart", usage_limit: 0, starts_at: "yesterday" });
+    expect(malformed.status).toBe(422);
+    expect(Object.keys(malformed.body.errors).sort()).toEqual([
+      "discount.amount",
+      "discount.code",
+      "discount.kind",
+      "discount.scope",
+      "discount.starts_at",
+      "discount.usage_limit",
+    ]);
+    expect(await t.db.prisma.discount.count()).toBe(0);
+  });
+
+  it("answers 422 for a code already taken in any letter case, but not for another company's", async () => {
+    expect((await create({ code: "SUMMER", kind: "percentage", amount: "5", scope: "order" })).status).toBe(201);
+    const taken = await create({ code: "summer", kind: "fixed_amount", amount: "1", scope: "order" });
+    expect(taken.status).toBe(422);
+    expect(taken.body.errors).toEqual({ "discount.code": ["has already been taken"] });
+    expect((await create({ code: "summer", kind: "percentage", amount: "5", scope: "order" }, globex.token)).status).toBe(201);
+    const racing = await Promise.all(Array.from({ length: 4 }, () => create({ code: "RACE", kind: "percentage", amount: "5", scope: "order" })));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 422, 422, 422]);
+    expect(await t.db.prisma.discount.count({ where: { company_id: acme.id } })).toBe(2);
+  });
+
+  it("answers 401 without a token", async () => {
+    expect((await call("POST", "/api/discounts", { body: { discount: { code: "X", kind: "percentage", amount: "5", scope: "order" } } })).status).toBe(401);
+    expect(await t.db.prisma.discount.count()).toBe(0);
+  });
+});
+
+describe("GET /api/discounts and /api/discounts/:id", () => {
+  it("lists the company's codes newest first, searchable by code, paginated", async () => {
+    const first = (await create({ code: "FIRST", kind: "percentage", amount: "5", scope: "order" })).body.discount;
+    const second = (await create({ code: "SECOND", kind: "percentage", amount: "5", scope: "order" })).body.discount;
+    await create({ code: "FOREIGN", kind: "percentage", amount: "5", scope: "order" }, globex.token);
+    const response = await call("GET", "/api/discounts", { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.discounts).toEqual([second, first]);
+    expect(response.body.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 2, per_page: 25 });
+    const found = await call("GET", "/api/discounts?search_query=sec", { token: acme.token });
+    expect(found.body.discounts.map((d: { code: string }) => d.code)).toEqual(["SECOND"]);
+    expect((await call("GET", "/api/discounts?per_page=0", { token: acme.token })).status).toBe(422);
+  });
+
+  it("shows a code; another company's or an unknown id is a 404", async () => {
+    const discount = (await create({ code: "SHOWN", kind: "percentage", amount: "5", scope: "order" })).body.discount;
+    const shown = await call("GET", `/api/discounts/${discount.id}`, { token: acme.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body.discount).toEqual(discount);
+    expect((await call("GET", `/api/discounts/${discount.id}`, { token: globex.token })).status).toBe(404);
+    expect((await call("GET", "/api/discounts/999999", { token: acme.token })).status).toBe(404);
+  });
+});
+
+describe("PUT /api/discounts/:id", () => {
+  it("changes only the members sent, and checks the rules on the result", async () => {
+    const discount = (await create({ code: "EDIT", kind: "percentage", amount: "5", scope: "order", starts_at: "2026-01-01T00:00:00Z" })).body.discount;
+    const response = await update(discount.id, { code: "edited", amount: "7.5", active: false, ends_at: "2026-03-01T00:00:00Z" });
+    expect(response.status).toBe(200);
+    expect(response.body.discount).toMatchObject({ code: "EDITED", kind: "percentage", amount: "7.5", scope: "order", active: false, ends_at: "2026-03-01T00:00:00.000Z" });
+
+    const switched = await update(discount.id, { kind: "fixed_amount" });
+    expect(switched.body.discount.amount).toBe("7.50");
+    const cleared = await update(discount.id, { ends_at: null, usage_limit: null });
+    expect(cleared.body.discount).toMatchObject({ ends_at: null, usage_limit: null });
+  });
+
+  it("answers 422 when the result breaks a rule, and changes nothing", async () => {
+    await create({ code: "OTHER", kind: "percentage", amount: "5", scope: "order" });
+    const discount = (await create({ code: "KEEP", kind: "fixed_amount", amount: "150", scope: "order", starts_at: "2026-01-01T00:00:00Z" })).body.discount;
+    const responses = await Promise.all([
+      update(discount.id, { kind: "percentage" }),
+      update(discount.id, { code: "other" }),
+      update(discount.id, { ends_at: "2025-01-01T00:00:00Z" }),
+      update(discount.id, { product_ids: [1] }),
+    ]);
+    expect(responses.map((r) => r.status)).toEqual([422, 422, 422, 422]);
+    expect(responses.map((r) => Object.keys(r.body.errors))).toEqual([
+      ["discount.amount"],
+      ["discount.code"],
+      ["discount.ends_at"],
+      ["discount.product_ids"],
+    ]);
+    expect((await call("GET", `/api/discounts/${discount.id}`, { token: acme.token })).body.discount).toEqual(discount);
+  });
+
+  it("answers 404 for another company's code and changes nothing", async () => {
+    const discount = (await create({ code: "MINE", kind: "percentage", amount: "5", scope: "order" })).body.discount;
+    expect((await update(discount.id, { active: false }, globex.token)).status).toBe(404);
+    expect((await t.db.prisma.discount.findUniqueOrThrow({ where: { id: discount.id } })).active).toBe(true);
+  });
+});
+
+describe("DELETE /api/discounts/:id", () => {
+  it("removes the code and returns it; a second delete or another company's is a 404", async () => {
+    const discount = (await create({ code: "GONE", kind: "percentage", amount: "5", scope: "order" })).body.discount;
+    expect((await call("DELETE", `/api/discounts/${discount.id}`, { token: globex.token })).status).toBe(404);
+    const response = await call("DELETE", `/api/discounts/${discount.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.discount).toEqual(discount);
+    expect(await t.db.prisma.discount.count()).toBe(0);
+    expect((await call("DELETE", `/api/discounts/${discount.id}`, { token: acme.token })).status).toBe(404);
+  });
+});

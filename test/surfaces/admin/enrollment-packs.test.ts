@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestProduct } from "../../helpers/catalog.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let variantA: number;
+let variantB: number;
+let foreignVariant: number;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  variantA = (await createTestProduct(t.db.prisma, acme.id)).variants[0]!.id;
+  variantB = (await createTestProduct(t.db.prisma, acme.id)).variants[0]!.id;
+  foreignVariant = (await createTestProduct(t.db.prisma, globex.id)).variants[0]!.id;
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.enrollmentPack.deleteMany();
+});
+
+const create = (enrollment_pack: unknown, token = acme.token) => call("POST", "/api/enrollment_packs", { token, body: { enrollment_pack } });
+const update = (id: number, enrollment_pack: unknown, token = acme.token) =>
+  call("PUT", `/api/enrollment_packs/${id}`, { token, body: { enrollment_pack } });
+
+describe("POST /api/enrollment_packs", () => {
+  it("creates a pack with the company's variants: 201", async () => {
+    const response = await create({ title: "Starter kit", price: "49", variant_ids: [variantA, variantB, variantA] });
+    expect(response.status).toBe(201);
+    expect(response.body.enrollment_pack).toEqual({
+      id: expect.any(Number),
+      title: "Starter kit",
+      price: "49.00",
+      active: true,
+      variant_ids: [variantA, variantB],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect((await create({ title: "Bare", price: "1.125" })).body.enrollment_pack).toMatchObject({ price: "1.125", variant_ids: [] });
+  });
+
+  it("answers 422 for another company's or unknown variants and over-precise prices, writing nothing", async () => {
+    const response = await create({ title: "Bad", price: "49.0001", variant_ids: [variantA, foreignVariant, 999999] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "enrollment_pack.price": ["must be an amount with at most 3 decimal places"],
+      "enrollment_pack.variant_ids": [`contains ids that are not variants of this company: ${foreignVariant}, 999999`],
+    });
+    const malformed = await create({ price: "-1", variant_ids: "all" });
+    expect(Object.keys(malformed.body.errors).sort()).toEqual(["enrollment_pack.price", "enrollment_pack.title", "enrollment_pack.variant_ids"]);
+    expect(await t.db.prisma.enrollmentPack.count()).toBe(0);
+    expect((await call("POST", "/api/enrollment_packs", { body: { enrollment_pack: { title: "X", price: "1" } } })).status).toBe(401);
+  });
+});
+
+describe("GET, PUT and DELETE /api/enrollment_packs", () => {
+  it("lists and shows the company's packs only", async () => {
+    const pack = (await create({ title: "Mine", price: "10" })).body.enrollment_pack;
+    await create({ title: "Theirs", price: "10" }, globex.token);
+    const list = await call("GET", "/api/enrollment_packs", { token: acme.token });
+    expect(list.body.enrollment_packs).toEqual([pack]);
+    expect(list.body.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 1, per_page: 25 });
+    expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack).toEqual(pack);
+    expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: globex.token })).status).toBe(404);
+  });
+
+  it("updates the members sent; variant_ids replaces the contents", async () => {
+    const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA] })).body.enrollment_pack;
+    const response = await update(pack.id, { variant_ids: [variantB], active: false });
+    expect(response.status).toBe(200);
+    expect(response.body.enrollment_pack).toMatchObject({ title: "Kit", price: "49.00", active: false, variant_ids: [variantB] });
+    const renamed = await update(pack.id, { title: "Kit 2", price: "59.5" });
+    expect(renamed.body.enrollment_pack).toMatchObject({ title: "Kit 2", price: "59.50", variant_ids: [variantB] });
+  });
+
+  it("answers 422 or 404 on update and changes nothing", async () => {
+    const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA] })).body.enrollment_pack;
+    expect((await update(pack.id, { variant_ids: [foreignVariant] })).status).toBe(422);
+    expect((await update(pack.id, { title: "" })).status).toBe(422);
+    expect((await update(pack.id, { title: "Stolen" }, globex.token)).status).toBe(404);
+    expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack).toEqual(pack);
+  });
+
+  it("hides deleted variants from a pack", async () => {
+    const product = await createTestProduct(t.db.prisma, acme.id);
+    const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA, product.variants[0]!.id] })).body.enrollment_pack;
+    await call("DELETE", `/api/products/${product.id}`, { token: acme.token });
+    expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack.variant_ids).toEqual([variantA]);
+  });
+
+  it("deletes a pack; another company's or a second delete is a 404", async () => {
+    const pack = (await create({ title: "Gone", price: "1", variant_ids: [variantA] })).body.enrollment_pack;
+    expect((await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: globex.token })).status).toBe(404);
+    const response = await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.enrollment_pack).toEqual(pack);
+    expect(await t.db.prisma.enrollmentPack.count()).toBe(0);
+    expect((await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).status).toBe(404);
+  });
+});

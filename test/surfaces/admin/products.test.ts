@@ -1,0 +1,361 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestProduct } from "../../helpers/catalog.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.product.deleteMany();
+});
+
+const create = (product: unknown, token = acme.token) => call("POST", "/api/products", { token, body: { product } });
+const update = (id: number, product: unknown, token = acme.token) => call("PUT", `/api/products/${id}`, { token, body: { product } });
+
+const shirt = {
+  title: "T-shirt",
+  description: "Soft cotton",
+  image_url: "https://cdn.example.com/shirt.png",
+  variants: [
+    {
+      sku: "TS-S",
+      title: "Small",
+      prices: [
+        { country_code: "US", price: "19.99", rep_price: "15.00" },
+        { country_code: "JP", price: "2500" },
+      ],
+      cv: 10,
+      qv: 5,
+      inventory_quantity: 100,
+      image_url: "https://cdn.example.com/shirt-s.png",
+    },
+    { sku: "TS-M", prices: [{ country_code: "KW", price: "1.5" }], inventory_quantity: null, tax_category: "exempt", active: false },
+  ],
+};
+
+async function rowCounts() {
+  return {
+    products: await t.db.prisma.product.count(),
+    variants: await t.db.prisma.variant.count(),
+    prices: await t.db.prisma.variantPrice.count(),
+  };
+}
+
+describe("POST /api/products", () => {
+  it("creates a product with nested variants: 201, ids, prices as decimal strings per currency", async () => {
+    const response = await create(shirt);
+    expect(response.status).toBe(201);
+    const product = response.body.product;
+    expect(product).toMatchObject({ title: "T-shirt", description: "Soft cotton", image_url: "https://cdn.example.com/shirt.png", active: true });
+    expect(product.id).toEqual(expect.any(Number));
+    expect(product.variants).toHaveLength(2);
+    const [small, medium] = product.variants;
+    expect(small).toMatchObject({
+      product_id: product.id,
+      sku: "TS-S",
+      title: "Small",
+      cv: 10,
+      qv: 5,
+      inventory_quantity: 100,
+      tax_category: "standard",
+      active: true,
+      image_url: "https://cdn.example.com/shirt-s.png",
+      prices: [
+        { country_code: "US", currency_code: "USD", price: "19.99", rep_price: "15.00" },
+        { country_code: "JP", currency_code: "JPY", price: "2500", rep_price: null },
+      ],
+    });
+    expect(small.id).toEqual(expect.any(Number));
+    expect(medium).toMatchObject({
+      sku: "TS-M",
+      title: null,
+      cv: 0,
+      qv: 0,
+      inventory_quantity: null,
+      tax_category: "exempt",
+      active: false,
+      prices: [{ country_code: "KW", currency_code: "KWD", price: "1.500", rep_price: null }],
+    });
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+
+    const stored = await t.db.prisma.variantPrice.findMany({ where: { variant_id: small.id }, orderBy: { id: "asc" } });
+    expect(stored.map((price) => [price.price, price.rep_price])).toEqual([[1999, 1500], [2500, null]]);
+    expect((await t.db.prisma.product.findUniqueOrThrow({ where: { id: product.id } })).company_id).toBe(acme.id);
+  });
+
+  it("treats an omitted inventory_quantity as untracked and accepts lower-case country codes", async () => {
+    const response = await create({ title: "Mug", variants: [{ sku: "MUG", prices: [{ country_code: "gb", price: "7" }] }] });
+    expect(response.status).toBe(201);
+    expect(response.body.product.variants[0]).toMatchObject({
+      inventory_quantity: null,
+      prices: [{ country_code: "GB", currency_code: "GBP", price: "7.00", rep_price: null }],
+    });
+  });
+
+  it("answers 422 for amounts the currency cannot hold, negative values and unknown countries, and writes nothing", async () => {
+    const response = await create({
+      title: "Bad",
+      variants: [
+        {
+          sku: "BAD-1",
+          prices: [
+            { country_code: "JP", price: "2500.5" },
+            { country_code: "US", price: "19.999", rep_price: "1.001" },
+            { country_code: "KW", price: "1.0005" },
+            { country_code: "ZZ", price: "1.00" },
+          ],
+        },
+      ],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.error_code).toBe("validation_failed");
+    expect(response.body.errors).toEqual({
+      "product.variants.0.prices.0.price": ["must be an amount in JPY with at most 0 decimal place(s)"],
+      "product.variants.0.prices.1.price": ["must be an amount in USD with at most 2 decimal place(s)"],
+      "product.variants.0.prices.1.rep_price": ["must be an amount in USD with at most 2 decimal place(s)"],
+      "product.variants.0.prices.2.price": ["must be an amount in KWD with at most 3 decimal place(s)"],
+      "product.variants.0.prices.3.country_code": ["is not a known country"],
+    });
+
+    const negative = await create({
+      title: "Negative",
+      variants: [{ sku: "NEG", prices: [{ country_code: "US", price: "-1.00", rep_price: "1e3" }], cv: -1, qv: 1.5, inventory_quantity: -3 }],
+    });
+    expect(negative.status).toBe(422);
+    expect(Object.keys(negative.body.errors).sort()).toEqual([
+      "product.variants.0.cv",
+      "product.variants.0.inventory_quantity",
+      "product.variants.0.prices.0.price",
+      "product.variants.0.prices.0.rep_price",
+      "product.variants.0.qv",
+    ]);
+    expect(await rowCounts()).toEqual({ products: 0, variants: 0, prices: 0 });
+  });
+
+  it("answers 422 for a repeated country in one variant's prices", async () => {
+    const response = await create({
+      title: "Twice",
+      variants: [{ sku: "TW", prices: [{ country_code: "US", price: "1.00" }, { country_code: "us", price: "2.00" }] }],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "product.variants.0.prices.1.country_code": ["appears more than once"] });
+  });
+
+  it("answers 422 for missing or malformed members", async () => {
+    const response = await create({ description: 5, image_url: "javascript:alert(1)", variants: [] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors["product.title"]).toEqual(["is required"]);
+    expect(Object.keys(response.body.errors).sort()).toEqual(["product.description", "product.image_url", "product.title", "product.variants"]);
+
+    const variantErrors = await create({ title: "X", variants: [{ prices: [], tax_category: "luxury" }] });
+    expect(Object.keys(variantErrors.body.errors).sort()).toEqual([
+      "product.variants.0.prices",
+      "product.variants.0.sku",
+      "product.variants.0.tax_category",
+    ]);
+    expect((await call("POST", "/api/products", { token: acme.token, body: {} })).body.errors).toEqual({ product: ["is required"] });
+    expect(await rowCounts()).toEqual({ products: 0, variants: 0, prices: 0 });
+  });
+
+  it("keeps skus unique per company: taken, repeated in the request, or held by a deleted product", async () => {
+    const existing = await createTestProduct(t.db.prisma, acme.id, { variants: [{ sku: "TAKEN", prices: [{ country_code: "US", price: "1.00" }] }] });
+    const before = await rowCounts();
+
+    const taken = await create({ title: "Clash", variants: [{ sku: "FREE", prices: [{ country_code: "US", price: "1.00" }] }, { sku: "TAKEN", prices: [{ country_code: "US", price: "1.00" }] }] });
+    expect(taken.status).toBe(422);
+    expect(taken.body.errors).toEqual({ "product.variants.1.sku": ["has already been taken"] });
+
+    const repeated = await create({ title: "Twice", variants: [{ sku: "NEW", prices: [{ country_code: "US", price: "1.00" }] }, { sku: "NEW", prices: [{ country_code: "US", price: "1.00" }] }] });
+    expect(repeated.body.errors).toEqual({ "product.variants.1.sku": ["is used by more than one variant in this request"] });
+    expect(await rowCounts()).toEqual(before);
+
+    expect((await create({ title: "Elsewhere", variants: [{ sku: "TAKEN", prices: [{ country_code: "US", price: "1.00" }] }] }, globex.token)).status).toBe(201);
+
+    await call("DELETE", `/api/products/${existing.id}`, { token: acme.token });
+    const afterDelete = await create({ title: "Again", variants: [{ sku: "TAKEN", prices: [{ country_code: "US", price: "1.00" }] }] });
+    expect(afterDelete.status).toBe(422);
+    expect(afterDelete.body.errors).toEqual({ "product.variants.0.sku": ["has already been taken (by a deleted product's variant)"] });
+  });
+
+  it("lets exactly one of two racing requests claim a sku", async () => {
+    const body = { title: "Race", variants: [{ sku: "RACE", prices: [{ country_code: "US", price: "1.00" }] }] };
+    const results = await Promise.all(Array.from({ length: 4 }, () => create(body)));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422]);
+    expect(await t.db.prisma.variant.count({ where: { sku: "RACE" } })).toBe(1);
+  });
+
+  it("answers 401 without a valid token and writes nothing", async () => {
+    for (const headers of [{}, { authorization: "Bearer sct_unknown" }] as Record<string, string>[]) {
+      const response = await call("POST", "/api/products", { headers, body: { product: shirt } });
+      expect(response.status).toBe(401);
+    }
+    expect(await rowCounts()).toEqual({ products: 0, variants: 0, prices: 0 });
+  });
+});
+
+describe("GET /api/products", () => {
+  it("lists the company's live products newest first, with variants and pagination", async () => {
+    const first = await createTestProduct(t.db.prisma, acme.id, { title: "First" });
+    const second = await createTestProduct(t.db.prisma, acme.id, { title: "Second" });
+    const deleted = await createTestProduct(t.db.prisma, acme.id, { title: "Deleted" });
+    await createTestProduct(t.db.prisma, globex.id, { title: "Foreign" });
+    await call("DELETE", `/api/products/${deleted.id}`, { token: acme.token });
+
+    const response = await call("GET", "/api/products", { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.products.map((p: { id: number }) => p.id)).toEqual([second.id, first.id]);
+    expect(response.body.products[0].variants[0].prices).toEqual([{ country_code: "US", currency_code: "USD", price: "19.99", rep_price: "15.00" }]);
+    expect(response.body.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 2, per_page: 25 });
+
+    const paged = await call("GET", "/api/products?page=2&per_page=1", { token: acme.token });
+    expect(paged.body.products.map((p: { id: number }) => p.id)).toEqual([first.id]);
+    expect(paged.body.meta.pagination).toEqual({ current_page: 2, total_pages: 2, total_count: 2, per_page: 1 });
+  });
+
+  it("searches titles and variant skus case-insensitively, treating wildcards literally", async () => {
+    const boots = await createTestProduct(t.db.prisma, acme.id, { title: "Hiking Boots" });
+    const socks = await createTestProduct(t.db.prisma, acme.id, { title: "Socks", variants: [{ sku: "WOOL_100%", prices: [{ country_code: "US", price: "5.00" }] }] });
+    await createTestProduct(t.db.prisma, globex.id, { title: "Boots elsewhere" });
+
+    const search = async (q: string) =>
+      (await call("GET", `/api/products?search_query=${encodeURIComponent(q)}`, { token: acme.token })).body.products.map((p: { id: number }) => p.id);
+    expect(await search("boots")).toEqual([boots.id]);
+    expect(await search("wool_100")).toEqual([socks.id]);
+    expect(await search("%")).toEqual([socks.id]);
+    expect(await search("nothing")).toEqual([]);
+  });
+
+  it("answers 422 for out-of-range pagination and 401 without a token", async () => {
+    expect((await call("GET", "/api/products?per_page=101", { token: acme.token })).status).toBe(422);
+    expect((await call("GET", "/api/products?page=0", { token: acme.token })).status).toBe(422);
+    expect((await call("GET", "/api/products")).status).toBe(401);
+  });
+});
+
+describe("GET /api/products/:id", () => {
+  it("shows a product; another company's, an unknown, a malformed or a deleted id is a 404", async () => {
+    const product = await createTestProduct(t.db.prisma, acme.id);
+    const shown = await call("GET", `/api/products/${product.id}`, { token: acme.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body.product).toEqual(product);
+
+    expect((await call("GET", `/api/products/${product.id}`, { token: globex.token })).status).toBe(404);
+    expect((await call("GET", "/api/products/999999", { token: acme.token })).status).toBe(404);
+    expect((await call("GET", "/api/products/abc", { token: acme.token })).status).toBe(404);
+    await call("DELETE", `/api/products/${product.id}`, { token: acme.token });
+    const gone = await call("GET", `/api/products/${product.id}`, { token: acme.token });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error_code).toBe("not_found");
+  });
+});
+
+describe("PUT /api/products/:id", () => {
+  it("changes only the members sent", async () => {
+    const product = (await create(shirt)).body.product;
+    const response = await update(product.id, { title: "Tee", active: false });
+    expect(response.status).toBe(200);
+    expect(response.body.product).toMatchObject({ title: "Tee", active: false, description: "Soft cotton", image_url: "https://cdn.example.com/shirt.png" });
+    expect(response.body.product.variants).toEqual(product.variants.map((v: object) => ({ ...v, updated_at: expect.any(String) })));
+  });
+
+  it("updates variants with an id (prices replaced), adds those without, leaves the rest", async () => {
+    const product = (await create(shirt)).body.product;
+    const [small, medium] = product.variants;
+    const response = await update(product.id, {
+      variants: [
+        { id: small.id, sku: "TS-S2", inventory_quantity: null, prices: [{ country_code: "CA", price: "24.50", rep_price: "20" }] },
+        { sku: "TS-L", title: "Large", prices: [{ country_code: "US", price: "21.00" }], cv: 12 },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const variants = response.body.product.variants;
+    expect(variants.map((v: { sku: string }) => v.sku)).toEqual(["TS-S2", "TS-M", "TS-L"]);
+    expect(variants[0]).toMatchObject({
+      id: small.id,
+      title: "Small",
+      cv: 10,
+      inventory_quantity: null,
+      prices: [{ country_code: "CA", currency_code: "CAD", price: "24.50", rep_price: "20.00" }],
+    });
+    expect(variants[1]).toEqual({ ...medium, updated_at: expect.any(String) });
+    expect(variants[2]).toMatchObject({ title: "Large", cv: 12, inventory_quantity: null, prices: [{ country_code: "US", price: "21.00" }] });
+    expect(await t.db.prisma.variantPrice.count({ where: { variant_id: small.id } })).toBe(1);
+  });
+
+  it("lets a variant keep its own sku and swap in a new one", async () => {
+    const product = (await create(shirt)).body.product;
+    const response = await update(product.id, { variants: [{ id: product.variants[0].id, sku: "TS-S", title: "Still small" }] });
+    expect(response.status).toBe(200);
+    expect(response.body.product.variants[0]).toMatchObject({ sku: "TS-S", title: "Still small" });
+  });
+
+  it("answers 422 for another product's variant id, a taken sku, a new variant without sku or prices, and changes nothing", async () => {
+    const product = (await create(shirt)).body.product;
+    const other = await createTestProduct(t.db.prisma, acme.id, { variants: [{ sku: "OTHER", prices: [{ country_code: "US", price: "1.00" }] }] });
+    const before = await t.db.prisma.variant.findMany({ orderBy: { id: "asc" }, include: { prices: true } });
+
+    const response = await update(product.id, {
+      title: "Changed",
+      variants: [
+        { id: other.variants[0]!.id, title: "Stolen" },
+        { id: product.variants[0].id, sku: "OTHER" },
+        { id: product.variants[1].id, prices: [{ country_code: "JP", price: "10.5" }] },
+      ],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "product.variants.0.id": ["is not a variant of this product"],
+      "product.variants.1.sku": ["has already been taken"],
+      "product.variants.2.prices.0.price": ["must be an amount in JPY with at most 0 decimal place(s)"],
+    });
+    const incomplete = await update(product.id, { variants: [{ title: "No sku" }] });
+    expect(incomplete.body.errors).toEqual({ "product.variants.0.sku": ["is required"], "product.variants.0.prices": ["is required"] });
+
+    expect(await t.db.prisma.variant.findMany({ orderBy: { id: "asc" }, include: { prices: true } })).toEqual(before);
+    expect((await t.db.prisma.product.findUniqueOrThrow({ where: { id: product.id } })).title).toBe("T-shirt");
+  });
+
+  it("answers 404 for another company's product and for a deleted one", async () => {
+    const product = await createTestProduct(t.db.prisma, acme.id);
+    const response = await update(product.id, { title: "Hijacked" }, globex.token);
+    expect(response.status).toBe(404);
+    expect((await t.db.prisma.product.findUniqueOrThrow({ where: { id: product.id } })).title).toBe(product.title);
+    await call("DELETE", `/api/products/${product.id}`, { token: acme.token });
+    expect((await update(product.id, { title: "Revived" })).status).toBe(404);
+  });
+});
+
+describe("DELETE /api/products/:id", () => {
+  it("soft-deletes the product and its variants; the rows stay for carts", async () => {
+    const product = (await create(shirt)).body.product;
+    const response = await call("DELETE", `/api/products/${product.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.product).toEqual({ id: product.id, deleted_at: expect.any(String) });
+    const row = await t.db.prisma.product.findUniqueOrThrow({ where: { id: product.id }, include: { variants: true } });
+    expect(row.deleted_at?.toISOString()).toBe(response.body.product.deleted_at);
+    expect(row.variants.map((v) => v.deleted_at?.toISOString())).toEqual([response.body.product.deleted_at, response.body.product.deleted_at]);
+    expect((await call("GET", "/api/products", { token: acme.token })).body.products).toEqual([]);
+    expect((await call("DELETE", `/api/products/${product.id}`, { token: acme.token })).status).toBe(404);
+  });
+
+  it("answers 404 for another company's product and deletes nothing", async () => {
+    const product = await createTestProduct(t.db.prisma, acme.id);
+    expect((await call("DELETE", `/api/products/${product.id}`, { token: globex.token })).status).toBe(404);
+    expect((await t.db.prisma.product.findUniqueOrThrow({ where: { id: product.id } })).deleted_at).toBeNull();
+  });
+});

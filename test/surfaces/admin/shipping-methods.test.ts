@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.shippingMethod.deleteMany();
+});
+
+const create = (shipping_method: unknown, token = acme.token) => call("POST", "/api/shipping_methods", { token, body: { shipping_method } });
+const update = (id: number, shipping_method: unknown, token = acme.token) =>
+  call("PUT", `/api/shipping_methods/${id}`, { token, body: { shipping_method } });
+
+describe("POST /api/shipping_methods", () => {
+  it("creates a method with amounts in the country's currency: 201", async () => {
+    const response = await create({ name: "Standard", country_code: "US", price: "5", free_over: "100.00" });
+    expect(response.status).toBe(201);
+    expect(response.body.shipping_method).toEqual({
+      id: expect.any(Number),
+      name: "Standard",
+      country_code: "US",
+      currency_code: "USD",
+      price: "5.00",
+      free_over: "100.00",
+      active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const row = await t.db.prisma.shippingMethod.findFirstOrThrow();
+    expect([row.company_id, row.price, row.free_over]).toEqual([acme.id, 500, 10000]);
+
+    const yen = await create({ name: "Japan Post", country_code: "jp", price: "800", active: false });
+    expect(yen.body.shipping_method).toMatchObject({ country_code: "JP", currency_code: "JPY", price: "800", free_over: null, active: false });
+  });
+
+  it("answers 422 for amounts the currency cannot hold, unknown countries and bad members, writing nothing", async () => {
+    const amounts = await create({ name: "Bad", country_code: "KW", price: "1.2345", free_over: "10.0001" });
+    expect(amounts.status).toBe(422);
+    expect(amounts.body.errors).toEqual({
+      "shipping_method.price": ["must be an amount in KWD with at most 3 decimal place(s)"],
+      "shipping_method.free_over": ["must be an amount in KWD with at most 3 decimal place(s)"],
+    });
+    expect((await create({ name: "Nowhere", country_code: "ZZ", price: "1.00" })).body.errors).toEqual({
+      "shipping_method.country_code": ["is not a known country"],
+    });
+    const malformed = await create({ name: "", country_code: "USA", price: "-5.00" });
+    expect(Object.keys(malformed.body.errors).sort()).toEqual(["shipping_method.country_code", "shipping_method.name", "shipping_method.price"]);
+    expect(await t.db.prisma.shippingMethod.count()).toBe(0);
+  });
+
+  it("answers 401 without a token", async () => {
+    expect((await call("POST", "/api/shipping_methods", { body: { shipping_method: { name: "X", country_code: "US", price: "1.00" } } })).status).toBe(401);
+  });
+});
+
+describe("GET /api/shipping_methods and /api/shipping_methods/:id", () => {
+  it("lists the company's methods newest first, filtered by country", async () => {
+    const us = (await create({ name: "US", country_code: "US", price: "5.00" })).body.shipping_method;
+    const ca = (await create({ name: "CA", country_code: "CA", price: "7.00" })).body.shipping_method;
+    await create({ name: "Foreign", country_code: "US", price: "1.00" }, globex.token);
+    const all = await call("GET", "/api/shipping_methods", { token: acme.token });
+    expect(all.status).toBe(200);
+    expect(all.body.shipping_methods).toEqual([ca, us]);
+    expect(all.body.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 2, per_page: 25 });
+    const usOnly = await call("GET", "/api/shipping_methods?country_code=us", { token: acme.token });
+    expect(usOnly.body.shipping_methods).toEqual([us]);
+    expect((await call("GET", "/api/shipping_methods?country_code=USA", { token: acme.token })).status).toBe(422);
+  });
+
+  it("shows a method; another company's is a 404", async () => {
+    const method = (await create({ name: "US", country_code: "US", price: "5.00" })).body.shipping_method;
+    expect((await call("GET", `/api/shipping_methods/${method.id}`, { token: acme.token })).body.shipping_method).toEqual(method);
+    expect((await call("GET", `/api/shipping_methods/${method.id}`, { token: globex.token })).status).toBe(404);
+  });
+});
+
+describe("PUT /api/shipping_methods/:id", () => {
+  it("changes only the members sent; free_over null removes the threshold", async () => {
+    const method = (await create({ name: "Standard", country_code: "US", price: "5.00", free_over: "100.00" })).body.shipping_method;
+    const renamed = await update(method.id, { name: "Ground" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.shipping_method).toMatchObject({ name: "Ground", price: "5.00", free_over: "100.00" });
+    const cleared = await update(method.id, { free_over: null, price: "6.5" });
+    expect(cleared.body.shipping_method).toMatchObject({ price: "6.50", free_over: null });
+    const sameCurrency = await update(method.id, { country_code: "US" });
+    expect(sameCurrency.status).toBe(200);
+  });
+
+  it("needs the amounts restated when the country's currency changes", async () => {
+    const method = (await create({ name: "Standard", country_code: "DE", price: "5.00", free_over: "50.00" })).body.shipping_method;
+    expect((await update(method.id, { country_code: "FR" })).body.shipping_method).toMatchObject({ country_code: "FR", currency_code: "EUR", price: "5.00" });
+    const missing = await update(method.id, { country_code: "JP" });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual({
+      "shipping_method.price": ["is required when the country's currency changes"],
+      "shipping_method.free_over": ["is required when the country's currency changes"],
+    });
+    const wrongDecimals = await update(method.id, { country_code: "JP", price: "500.50", free_over: "5000" });
+    expect(wrongDecimals.body.errors).toEqual({ "shipping_method.price": ["must be an amount in JPY with at most 0 decimal place(s)"] });
+    expect((await call("GET", `/api/shipping_methods/${method.id}`, { token: acme.token })).body.shipping_method).toMatchObject({ country_code: "FR", price: "5.00" });
+    const moved = await update(method.id, { country_code: "JP", price: "500", free_over: "5000" });
+    expect(moved.body.shipping_method).toMatchObject({ country_code: "JP", currency_code: "JPY", price: "500", free_over: "5000" });
+  });
+
+  it("answers 404 for another company's method and changes nothing", async () => {
+    const method = (await create({ name: "Mine", country_code: "US", price: "5.00" })).body.shipping_method;
+    expect((await update(method.id, { name: "Theirs" }, globex.token)).status).toBe(404);
+    expect((await t.db.prisma.shippingMethod.findUniqueOrThrow({ where: { id: method.id } })).name).toBe("Mine");
+  });
+});
+
+describe("DELETE /api/shipping_methods/:id", () => {
+  it("removes the method; another company's or a second delete is a 404", async () => {
+    const method = (await create({ name: "Gone", country_code: "US", price: "5.00" })).body.shipping_method;
+    expect((await call("DELETE", `/api/shipping_methods/${method.id}`, { token: globex.token })).status).toBe(404);
+    const response = await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.shipping_method).toEqual(method);
+    expect(await t.db.prisma.shippingMethod.count()).toBe(0);
+    expect((await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token })).status).toBe(404);
+  });
+
+  it("answers 409 while another table still refers to the method, and keeps it", async () => {
+    const method = (await create({ name: "Used", country_code: "US", price: "5.00" })).body.shipping_method;
+    // Stands in for carts that chose the method: any foreign key to it must block the delete.
+    await t.db.sql.query("CREATE TABLE chosen_methods (shipping_method_id integer NOT NULL REFERENCES shipping_methods(id))");
+    await t.db.sql.query("INSERT INTO chosen_methods VALUES ($1)", [method.id]);
+    try {
+      const response = await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token });
+      expect(response.status).toBe(409);
+      expect(response.body.error_code).toBe("in_use");
+      expect(await t.db.prisma.shippingMethod.count()).toBe(1);
+    } finally {
+      await t.db.sql.query("DROP TABLE chosen_methods");
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.taxRate.deleteMany();
+});
+
+const put = (country: string, rate: unknown, token = acme.token) => call("PUT", `/api/tax_rates/${country}`, { token, body: { tax_rate: { rate } } });
+
+describe("PUT /api/tax_rates/:country_code", () => {
+  it("sets the company's rate for a country, then replaces it", async () => {
+    const created = await put("US", "8.25");
+    expect(created.status).toBe(200);
+    expect(created.body.tax_rate).toEqual({ id: expect.any(Number), country_code: "US", country_name: "United States", rate: "8.25", updated_at: expect.any(String) });
+    const replaced = await put("us", "7");
+    expect(replaced.body.tax_rate).toMatchObject({ id: created.body.tax_rate.id, country_code: "US", rate: "7" });
+    expect((await put("DE", "0")).body.tax_rate.rate).toBe("0");
+    expect((await put("FR", "100")).body.tax_rate.rate).toBe("100");
+    expect((await put("GB", "12.3456")).body.tax_rate.rate).toBe("12.3456");
+    expect(await t.db.prisma.taxRate.count({ where: { company_id: acme.id } })).toBe(4);
+  });
+
+  it("keeps each company's rates apart", async () => {
+    await put("US", "8.25");
+    await put("US", "5", globex.token);
+    const acmeRates = await call("GET", "/api/tax_rates", { token: acme.token });
+    expect(acmeRates.body.tax_rates.map((r: { rate: string }) => r.rate)).toEqual(["8.25"]);
+  });
+
+  it("answers 422 for rates outside 0..100, over 4 decimals or not decimal strings, and changes nothing", async () => {
+    await put("US", "8.25");
+    for (const rate of ["100.0001", "-1", "8.12345", "abc", 8.25]) {
+      const response = await put("US", rate);
+      expect(response.status, String(rate)).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(["tax_rate.rate"]);
+    }
+    expect((await call("PUT", "/api/tax_rates/US", { token: acme.token, body: {} })).body.errors).toEqual({ tax_rate: ["is required"] });
+    expect((await call("GET", "/api/tax_rates", { token: acme.token })).body.tax_rates.map((r: { rate: string }) => r.rate)).toEqual(["8.25"]);
+  });
+
+  it("answers 404 for an unknown or malformed country code, and 401 without a token", async () => {
+    expect((await put("ZZ", "5")).status).toBe(404);
+    expect((await put("USA", "5")).status).toBe(404);
+    expect((await call("PUT", "/api/tax_rates/US", { body: { tax_rate: { rate: "5" } } })).status).toBe(401);
+    expect(await t.db.prisma.taxRate.count()).toBe(0);
+  });
+});
+
+describe("GET /api/tax_rates", () => {
+  it("lists the company's rates by country code with pagination", async () => {
+    await put("US", "8.25");
+    await put("CA", "5");
+    const response = await call("GET", "/api/tax_rates", { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.tax_rates.map((r: { country_code: string }) => r.country_code)).toEqual(["CA", "US"]);
+    expect(response.body.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 2, per_page: 100 });
+    expect((await call("GET", "/api/tax_rates")).status).toBe(401);
+  });
+});
