@@ -58,7 +58,6 @@ CREATE TABLE "conversations" (
     "avatar_background_color" TEXT,
     "avatar_emoji" TEXT,
     "avatar_url" TEXT,
-    "last_activity_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL,
 
@@ -118,7 +117,7 @@ CREATE INDEX "custom_pages_company_id_position_idx" ON "custom_pages"("company_i
 CREATE UNIQUE INDEX "custom_page_translations_custom_page_id_lang_key" ON "custom_page_translations"("custom_page_id", "lang");
 
 -- CreateIndex
-CREATE INDEX "conversations_company_id_last_activity_at_idx" ON "conversations"("company_id", "last_activity_at");
+CREATE INDEX "conversations_company_id_created_at_idx" ON "conversations"("company_id", "created_at");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "conversations_company_id_direct_key_key" ON "conversations"("company_id", "direct_key");
