@@ -21,7 +21,8 @@ const optionalText = (max: number) => z.string().trim().max(max).nullable().opti
 
 export const conversationCreateBody = z.object({
   conversation: z.object({
-    type: z.enum(conversationTypes),
+    // zod reports a missing enum as an invalid option; the platform's wording is "is required".
+    type: z.enum(conversationTypes, { error: (issue) => (issue.input === undefined ? "is required" : undefined) }),
     name: optionalText(255),
     description: optionalText(5000),
     announcing: z.boolean().optional(),

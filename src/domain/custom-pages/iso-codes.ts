@@ -1,5 +1,6 @@
 // ISO 3166-1 user-assigned codes name no country, although ICU gives some a display name.
-const USER_ASSIGNED_REGION = /^(aa|q[m-z]|x[a-z]|zz)$/;
+// XK (Kosovo) is the exception every commerce platform ships to.
+const USER_ASSIGNED_REGION = /^(aa|q[m-z]|x[a-jl-z]|zz)$/;
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
 const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
