@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateOpenApi } from "../../../src/openapi-document.js";
 import { subdomainLabel } from "../../../src/surfaces/admin/company-server.js";
 import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
@@ -73,5 +74,37 @@ describe("the company server's host check", () => {
   it("leaves routes outside the company server alone", async () => {
     const response = await call("GET", "/api/droplet_installations", { token: acme.token, headers: { host: `${slug(globex)}.example.com` } });
     expect(response.status).toBe(200);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("lists the company server entry on every company-server operation, and only there", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const operations = Object.entries(document.paths as Record<string, Record<string, { servers?: Array<{ url: string }> }>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, path, servers: operation.servers })),
+    );
+    const companyOperations = operations.filter((operation) => operation.path.startsWith("/api/company/"));
+    expect(companyOperations.map((operation) => operation.name).sort()).toEqual(
+      [
+        "GET /api/company/labels",
+        "POST /api/company/labels",
+        "GET /api/company/custom_pages",
+        "POST /api/company/custom_pages",
+        "GET /api/company/custom_pages/{pageId}",
+        "PUT /api/company/custom_pages/{pageId}",
+        "DELETE /api/company/custom_pages/{pageId}",
+        "GET /api/company/custom_pages/{page_id}/send_to_top",
+        "GET /api/company/custom_pages/{pageId}/duplicate",
+        "GET /api/company/messaging/conversations",
+        "POST /api/company/messaging/conversations.json",
+        "GET /api/company/messaging/conversations/{id}.json",
+      ].sort(),
+    );
+    for (const operation of companyOperations) {
+      expect(operation.servers, operation.name).toEqual([
+        { url: "https://{company}.example.com", description: expect.any(String), variables: { company: { default: "acme" } } },
+      ]);
+    }
+    expect(operations.find((operation) => operation.path === "/api/droplet_installations")?.servers).toBeUndefined();
   });
 });
