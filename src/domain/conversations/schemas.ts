@@ -122,6 +122,5 @@ export const conversationListSchema = {
 };
 
 export type ConversationView = z.infer<typeof conversationSchema>;
-export type ConversationRecipientView = z.infer<typeof recipientSchema>;
 export type ConversationListQuery = z.infer<typeof conversationListQuery>;
 export type ConversationCreateInput = z.infer<typeof conversationCreateBody>;

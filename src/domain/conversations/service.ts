@@ -124,17 +124,13 @@ function toView(row: ConversationRow, derived: Derived): ConversationView {
   };
 }
 
-async function rowsById(ctx: ServiceContext, ids: number[]): Promise<Map<number, ConversationRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await ctx.db.conversation.findMany({ where: { company_id: ctx.companyId, id: { in: ids } }, include: withPeople });
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
 /** Views of the derived rows, in their order: two queries whatever the count. */
 async function viewsOf(ctx: ServiceContext, derived: Derived[]): Promise<ConversationView[]> {
-  const rows = await rowsById(ctx, derived.map((d) => d.id));
+  if (derived.length === 0) return [];
+  const rows = await ctx.db.conversation.findMany({ where: { company_id: ctx.companyId, id: { in: derived.map((d) => d.id) } }, include: withPeople });
+  const byId = new Map(rows.map((row) => [row.id, row]));
   return derived.flatMap((d) => {
-    const row = rows.get(d.id);
+    const row = byId.get(d.id);
     return row ? [toView(row, d)] : [];
   });
 }
