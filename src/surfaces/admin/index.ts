@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { useCompanyAuth } from "../../platform/http/company-auth.js";
+import { companyServerRoutes } from "./company-server-routes.js";
 import { dropletInstallationRoutes } from "./droplet-installations.js";
 import { discountRoutes } from "./discounts.js";
 import { enrollmentPackRoutes } from "./enrollment-packs.js";
@@ -18,4 +19,5 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
   await app.register(shippingMethodRoutes);
   await app.register(taxRateRoutes);
   await app.register(enrollmentPackRoutes);
+  await app.register(companyServerRoutes);
 }

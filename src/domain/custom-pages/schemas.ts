@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+import { idParam, timestamp } from "../../platform/http/schemas.js";
+import { isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
+
+const language = z.string().refine(isLanguageCode, "must be a lowercase ISO 639-1 language code such as en");
+const countryCode = z.string().refine(isLowercaseCountryCode, "must be a lowercase ISO 3166-1 alpha-2 country code such as us");
+const labelId = z.number().int().positive().max(2_147_483_647);
+
+/** `lang` chooses the translation to read (English, then the page's first language, as fallback). */
+export const pageReadQuery = z.object({
+  lang: language.optional().describe("Translation to read; falls back to English"),
+  language_iso: language.optional().describe("The conventions' name for `lang`; `lang` wins when both are sent"),
+});
+export const pageListQuery = paginationQuery().extend(pageReadQuery.shape);
+
+export const pageIdParams = z.object({ pageId: idParam });
+export const pageIdSnakeParams = z.object({ page_id: idParam });
+
+const pageFields = {
+  title: z.string().trim().min(1).max(255),
+  html_code: z.string().max(1_000_000).describe("Stored as given and never rendered by this service: storefronts must sandbox it"),
+  active: z.boolean(),
+  use_svc_menu: z.boolean(),
+  default: z.boolean().describe("Setting it clears the company's previous default page"),
+  use_for_shop: z.boolean(),
+  use_search_engine: z.boolean(),
+  available_countries: z.array(countryCode).max(300),
+};
+
+export const pageCreateBody = z.object({
+  lang: language.describe("The language of title and html_code"),
+  custom_page: z.object({ ...pageFields, image_url: z.string().trim().min(1).max(2048), label_id: labelId.nullable().optional() }),
+});
+
+export const pageUpdateBody = z.object({
+  lang: language.describe("The language of title and html_code"),
+  custom_page: z.object({ ...pageFields, label_id: labelId }).describe("image_url is not accepted on update: a sent value is ignored"),
+});
+
+export const customPageSchema = z
+  .object({
+    id: z.number().int(),
+    position: z.number().int().describe("1 is the top of the company's page listing"),
+    lang: z.string().describe("The language of the title and html_code returned"),
+    title: z.string(),
+    html_code: z.string(),
+    image_url: z.string().nullable(),
+    active: z.boolean(),
+    use_svc_menu: z.boolean(),
+    default: z.boolean(),
+    use_for_shop: z.boolean(),
+    use_search_engine: z.boolean(),
+    available_countries: z.array(z.string()),
+    label_id: z.number().int().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "CustomPage" });
+
+export type CustomPageView = z.infer<typeof customPageSchema>;
+export type PageCreateInput = z.infer<typeof pageCreateBody>["custom_page"];
+export type PageUpdateInput = z.infer<typeof pageUpdateBody>["custom_page"];
+
+/** The language a read asks for: `lang`, else `language_iso`, else English. */
+export function requestedLanguage(query: z.infer<typeof pageReadQuery>): string {
+  return query.lang ?? query.language_iso ?? "en";
+}

@@ -1,0 +1,176 @@
+import type { Prisma } from "../../generated/prisma/client.js";
+import type { ServiceContext } from "../../platform/context.js";
+import { NotFoundError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { requireLabel } from "../labels/service.js";
+import type { CustomPageView, PageCreateInput, PageUpdateInput } from "./schemas.js";
+import { FALLBACK_LANGUAGE, pickTranslation } from "./translations.js";
+
+type Tx = Prisma.TransactionClient;
+
+const withTranslations = { translations: { orderBy: { id: "asc" } } } as const;
+type PageRow = Prisma.CustomPageGetPayload<{ include: typeof withTranslations }>;
+
+function toView(row: PageRow, lang: string): CustomPageView {
+  const translation = pickTranslation(row.translations, lang);
+  return {
+    id: row.id,
+    position: row.position,
+    lang: translation?.lang ?? lang,
+    title: translation?.title ?? "",
+    html_code: translation?.html_code ?? "",
+    image_url: row.image_url,
+    active: row.active,
+    use_svc_menu: row.use_svc_menu,
+    default: row.default,
+    use_for_shop: row.use_for_shop,
+    use_search_engine: row.use_search_engine,
+    available_countries: row.available_countries,
+    label_id: row.label_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Every write to a company's pages takes this lock first: positions stay 1..n without gaps or
+ * ties, and at most one page is the default, also when requests race.
+ */
+async function inPageLock<T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return ctx.db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('custom_pages'), ${ctx.companyId}::int)`;
+    return work(tx);
+  });
+}
+
+async function requirePage(db: Tx | ServiceContext["db"], companyId: number, id: number): Promise<PageRow> {
+  const row = await db.customPage.findFirst({ where: { id, company_id: companyId }, include: withTranslations });
+  if (!row) throw new NotFoundError("Custom page not found");
+  return row;
+}
+
+async function clearDefault(tx: Tx, companyId: number): Promise<void> {
+  await tx.customPage.updateMany({ where: { company_id: companyId, default: true }, data: { default: false } });
+}
+
+function uniqueCountries(codes: string[]): string[] {
+  return [...new Set(codes)];
+}
+
+export async function listPages(ctx: ServiceContext, page: PageRequest, lang = FALLBACK_LANGUAGE): Promise<Page<CustomPageView>> {
+  const where = { company_id: ctx.companyId };
+  const [rows, total] = await Promise.all([
+    ctx.db.customPage.findMany({ where, include: withTranslations, orderBy: [{ position: "asc" }, { id: "asc" }], ...pageWindow(page) }),
+    ctx.db.customPage.count({ where }),
+  ]);
+  return { rows: rows.map((row) => toView(row, lang)), pagination: pagination(page, total) };
+}
+
+export async function getPage(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+  return toView(await requirePage(ctx.db, ctx.companyId, id), lang);
+}
+
+/** A new page goes last. */
+export async function createPage(ctx: ServiceContext, lang: string, input: PageCreateInput): Promise<CustomPageView> {
+  const row = await inPageLock(ctx, async (tx) => {
+    if (input.label_id != null) await requireLabel(tx, ctx.companyId, input.label_id, "custom_page.label_id");
+    if (input.default) await clearDefault(tx, ctx.companyId);
+    const last = await tx.customPage.aggregate({ where: { company_id: ctx.companyId }, _max: { position: true } });
+    return tx.customPage.create({
+      data: {
+        company_id: ctx.companyId,
+        label_id: input.label_id ?? null,
+        position: (last._max.position ?? 0) + 1,
+        image_url: input.image_url,
+        active: input.active,
+        use_svc_menu: input.use_svc_menu,
+        default: input.default,
+        use_for_shop: input.use_for_shop,
+        use_search_engine: input.use_search_engine,
+        available_countries: uniqueCountries(input.available_countries),
+        translations: { create: { company_id: ctx.companyId, lang, title: input.title, html_code: input.html_code } },
+      },
+      include: withTranslations,
+    });
+  });
+  return toView(row, lang);
+}
+
+/** Writes the untranslated members and the `lang` translation of title and html_code. */
+export async function updatePage(ctx: ServiceContext, id: number, lang: string, input: PageUpdateInput): Promise<CustomPageView> {
+  const row = await inPageLock(ctx, async (tx) => {
+    const current = await requirePage(tx, ctx.companyId, id);
+    await requireLabel(tx, ctx.companyId, input.label_id, "custom_page.label_id");
+    if (input.default && !current.default) await clearDefault(tx, ctx.companyId);
+    return tx.customPage.update({
+      where: { id: current.id },
+      data: {
+        label_id: input.label_id,
+        active: input.active,
+        use_svc_menu: input.use_svc_menu,
+        default: input.default,
+        use_for_shop: input.use_for_shop,
+        use_search_engine: input.use_search_engine,
+        available_countries: uniqueCountries(input.available_countries),
+        translations: {
+          upsert: {
+            where: { custom_page_id_lang: { custom_page_id: current.id, lang } },
+            create: { company_id: ctx.companyId, lang, title: input.title, html_code: input.html_code },
+            update: { title: input.title, html_code: input.html_code },
+          },
+        },
+      },
+      include: withTranslations,
+    });
+  });
+  return toView(row, lang);
+}
+
+/** Removes the page; the pages below it move up one place. */
+export async function deletePage(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+  const row = await inPageLock(ctx, async (tx) => {
+    const current = await requirePage(tx, ctx.companyId, id);
+    await tx.customPage.delete({ where: { id: current.id } });
+    await tx.customPage.updateMany({ where: { company_id: ctx.companyId, position: { gt: current.position } }, data: { position: { decrement: 1 } } });
+    return current;
+  });
+  return toView(row, lang);
+}
+
+/** Moves the page to position 1; the pages that were above it move down one place. */
+export async function sendToTop(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+  const row = await inPageLock(ctx, async (tx) => {
+    const current = await requirePage(tx, ctx.companyId, id);
+    if (current.position === 1) return current;
+    await tx.customPage.updateMany({ where: { company_id: ctx.companyId, position: { lt: current.position } }, data: { position: { increment: 1 } } });
+    return tx.customPage.update({ where: { id: current.id }, data: { position: 1 }, include: withTranslations });
+  });
+  return toView(row, lang);
+}
+
+/** A copy with every translation, right after the original, never the default. */
+export async function duplicatePage(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+  const row = await inPageLock(ctx, async (tx) => {
+    const original = await requirePage(tx, ctx.companyId, id);
+    await tx.customPage.updateMany({ where: { company_id: ctx.companyId, position: { gt: original.position } }, data: { position: { increment: 1 } } });
+    return tx.customPage.create({
+      data: {
+        company_id: ctx.companyId,
+        label_id: original.label_id,
+        position: original.position + 1,
+        image_url: original.image_url,
+        active: original.active,
+        use_svc_menu: original.use_svc_menu,
+        default: false,
+        use_for_shop: original.use_for_shop,
+        use_search_engine: original.use_search_engine,
+        available_countries: original.available_countries,
+        translations: {
+          create: original.translations.map(({ lang: translationLang, title, html_code }) => ({ company_id: ctx.companyId, lang: translationLang, title, html_code })),
+        },
+      },
+      include: withTranslations,
+    });
+  });
+  return toView(row, lang);
+}

@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+
+export const labelListQuery = paginationQuery();
+
+export const labelCreateBody = z.object({
+  label: z.object({ name: z.string().trim().min(1).max(100) }),
+});
+
+export const labelSchema = z.object({ id: z.number().int(), name: z.string() }).meta({ id: "Label" });
+
+export type LabelView = z.infer<typeof labelSchema>;

@@ -1,0 +1,32 @@
+import type { ServiceContext } from "../../platform/context.js";
+import type { Db } from "../../platform/db/database.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
+import { ConflictError, ValidationError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import type { LabelView } from "./schemas.js";
+
+const labelColumns = { id: true, name: true } as const;
+
+export async function listLabels(ctx: ServiceContext, page: PageRequest): Promise<Page<LabelView>> {
+  const where = { company_id: ctx.companyId };
+  const [rows, total] = await Promise.all([
+    ctx.db.label.findMany({ where, select: labelColumns, orderBy: [{ name: "asc" }, { id: "asc" }], ...pageWindow(page) }),
+    ctx.db.label.count({ where }),
+  ]);
+  return { rows, pagination: pagination(page, total) };
+}
+
+export async function createLabel(ctx: ServiceContext, name: string): Promise<LabelView> {
+  try {
+    return await ctx.db.label.create({ data: { company_id: ctx.companyId, name }, select: labelColumns });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError("A label with this name already exists", { code: "label_taken" });
+    throw error;
+  }
+}
+
+/** A reference to a label from another resource: it must be one of the company's (422 otherwise). */
+export async function requireLabel(db: Pick<Db, "label">, companyId: number, labelId: number, path: string): Promise<void> {
+  const label = await db.label.findFirst({ where: { id: labelId, company_id: companyId }, select: { id: true } });
+  if (!label) throw ValidationError.field(path, "does not name a label of this company");
+}

@@ -1,0 +1,50 @@
+import type { FastifyInstance } from "fastify";
+import { isIP } from "node:net";
+import { findCompanyByShop } from "../../domain/companies/service.js";
+import { NotFoundError } from "../../platform/errors.js";
+import { requiredCompany } from "../../platform/http/company-auth.js";
+
+declare module "fastify" {
+  interface FastifySchema {
+    /** OpenAPI servers of one operation (@fastify/swagger reads it; its types omit it). */
+    servers?: ReadonlyArray<{ url: string; description?: string; variables?: Record<string, { default: string }> }>;
+  }
+}
+
+/** The OpenAPI `servers` entry of operations served per company (`{company_base_url}`). */
+export const companyServer = [
+  {
+    url: "https://{company}.example.com",
+    description: "company_base_url: a company's server, addressed through its subdomain",
+    variables: { company: { default: "acme" } },
+  },
+] as const;
+
+/**
+ * The company subdomain label a request's host names, or null when the host is neutral.
+ * Neutral: no host, an IP address, a single-label name (localhost) and the API's own host.
+ * Otherwise the first label is the candidate (`acme` of `acme.example.com:443`).
+ */
+export function subdomainLabel(hostname: string | undefined, neutralHosts: ReadonlySet<string>): string | null {
+  if (!hostname) return null;
+  const host = hostname.trim().toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[")) return null;
+  const name = host.replace(/:\d+$/, "");
+  if (isIP(name) !== 0 || !name.includes(".") || neutralHosts.has(name)) return null;
+  return name.slice(0, name.indexOf("."));
+}
+
+/**
+ * Installs the company server's host check on the calling plugin's routes (after company
+ * auth). The bearer token decides the company; a host naming another company's subdomain is a
+ * 404, so a token sent to a shop it does not belong to finds nothing there.
+ */
+export function useCompanyHostCheck(app: FastifyInstance): void {
+  const neutralHosts = new Set([new URL(app.config.publicBaseUrl).hostname.toLowerCase()]);
+  app.addHook("onRequest", async (request) => {
+    const label = subdomainLabel(request.host, neutralHosts);
+    if (label === null) return;
+    const named = await findCompanyByShop(request.server.db.prisma, label);
+    if (named && named.id !== requiredCompany(request)) throw new NotFoundError();
+  });
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import {
+  conversationCreateBody,
+  conversationIdParams,
+  conversationListQuery,
+  conversationListSchema,
+  conversationSchema,
+} from "../../domain/conversations/schemas.js";
+import * as conversations from "../../domain/conversations/service.js";
+import { companyContext } from "../../platform/http/app-context.js";
+import { envelope } from "../../platform/http/envelope.js";
+import { metaSchema, withMeta } from "../../platform/http/schemas.js";
+import { companyServer } from "./company-server.js";
+
+const tags = ["Messaging conversations"];
+const security = [{ bearer: [] }];
+const servers = companyServer;
+const oneConversation = conversationSchema.extend({ meta: metaSchema });
+
+export async function conversationRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    "/api/company/messaging/conversations",
+    {
+      schema: {
+        tags,
+        security,
+        servers,
+        summary: "List conversations in four groups, each paginated on its own",
+        querystring: conversationListQuery,
+        response: { 200: withMeta(conversationListSchema) },
+      },
+    },
+    async (request) => envelope(request, await conversations.listConversations(companyContext(request), request.query)),
+  );
+
+  app.post(
+    "/api/company/messaging/conversations.json",
+    {
+      schema: {
+        tags,
+        security,
+        servers,
+        summary: "Start a conversation (an existing direct conversation between the same two people is returned with 200)",
+        body: conversationCreateBody,
+        response: { 200: oneConversation, 201: oneConversation },
+      },
+    },
+    async (request, reply) => {
+      const { created, conversation } = await conversations.createConversation(companyContext(request), request.body);
+      return reply.code(created ? 201 : 200).send(envelope(request, conversation));
+    },
+  );
+
+  // The id is digits only, so "abc.json" matches no route (404) instead of failing validation.
+  app.get(
+    "/api/company/messaging/conversations/:id(^\\d+).json",
+    {
+      schema: { tags, security, servers, summary: "Show a conversation", params: conversationIdParams, response: { 200: oneConversation } },
+    },
+    async (request) => envelope(request, await conversations.getConversation(companyContext(request), request.params.id)),
+  );
+}

@@ -1,0 +1,135 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import {
+  customPageSchema,
+  pageCreateBody,
+  pageIdParams,
+  pageIdSnakeParams,
+  pageListQuery,
+  pageReadQuery,
+  pageUpdateBody,
+  requestedLanguage,
+} from "../../domain/custom-pages/schemas.js";
+import * as pages from "../../domain/custom-pages/service.js";
+import { companyContext } from "../../platform/http/app-context.js";
+import { envelope, listEnvelope } from "../../platform/http/envelope.js";
+import { withListMeta, withMeta } from "../../platform/http/schemas.js";
+import { companyServer } from "./company-server.js";
+
+const tags = ["Custom pages"];
+const security = [{ bearer: [] }];
+const servers = companyServer;
+const onePage = withMeta({ custom_page: customPageSchema });
+
+export async function customPageRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    "/api/company/custom_pages",
+    {
+      schema: {
+        tags,
+        security,
+        servers,
+        summary: "List custom pages in the company's page order",
+        querystring: pageListQuery,
+        response: { 200: withListMeta({ custom_pages: z.array(customPageSchema) }) },
+      },
+    },
+    async (request) => {
+      const { page, per_page } = request.query;
+      const result = await pages.listPages(companyContext(request), { page, per_page }, requestedLanguage(request.query));
+      return listEnvelope(request, { custom_pages: result.rows }, result.pagination);
+    },
+  );
+
+  app.post(
+    "/api/company/custom_pages",
+    {
+      schema: {
+        tags,
+        security,
+        servers,
+        summary: "Create a custom page (last in the page order), written in `lang`",
+        body: pageCreateBody,
+        response: { 201: onePage },
+      },
+    },
+    async (request, reply) => {
+      const created = await pages.createPage(companyContext(request), request.body.lang, request.body.custom_page);
+      return reply.code(201).send(envelope(request, { custom_page: created }));
+    },
+  );
+
+  app.get(
+    "/api/company/custom_pages/:pageId",
+    {
+      schema: { tags, security, servers, summary: "Show a custom page", params: pageIdParams, querystring: pageReadQuery, response: { 200: onePage } },
+    },
+    async (request) =>
+      envelope(request, { custom_page: await pages.getPage(companyContext(request), request.params.pageId, requestedLanguage(request.query)) }),
+  );
+
+  app.put(
+    "/api/company/custom_pages/:pageId",
+    {
+      schema: {
+        tags,
+        security,
+        servers,
+        summary: "Update a custom page; title and html_code are written in `lang`",
+        params: pageIdParams,
+        body: pageUpdateBody,
+        response: { 200: onePage },
+      },
+    },
+    async (request) =>
+      envelope(request, {
+        custom_page: await pages.updatePage(companyContext(request), request.params.pageId, request.body.lang, request.body.custom_page),
+      }),
+  );
+
+  app.delete(
+    "/api/company/custom_pages/:pageId",
+    {
+      schema: { tags, security, servers, summary: "Delete a custom page", params: pageIdParams, querystring: pageReadQuery, response: { 200: onePage } },
+    },
+    async (request) =>
+      envelope(request, { custom_page: await pages.deletePage(companyContext(request), request.params.pageId, requestedLanguage(request.query)) }),
+  );
+
+  app.get(
+    "/api/company/custom_pages/:page_id/send_to_top",
+    {
+      schema: {
+        tags,
+        security,
+        servers,
+        summary: "Move a custom page to the top of the page order (the others keep their order)",
+        params: pageIdSnakeParams,
+        querystring: pageReadQuery,
+        response: { 200: onePage },
+      },
+    },
+    async (request) =>
+      envelope(request, { custom_page: await pages.sendToTop(companyContext(request), request.params.page_id, requestedLanguage(request.query)) }),
+  );
+
+  app.get(
+    "/api/company/custom_pages/:pageId/duplicate",
+    {
+      schema: {
+        tags,
+        security,
+        servers,
+        summary: "Copy a custom page with its translations, right after the original (never the default)",
+        params: pageIdParams,
+        querystring: pageReadQuery,
+        response: { 200: onePage },
+      },
+    },
+    async (request) =>
+      envelope(request, { custom_page: await pages.duplicatePage(companyContext(request), request.params.pageId, requestedLanguage(request.query)) }),
+  );
+}

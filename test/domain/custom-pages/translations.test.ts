@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { isLanguageCode, isLowercaseCountryCode } from "../../../src/domain/custom-pages/iso-codes.js";
+import { pickTranslation } from "../../../src/domain/custom-pages/translations.js";
+
+describe("pickTranslation", () => {
+  const fr = { lang: "fr", title: "Bonjour" };
+  const en = { lang: "en", title: "Hello" };
+  const de = { lang: "de", title: "Hallo" };
+
+  it("picks the requested language, else English, else the first translation", () => {
+    expect(pickTranslation([fr, en, de], "de")).toBe(de);
+    expect(pickTranslation([fr, en], "de")).toBe(en);
+    expect(pickTranslation([fr, de], "it")).toBe(fr);
+    expect(pickTranslation([], "en")).toBeUndefined();
+  });
+});
+
+describe("ISO codes", () => {
+  it("accepts lowercase ISO 3166-1 alpha-2 country codes only", () => {
+    for (const code of ["us", "ca", "gb", "de", "jp", "xk"]) expect(isLowercaseCountryCode(code), code).toBe(true);
+    for (const code of ["US", "Us", "usa", "u", "", "xx", "zz", "aa", "qz", "u1"]) expect(isLowercaseCountryCode(code), code).toBe(false);
+  });
+
+  it("accepts lowercase ISO 639-1 language codes only", () => {
+    for (const code of ["en", "fr", "sv", "ja"]) expect(isLanguageCode(code), code).toBe(true);
+    for (const code of ["EN", "eng", "xx", "e", "", "en-US"]) expect(isLanguageCode(code), code).toBe(false);
+  });
+});

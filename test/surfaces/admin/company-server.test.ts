@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateOpenApi } from "../../../src/openapi-document.js";
+import { subdomainLabel } from "../../../src/surfaces/admin/company-server.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+describe("subdomainLabel", () => {
+  const neutral = new Set(["api.platform.test"]);
+
+  it("names the first label of a company host, with or without port, in any case", () => {
+    expect(subdomainLabel("acme.example.com", neutral)).toBe("acme");
+    expect(subdomainLabel("ACME.Example.com:8443", neutral)).toBe("acme");
+    expect(subdomainLabel("acme.example.com.", neutral)).toBe("acme");
+  });
+
+  it("treats missing hosts, IP addresses, single labels and the API's own host as neutral", () => {
+    for (const host of [undefined, "", "localhost", "localhost:3000", "127.0.0.1", "127.0.0.1:3000", "[::1]:3000", "api.platform.test", "api.platform.test:443"]) {
+      expect(subdomainLabel(host, neutral)).toBeNull();
+    }
+  });
+});
+
+describe("the company server's host check", () => {
+  let t: TestApp;
+  let call: Call;
+  let acme: CompanyFixture;
+  let globex: CompanyFixture;
+  const slug = (company: CompanyFixture) => company.shop.split(".")[0] as string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { PUBLIC_BASE_URL: "https://api.platform.test" } });
+    call = httpClient(t.url);
+    acme = await createCompanyWithToken(t.db.prisma, "Acme");
+    globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const paths = ["/api/company/labels", "/api/company/custom_pages", "/api/company/messaging/conversations"];
+
+  it("serves the token's company on its own subdomain and on neutral hosts", async () => {
+    for (const host of [`${slug(acme)}.example.com`, `${slug(acme)}.example.com:443`, "localhost:3000", "127.0.0.1", "api.platform.test", "unknown-shop.example.com"]) {
+      for (const path of paths) {
+        const response = await call("GET", path, { token: acme.token, headers: { host } });
+        expect(response.status, `${host} ${path}`).toBe(200);
+      }
+    }
+  });
+
+  it("answers 404 when the host names another company's subdomain, on every company-server route", async () => {
+    const host = `${slug(globex)}.example.com`;
+    for (const [method, path, body] of [
+      ["GET", "/api/company/labels", undefined],
+      ["POST", "/api/company/labels", { label: { name: "Nope" } }],
+      ["GET", "/api/company/custom_pages", undefined],
+      ["GET", "/api/company/messaging/conversations", undefined],
+      ["POST", "/api/company/messaging/conversations.json", {}],
+    ] as const) {
+      const response = await call(method, path, { token: acme.token, headers: { host: host.toUpperCase() }, body });
+      expect(response.status, path).toBe(404);
+      expect(response.body).toMatchObject({ error_code: "not_found", errors: null });
+    }
+    expect(await t.db.prisma.label.count()).toBe(0);
+  });
+
+  it("asks for a token first: 401 without one, whatever the host", async () => {
+    const response = await call("GET", "/api/company/labels", { headers: { host: `${slug(globex)}.example.com` } });
+    expect(response.status).toBe(401);
+  });
+
+  it("leaves routes outside the company server alone", async () => {
+    const response = await call("GET", "/api/droplet_installations", { token: acme.token, headers: { host: `${slug(globex)}.example.com` } });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("lists the company server entry on every company-server operation, and only there", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const operations = Object.entries(document.paths as Record<string, Record<string, { servers?: Array<{ url: string }> }>>).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, path, servers: operation.servers })),
+    );
+    const companyOperations = operations.filter((operation) => operation.path.startsWith("/api/company/"));
+    expect(companyOperations.map((operation) => operation.name).sort()).toEqual(
+      [
+        "GET /api/company/labels",
+        "POST /api/company/labels",
+        "GET /api/company/custom_pages",
+        "POST /api/company/custom_pages",
+        "GET /api/company/custom_pages/{pageId}",
+        "PUT /api/company/custom_pages/{pageId}",
+        "DELETE /api/company/custom_pages/{pageId}",
+        "GET /api/company/custom_pages/{page_id}/send_to_top",
+        "GET /api/company/custom_pages/{pageId}/duplicate",
+        "GET /api/company/messaging/conversations",
+        "POST /api/company/messaging/conversations.json",
+        "GET /api/company/messaging/conversations/{id}.json",
+      ].sort(),
+    );
+    for (const operation of companyOperations) {
+      expect(operation.servers, operation.name).toEqual([
+        { url: "https://{company}.example.com", description: expect.any(String), variables: { company: { default: "acme" } } },
+      ]);
+    }
+    expect(operations.find((operation) => operation.path === "/api/droplet_installations")?.servers).toBeUndefined();
+  });
+});

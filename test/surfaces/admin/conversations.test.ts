@@ -1,0 +1,384 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPerson } from "../../helpers/company-server.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+type Person = Awaited<ReturnType<typeof createPerson>>;
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let alice: Person;
+let bob: Person;
+let carol: Person;
+let dave: Person;
+let zed: Person;
+
+const CREATE = "/api/company/messaging/conversations.json";
+const LIST = "/api/company/messaging/conversations";
+const show = (id: number | string) => `/api/company/messaging/conversations/${id}.json`;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  alice = await createPerson(t.db.prisma, acme.id, "rep", "Alice", "Admin");
+  bob = await createPerson(t.db.prisma, acme.id, "rep", "Bob", "Builder");
+  carol = await createPerson(t.db.prisma, acme.id, "rep", "Carol", "Cole");
+  dave = await createPerson(t.db.prisma, acme.id, "customer", "Dave", "Doe");
+  zed = await createPerson(t.db.prisma, globex.id, "rep", "Zed", "Zulu");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.conversation.deleteMany();
+});
+
+function body(type: string, uids: number[], creator: Person = alice, extra: Record<string, unknown> = {}) {
+  return { conversation: { type, ...extra }, recipients: uids.map((uid) => ({ uid })), user: { email: creator.email } };
+}
+
+async function start(type: string, uids: number[], creator: Person = alice, extra: Record<string, unknown> = {}): Promise<number> {
+  const response = await call("POST", CREATE, { token: acme.token, body: body(type, uids, creator, extra) });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.id;
+}
+
+const CONVERSATION_KEYS = [
+  "id", "name", "description", "kind", "type", "status", "created_at", "pinned", "unread", "muted", "announcing", "auto_add_recipients",
+  "unread_messages_count", "total_recipients", "scheduled_messages_count", "sms_enabled?", "email_enabled?", "messaging_enabled?",
+  "draft_message", "broadcasting", "image_url", "avatar_background_color", "avatar_emoji", "avatar_url", "conversation_type",
+  "recipients", "creator", "meta",
+].sort();
+
+describe("POST /api/company/messaging/conversations.json", () => {
+  it("creates a conversation: 201, the conversation object itself with meta, the creator a recipient", async () => {
+    const response = await call("POST", CREATE, {
+      token: acme.token,
+      body: body("GroupConversation", [bob.id, carol.id], alice, { name: "Launch", announcing: true, avatar_emoji: "🚀" }),
+    });
+    expect(response.status).toBe(201);
+    const conversation = response.body;
+    expect(Object.keys(conversation).sort()).toEqual(CONVERSATION_KEYS);
+    expect(conversation).toMatchObject({
+      name: "Launch",
+      description: "",
+      kind: "group",
+      type: "GroupConversation",
+      status: "open",
+      pinned: false,
+      unread: false,
+      muted: false,
+      announcing: true,
+      auto_add_recipients: false,
+      unread_messages_count: 0,
+      total_recipients: 3,
+      scheduled_messages_count: 0,
+      "sms_enabled?": false,
+      "email_enabled?": false,
+      "messaging_enabled?": true,
+      draft_message: null,
+      broadcasting: null,
+      avatar_emoji: "🚀",
+      conversation_type: "team",
+      creator: { id: alice.id, first_name: "Alice", last_name: "Admin", image_url: null, discarded_at: null, blocked: false, blocker: false },
+    });
+    expect(conversation.recipients.map((r: { receivable_id: number }) => r.receivable_id)).toEqual([alice.id, bob.id, carol.id]);
+    expect(conversation.recipients[1]).toEqual({
+      id: expect.any(Number),
+      first_name: "Bob",
+      last_name: "Builder",
+      avatar_url: null,
+      image_url: null,
+      receivable_id: bob.id,
+      receivable_type: "User",
+      discarded_at: null,
+      left_conversation_at: null,
+      blocked: false,
+      status: "active",
+      last_online: null,
+      country_name: null,
+    });
+    expect(conversation.meta.request_id).toBe(response.headers["x-request-id"]);
+  });
+
+  it("names an unnamed conversation after the other people in it; the creator's email matches in any case", async () => {
+    const response = await call("POST", CREATE, { token: acme.token, body: { ...body("GroupConversation", [bob.id, carol.id, alice.id]), user: { email: alice.email.toUpperCase() } } });
+    expect(response.status).toBe(201);
+    expect(response.body.name).toBe("Bob Builder, Carol Cole");
+    expect(response.body.total_recipients).toBe(3);
+  });
+
+  it("derives kind and the enabled flags from each of the five types", async () => {
+    const expected = {
+      DirectConversation: ["direct", false, false, true],
+      GroupConversation: ["group", false, false, true],
+      ChannelConversation: ["channel", false, false, true],
+      EmailConversation: ["email", false, true, false],
+      SmsConversation: ["sms", true, false, false],
+    } as const;
+    for (const [type, [kind, sms, email, messaging]] of Object.entries(expected)) {
+      const response = await call("POST", CREATE, { token: acme.token, body: body(type, [dave.id]) });
+      expect(response.status).toBe(201);
+      expect(response.body).toMatchObject({ type, kind, "sms_enabled?": sms, "email_enabled?": email, "messaging_enabled?": messaging });
+    }
+  });
+
+  it("returns the existing direct conversation between the same two people (200), whoever starts it, also when requests race", async () => {
+    const first = await start("DirectConversation", [bob.id]);
+    const again = await call("POST", CREATE, { token: acme.token, body: body("DirectConversation", [alice.id], bob) });
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first);
+
+    const racing = await Promise.all(Array.from({ length: 5 }, () => call("POST", CREATE, { token: acme.token, body: body("DirectConversation", [carol.id]) })));
+    expect(new Set(racing.map((response) => response.body.id)).size).toBe(1);
+    expect(racing.filter((response) => response.status === 201)).toHaveLength(1);
+    expect(await t.db.prisma.conversation.count({ where: { type: "DirectConversation" } })).toBe(2);
+  });
+
+  it("answers 422 for recipients that are unknown or of another company, naming each, creating nothing", async () => {
+    const response = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", [bob.id, zed.id, 999_999]) });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "recipients.1.uid": ["is not a user of this company"], "recipients.2.uid": ["is not a user of this company"] });
+    expect(await t.db.prisma.conversation.count()).toBe(0);
+  });
+
+  it("answers 422 when the creator is not a user of the company", async () => {
+    for (const email of ["nobody@example.com", zed.email]) {
+      const response = await call("POST", CREATE, { token: acme.token, body: { ...body("GroupConversation", [bob.id]), user: { email } } });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "user.email": ["is not a user of this company"] });
+    }
+    expect(await t.db.prisma.conversation.count()).toBe(0);
+  });
+
+  it("answers 422 for a direct conversation without exactly one other person, or a conversation with only its creator", async () => {
+    const two = await call("POST", CREATE, { token: acme.token, body: body("DirectConversation", [bob.id, carol.id]) });
+    expect(two.status).toBe(422);
+    expect(Object.keys(two.body.errors)).toEqual(["recipients"]);
+    const alone = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", [alice.id]) });
+    expect(alone.status).toBe(422);
+    expect(alone.body.errors).toEqual({ recipients: ["must name at least one user other than the creator"] });
+    expect(await t.db.prisma.conversation.count()).toBe(0);
+  });
+
+  it("answers 422 for missing required members and an unknown type", async () => {
+    const empty = await call("POST", CREATE, { token: acme.token, body: {} });
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors).toEqual({ conversation: ["is required"], recipients: ["is required"], user: ["is required"] });
+    const inner = await call("POST", CREATE, { token: acme.token, body: { conversation: {}, recipients: [{}], user: {} } });
+    expect(inner.body.errors).toEqual({ "conversation.type": ["is required"], "recipients.0.uid": ["is required"], "user.email": ["is required"] });
+    const badType = await call("POST", CREATE, { token: acme.token, body: body("PhoneConversation", [bob.id]) });
+    expect(badType.status).toBe(422);
+    expect(Object.keys(badType.body.errors)).toEqual(["conversation.type"]);
+    const noRecipients = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", []) });
+    expect(Object.keys(noRecipients.body.errors)).toEqual(["recipients"]);
+    expect(await t.db.prisma.conversation.count()).toBe(0);
+  });
+
+  it("answers 401 without a token", async () => {
+    expect((await call("POST", CREATE, { body: body("GroupConversation", [bob.id]) })).status).toBe(401);
+    expect(await t.db.prisma.conversation.count()).toBe(0);
+  });
+});
+
+describe("GET /api/company/messaging/conversations/{id}.json", () => {
+  it("shows the conversation with counters computed from its messages, scheduled messages and members", async () => {
+    const id = await start("GroupConversation", [bob.id, carol.id]);
+    const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 12, minutes));
+    await t.db.prisma.conversationRecipient.updateMany({ where: { conversation_id: id, user_id: alice.id }, data: { last_read_at: at(10), pinned: true, muted: true, draft_message: "Hey" } });
+    await t.db.prisma.conversationRecipient.updateMany({ where: { conversation_id: id, user_id: carol.id }, data: { left_at: at(30), blocked_by_id: alice.id } });
+    await t.db.prisma.message.createMany({
+      data: [
+        { company_id: acme.id, conversation_id: id, sender_id: bob.id, body: "read", created_at: at(5) },
+        { company_id: acme.id, conversation_id: id, sender_id: bob.id, body: "new 1", created_at: at(20) },
+        { company_id: acme.id, conversation_id: id, sender_id: carol.id, body: "new 2", created_at: at(25) },
+        { company_id: acme.id, conversation_id: id, sender_id: alice.id, body: "own", created_at: at(26) },
+      ],
+    });
+    await t.db.prisma.scheduledMessage.createMany({
+      data: [
+        { company_id: acme.id, conversation_id: id, sender_id: alice.id, body: "later", send_at: at(90) },
+        { company_id: acme.id, conversation_id: id, sender_id: alice.id, body: "sent", send_at: at(1), sent_at: at(1) },
+      ],
+    });
+
+    const response = await call("GET", show(id), { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(CONVERSATION_KEYS);
+    expect(response.body).toMatchObject({
+      id,
+      unread_messages_count: 2,
+      unread: true,
+      pinned: true,
+      muted: true,
+      draft_message: "Hey",
+      total_recipients: 2,
+      scheduled_messages_count: 1,
+      name: "Bob Builder",
+      creator: { blocked: false, blocker: true },
+    });
+    const carolRecipient = response.body.recipients.find((r: { receivable_id: number }) => r.receivable_id === carol.id);
+    expect(carolRecipient).toMatchObject({ status: "left", left_conversation_at: at(30).toISOString(), blocked: true });
+  });
+
+  it("answers 404 for another company's id, unknown ids and ids that are not numbers; 401 without a token", async () => {
+    const id = await start("DirectConversation", [bob.id]);
+    expect((await call("GET", show(id), { token: globex.token })).status).toBe(404);
+    for (const path of [show(999_999), show("abc"), show("12abc"), show(99_999_999_999)]) {
+      const response = await call("GET", path, { token: acme.token });
+      expect(response.status, path).toBe(404);
+      expect(response.body.error_code).toMatch(/not_found/);
+    }
+    expect((await call("GET", `/api/company/messaging/conversations/${id}`, { token: acme.token })).status).toBe(404);
+    expect((await call("GET", show(id))).status).toBe(401);
+  });
+});
+
+describe("GET /api/company/messaging/conversations", () => {
+  interface Fixture {
+    teamDirect: number;
+    teamGroup: number;
+    channel: number;
+    customerGroup: number;
+    sms: number;
+    smsUnread: number;
+    email: number;
+  }
+  let f: Fixture;
+
+  // After the conversations' creation, so that messages decide the order of activity.
+  const base = Date.now() + 3_600_000;
+  const at = (minutes: number) => new Date(base + minutes * 60_000);
+  async function message(conversationId: number, sender: Person, minutes: number) {
+    await t.db.prisma.message.create({ data: { company_id: acme.id, conversation_id: conversationId, sender_id: sender.id, body: "hi", created_at: at(minutes) } });
+  }
+  async function readAll(conversationId: number) {
+    await t.db.prisma.conversationRecipient.updateMany({ where: { conversation_id: conversationId, user_id: alice.id }, data: { last_read_at: at(59) } });
+  }
+
+  beforeEach(async () => {
+    f = {
+      teamDirect: await start("DirectConversation", [bob.id]),
+      teamGroup: await start("GroupConversation", [bob.id, carol.id], alice, { name: "Team" }),
+      channel: await start("ChannelConversation", [bob.id, carol.id], alice, { name: "News" }),
+      customerGroup: await start("GroupConversation", [bob.id, dave.id], alice, { name: "Dave's order" }),
+      sms: await start("SmsConversation", [dave.id], alice, { name: "SMS read" }),
+      smsUnread: await start("SmsConversation", [dave.id, carol.id], alice, { name: "SMS unread" }),
+      email: await start("EmailConversation", [dave.id], alice),
+    };
+    // Unread for the creator: the team direct and the unread SMS; the rest read or silent.
+    await message(f.teamDirect, bob, 40);
+    await message(f.teamGroup, bob, 50);
+    await readAll(f.teamGroup);
+    await message(f.sms, dave, 30);
+    await readAll(f.sms);
+    await message(f.smsUnread, dave, 20);
+    await t.db.prisma.conversationRecipient.updateMany({ where: { conversation_id: f.channel, user_id: alice.id }, data: { pinned: true } });
+    await t.db.prisma.conversation.update({ where: { id: f.customerGroup }, data: { status: "closed" } });
+  });
+
+  type Group = [{ pagination: Record<string, number | null> }, { items: Array<{ id: number } | string> }];
+  async function list(query = ""): Promise<Record<string, Group>> {
+    const response = await call("GET", `${LIST}${query}`, { token: acme.token });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body;
+  }
+  const ids = (group: Group) => group[1].items.map((item) => (typeof item === "string" ? item : item.id));
+
+  it("answers four groups, each literally [{pagination}, {items}], customers' items being strings", async () => {
+    const response = await call("GET", LIST, { token: acme.token });
+    expect(Object.keys(response.body).sort()).toEqual(["channels", "customers", "meta", "team_directs", "team_groups"]);
+    const body = response.body as Record<string, Group>;
+    for (const name of ["team_directs", "team_groups", "channels", "customers"]) {
+      const group = body[name] as Group;
+      expect(group).toHaveLength(2);
+      expect(Object.keys(group[0])).toEqual(["pagination"]);
+      expect(Object.keys(group[1])).toEqual(["items"]);
+    }
+    expect(ids(body.team_directs as Group)).toEqual([f.teamDirect]);
+    expect(ids(body.team_groups as Group)).toEqual([f.teamGroup]);
+    expect(ids(body.channels as Group)).toEqual([f.channel]);
+    // Most recent activity first: the read SMS (+30 min), the unread SMS (+20 min), then newest created first.
+    expect(ids(body.customers as Group)).toEqual(["SMS read", "SMS unread", "Dave Doe", "Dave's order"]);
+    expect((body.customers as Group)[0].pagination).toEqual({ current: 1, previous: null, next: null, per_page: 25, pages: 1, count: 4 });
+    expect((body.team_directs as Group)[1].items[0]).toMatchObject({ id: f.teamDirect, unread_messages_count: 1, conversation_type: "team" });
+  });
+
+  it("filters by status, kind and pinned", async () => {
+    const closed = await list("?status=closed");
+    expect(ids(closed.customers as Group)).toEqual(["Dave's order"]);
+    expect(ids(closed.team_directs as Group)).toEqual([]);
+    const open = await list("?status=open");
+    expect(ids(open.customers as Group)).not.toContain("Dave's order");
+    const direct = await list("?kind=direct");
+    expect(ids(direct.team_directs as Group)).toEqual([f.teamDirect]);
+    expect(ids(direct.team_groups as Group)).toEqual([]);
+    expect((direct.customers as Group)[0].pagination.count).toBe(0);
+    const group = await list("?kind=group");
+    expect(ids(group.team_groups as Group)).toEqual([f.teamGroup]);
+    expect(ids(group.customers as Group)).toEqual(["Dave's order"]);
+    const pinned = await list("?pinned=true");
+    expect(ids(pinned.channels as Group)).toEqual([f.channel]);
+    expect(ids(pinned.team_groups as Group)).toEqual([]);
+    const unpinned = await list("?pinned=false");
+    expect(ids(unpinned.channels as Group)).toEqual([]);
+    expect(ids(unpinned.team_groups as Group)).toEqual([f.teamGroup]);
+  });
+
+  it("implements each of the ten templates", async () => {
+    const everything = (body: Record<string, Group>) =>
+      Object.fromEntries(["team_directs", "team_groups", "channels", "customers"].map((name) => [name, ids(body[name] as Group)]));
+    const none = { team_directs: [], team_groups: [], channels: [], customers: [] };
+    const expectations: Record<string, Record<string, Array<number | string>>> = {
+      new_messages: { team_directs: [f.teamDirect], team_groups: [f.teamGroup], channels: [f.channel], customers: ["SMS unread", "SMS read", "Dave Doe", "Dave's order"] },
+      pinned: { ...none, channels: [f.channel] },
+      team_groups: { ...none, team_groups: [f.teamGroup] },
+      team_directs: { ...none, team_directs: [f.teamDirect] },
+      teams: { ...none, team_directs: [f.teamDirect], team_groups: [f.teamGroup] },
+      teams_unread: { ...none, team_directs: [f.teamDirect] },
+      teams_read: { ...none, team_groups: [f.teamGroup] },
+      channels: { ...none, channels: [f.channel] },
+      sms: { ...none, customers: ["SMS read", "SMS unread"] },
+      sms_read: { ...none, customers: ["SMS read"] },
+    };
+    expect(Object.keys(expectations)).toHaveLength(10);
+    for (const [template, expected] of Object.entries(expectations)) {
+      expect(everything(await list(`?template=${template}`)), template).toEqual(expected);
+    }
+    const combined = await list("?template=teams&kind=group");
+    expect(everything(combined)).toEqual({ ...none, team_groups: [f.teamGroup] });
+  });
+
+  it("pages every group with page and per_page: current, previous, next, pages, count", async () => {
+    const second = await list("?per_page=1&page=2");
+    expect(ids(second.customers as Group)).toEqual(["SMS unread"]);
+    expect((second.customers as Group)[0].pagination).toEqual({ current: 2, previous: 1, next: 3, per_page: 1, pages: 4, count: 4 });
+    expect(ids(second.team_directs as Group)).toEqual([]);
+    expect((second.team_directs as Group)[0].pagination).toEqual({ current: 2, previous: 1, next: null, per_page: 1, pages: 1, count: 1 });
+    const first = await list("?per_page=1");
+    expect((first.customers as Group)[0].pagination).toMatchObject({ current: 1, previous: null, next: 2 });
+  });
+
+  it("never lists another company's conversations", async () => {
+    const response = await call("GET", LIST, { token: globex.token });
+    for (const name of ["team_directs", "team_groups", "channels", "customers"]) {
+      expect((response.body[name] as Group)[0].pagination.count).toBe(0);
+    }
+  });
+
+  it("answers 422 for bad enums and page values, and 401 without a token", async () => {
+    for (const query of ["?status=archived", "?kind=video", "?template=unread", "?pinned=yes", "?page=0", "?per_page=101"]) {
+      const response = await call("GET", `${LIST}${query}`, { token: acme.token });
+      expect(response.status, query).toBe(422);
+      expect(Object.keys(response.body.errors)).toHaveLength(1);
+    }
+    expect((await call("GET", LIST)).status).toBe(401);
+  });
+});

@@ -1,0 +1,296 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { pageFields, pageUpdateFields } from "../../helpers/company-server.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let acmeLabel: number;
+let globexLabel: number;
+
+const PAGES = "/api/company/custom_pages";
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  acmeLabel = (await call("POST", "/api/company/labels", { token: acme.token, body: { label: { name: "Footer" } } })).body.label.id;
+  globexLabel = (await call("POST", "/api/company/labels", { token: globex.token, body: { label: { name: "Footer" } } })).body.label.id;
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.customPage.deleteMany();
+});
+
+async function create(overrides: Record<string, unknown> = {}, options: { lang?: string; token?: string } = {}) {
+  return call("POST", PAGES, { token: options.token ?? acme.token, body: { lang: options.lang ?? "en", custom_page: pageFields(overrides) } });
+}
+
+async function createId(title: string, overrides: Record<string, unknown> = {}): Promise<number> {
+  const response = await create({ title, ...overrides });
+  expect(response.status).toBe(201);
+  return response.body.custom_page.id;
+}
+
+async function order(token = acme.token): Promise<Array<[string, number]>> {
+  const response = await call("GET", `${PAGES}?per_page=100`, { token });
+  return response.body.custom_pages.map((page: { title: string; position: number }) => [page.title, page.position]);
+}
+
+const PAGE_KEYS = [
+  "active", "available_countries", "created_at", "default", "html_code", "id", "image_url", "label_id", "lang", "position",
+  "title", "updated_at", "use_for_shop", "use_search_engine", "use_svc_menu",
+].sort();
+
+describe("POST /api/company/custom_pages", () => {
+  it("creates a page: 201 {custom_page, meta} with every field, html_code stored as given", async () => {
+    const response = await create({ label_id: acmeLabel });
+    expect(response.status).toBe(201);
+    const page = response.body.custom_page;
+    expect(Object.keys(page).sort()).toEqual(PAGE_KEYS);
+    expect(page).toMatchObject({
+      ...pageFields(),
+      label_id: acmeLabel,
+      lang: "en",
+      position: 1,
+      html_code: "<h1>About</h1><script>alert(1)</script>",
+    });
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(Number(response.headers["content-length"])).toBe(Buffer.byteLength(response.text));
+  });
+
+  it("puts each new page last", async () => {
+    await createId("One");
+    await createId("Two");
+    await createId("Three");
+    expect(await order()).toEqual([["One", 1], ["Two", 2], ["Three", 3]]);
+  });
+
+  it("keeps only one default page: a new default clears the previous one", async () => {
+    const first = await createId("First", { default: true });
+    const second = await createId("Second", { default: true });
+    const defaults = await t.db.prisma.customPage.findMany({ where: { company_id: acme.id, default: true } });
+    expect(defaults.map((page) => page.id)).toEqual([second]);
+    expect((await call("GET", `${PAGES}/${first}`, { token: acme.token })).body.custom_page.default).toBe(false);
+  });
+
+  it("keeps one default and gap-free positions when creates race", async () => {
+    const responses = await Promise.all(Array.from({ length: 6 }, (_, index) => create({ title: `Race ${index}`, default: true })));
+    expect(responses.every((response) => response.status === 201)).toBe(true);
+    expect(await t.db.prisma.customPage.count({ where: { company_id: acme.id, default: true } })).toBe(1);
+    expect((await order()).map(([, position]) => position)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("answers 422 for uppercase or unknown country codes, changing nothing", async () => {
+    for (const available_countries of [["US"], ["us", "Ca"], ["usa"], ["xx"], [""]]) {
+      const response = await create({ available_countries });
+      expect(response.status, JSON.stringify(available_countries)).toBe(422);
+      expect(Object.keys(response.body.errors)[0]).toMatch(/^custom_page\.available_countries\.\d$/);
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+  });
+
+  it("answers 422 for a label of another company or an unknown label", async () => {
+    for (const label_id of [globexLabel, 999_999]) {
+      const response = await create({ label_id });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "custom_page.label_id": ["does not name a label of this company"] });
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+  });
+
+  it("answers 422 naming every missing required member, lang and image_url included", async () => {
+    const response = await call("POST", PAGES, { token: acme.token, body: { custom_page: {} } });
+    expect(response.status).toBe(422);
+    for (const member of ["title", "html_code", "image_url", "active", "use_svc_menu", "default", "use_for_shop", "use_search_engine", "available_countries"]) {
+      expect(response.body.errors[`custom_page.${member}`], member).toEqual(["is required"]);
+    }
+    expect(response.body.errors.lang).toEqual(["is required"]);
+    const noPage = await call("POST", PAGES, { token: acme.token, body: { lang: "en" } });
+    expect(noPage.body.errors).toEqual({ custom_page: ["is required"] });
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+  });
+
+  it("answers 422 for a lang that is not a lowercase ISO 639-1 code and for wrong types", async () => {
+    for (const lang of ["EN", "eng", "xx", ""]) {
+      const response = await create({}, { lang });
+      expect(response.status, lang).toBe(422);
+      expect(response.body.errors.lang).toBeDefined();
+    }
+    const wrongTypes = await create({ active: "yes", available_countries: "us" });
+    expect(wrongTypes.status).toBe(422);
+    expect(Object.keys(wrongTypes.body.errors).sort()).toEqual(["custom_page.active", "custom_page.available_countries"]);
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+  });
+
+  it("answers 401 without a token", async () => {
+    const response = await call("POST", PAGES, { body: { lang: "en", custom_page: pageFields() } });
+    expect(response.status).toBe(401);
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+  });
+});
+
+describe("translations: lang on writes and reads", () => {
+  it("writes title and html_code in lang; reads pick lang, fall back to English, then to the page's first language", async () => {
+    const id = await createId("About us");
+    const update = await call("PUT", `${PAGES}/${id}`, {
+      token: acme.token,
+      body: { lang: "fr", custom_page: pageUpdateFields(acmeLabel, { title: "À propos", html_code: "<h1>À propos</h1>", active: false }) },
+    });
+    expect(update.status).toBe(200);
+    expect(update.body.custom_page).toMatchObject({ lang: "fr", title: "À propos", html_code: "<h1>À propos</h1>", active: false });
+
+    const read = async (query: string) => (await call("GET", `${PAGES}/${id}${query}`, { token: acme.token })).body.custom_page;
+    expect(await read("?lang=fr")).toMatchObject({ lang: "fr", title: "À propos", active: false });
+    expect(await read("")).toMatchObject({ lang: "en", title: "About us", active: false });
+    expect(await read("?lang=de")).toMatchObject({ lang: "en", title: "About us" });
+    expect(await read("?language_iso=fr")).toMatchObject({ lang: "fr" });
+    expect(await read("?lang=en&language_iso=fr")).toMatchObject({ lang: "en" });
+
+    const list = await call("GET", `${PAGES}?lang=fr`, { token: acme.token });
+    expect(list.body.custom_pages[0]).toMatchObject({ lang: "fr", title: "À propos" });
+
+    const frenchOnly = (await create({ title: "Bonjour" }, { lang: "fr" })).body.custom_page.id;
+    const fallback = await call("GET", `${PAGES}/${frenchOnly}?lang=de`, { token: acme.token });
+    expect(fallback.body.custom_page).toMatchObject({ lang: "fr", title: "Bonjour" });
+  });
+
+  it("answers 422 for a read lang that is not a language code", async () => {
+    const id = await createId("About us");
+    const response = await call("GET", `${PAGES}/${id}?lang=english`, { token: acme.token });
+    expect(response.status).toBe(422);
+    expect(response.body.errors.lang).toBeDefined();
+  });
+});
+
+describe("GET /api/company/custom_pages", () => {
+  it("lists the company's pages in page order with pagination, never another company's", async () => {
+    await createId("One");
+    await createId("Two");
+    await create({ title: "Theirs" }, { token: globex.token });
+    const response = await call("GET", `${PAGES}?per_page=1&page=2`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.custom_pages.map((page: { title: string }) => page.title)).toEqual(["Two"]);
+    expect(response.body.meta.pagination).toEqual({ current_page: 2, total_pages: 2, total_count: 2, per_page: 1 });
+  });
+
+  it("answers 422 for per_page over 100", async () => {
+    expect((await call("GET", `${PAGES}?per_page=101`, { token: acme.token })).status).toBe(422);
+  });
+});
+
+describe("PUT /api/company/custom_pages/{pageId}", () => {
+  it("requires label_id, ignores image_url, and moves the default", async () => {
+    const formerDefault = await createId("Home", { default: true });
+    const id = await createId("About us");
+    const missingLabel = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: { ...pageUpdateFields(acmeLabel), label_id: undefined } } });
+    expect(missingLabel.status).toBe(422);
+    expect(missingLabel.body.errors).toEqual({ "custom_page.label_id": ["is required"] });
+
+    const response = await call("PUT", `${PAGES}/${id}`, {
+      token: acme.token,
+      body: { lang: "en", custom_page: { ...pageUpdateFields(acmeLabel, { default: true, available_countries: ["gb"] }), image_url: "https://evil.example.com/x.png" } },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.custom_page).toMatchObject({ default: true, label_id: acmeLabel, available_countries: ["gb"], image_url: "https://cdn.example.com/about.png" });
+    expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id: formerDefault } })).default).toBe(false);
+  });
+
+  it("answers 422 for another company's label or lowercase rule breaks, changing nothing", async () => {
+    const id = await createId("About us");
+    const before = await t.db.prisma.customPage.findUniqueOrThrow({ where: { id }, include: { translations: true } });
+    const foreignLabel = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(globexLabel, { title: "Changed" }) } });
+    expect(foreignLabel.status).toBe(422);
+    expect(foreignLabel.body.errors).toEqual({ "custom_page.label_id": ["does not name a label of this company"] });
+    const upper = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(acmeLabel, { available_countries: ["GB"] }) } });
+    expect(upper.status).toBe(422);
+    expect(await t.db.prisma.customPage.findUniqueOrThrow({ where: { id }, include: { translations: true } })).toEqual(before);
+  });
+});
+
+describe("DELETE /api/company/custom_pages/{pageId}", () => {
+  it("deletes the page, returns it, and closes the gap in the order", async () => {
+    await createId("One");
+    const two = await createId("Two");
+    await createId("Three");
+    const response = await call("DELETE", `${PAGES}/${two}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.custom_page).toMatchObject({ id: two, title: "Two" });
+    expect(await order()).toEqual([["One", 1], ["Three", 2]]);
+    expect(await t.db.prisma.customPageTranslation.count({ where: { custom_page_id: two } })).toBe(0);
+  });
+});
+
+describe("GET /api/company/custom_pages/{page_id}/send_to_top", () => {
+  it("moves the page first and keeps the others' order", async () => {
+    await createId("A");
+    await createId("B");
+    await createId("C");
+    const d = await createId("D");
+    const response = await call("GET", `${PAGES}/${d}/send_to_top`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.custom_page).toMatchObject({ id: d, position: 1 });
+    expect(await order()).toEqual([["D", 1], ["A", 2], ["B", 3], ["C", 4]]);
+    const c = (await t.db.prisma.customPage.findFirstOrThrow({ where: { company_id: acme.id, position: 4 } })).id;
+    await call("GET", `${PAGES}/${c}/send_to_top`, { token: acme.token });
+    expect(await order()).toEqual([["C", 1], ["D", 2], ["A", 3], ["B", 4]]);
+    await call("GET", `${PAGES}/${c}/send_to_top`, { token: acme.token });
+    expect(await order()).toEqual([["C", 1], ["D", 2], ["A", 3], ["B", 4]]);
+  });
+});
+
+describe("GET /api/company/custom_pages/{pageId}/duplicate", () => {
+  it("copies the page with its translations right after the original, not default: 200", async () => {
+    const original = await createId("A", { default: true, label_id: acmeLabel });
+    await createId("B");
+    await call("PUT", `${PAGES}/${original}`, { token: acme.token, body: { lang: "fr", custom_page: pageUpdateFields(acmeLabel, { title: "A fr", default: true }) } });
+    const response = await call("GET", `${PAGES}/${original}/duplicate?lang=fr`, { token: acme.token });
+    expect(response.status).toBe(200);
+    const copy = response.body.custom_page;
+    expect(copy).toMatchObject({ position: 2, default: false, title: "A fr", lang: "fr", label_id: acmeLabel, image_url: "https://cdn.example.com/about.png" });
+    expect(copy.id).not.toBe(original);
+    expect(await order()).toEqual([["A", 1], ["A", 2], ["B", 3]]);
+    const translations = await t.db.prisma.customPageTranslation.findMany({ where: { custom_page_id: copy.id }, orderBy: { lang: "asc" } });
+    expect(translations.map((row) => [row.lang, row.title])).toEqual([["en", "A"], ["fr", "A fr"]]);
+    expect(await t.db.prisma.customPage.count({ where: { company_id: acme.id, default: true } })).toBe(1);
+  });
+});
+
+describe("another company's page and malformed ids", () => {
+  it("answers 404 on show, update, delete, send_to_top and duplicate, changing nothing", async () => {
+    const theirs = (await create({ title: "Theirs" }, { token: globex.token })).body.custom_page.id;
+    const before = await t.db.prisma.customPage.findMany({ include: { translations: true }, orderBy: { id: "asc" } });
+    for (const [method, path, body] of [
+      ["GET", `${PAGES}/${theirs}`, undefined],
+      ["PUT", `${PAGES}/${theirs}`, { lang: "en", custom_page: pageUpdateFields(acmeLabel) }],
+      ["DELETE", `${PAGES}/${theirs}`, undefined],
+      ["GET", `${PAGES}/${theirs}/send_to_top`, undefined],
+      ["GET", `${PAGES}/${theirs}/duplicate`, undefined],
+      ["GET", `${PAGES}/999999`, undefined],
+      ["GET", `${PAGES}/abc`, undefined],
+      ["GET", `${PAGES}/abc/duplicate`, undefined],
+    ] as const) {
+      const response = await call(method, path, { token: acme.token, body });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.body.error_code).toBe("not_found");
+    }
+    expect(await t.db.prisma.customPage.findMany({ include: { translations: true }, orderBy: { id: "asc" } })).toEqual(before);
+  });
+
+  it("answers 401 on every operation without a token", async () => {
+    const id = await createId("Mine");
+    for (const [method, path] of [["GET", PAGES], ["GET", `${PAGES}/${id}`], ["DELETE", `${PAGES}/${id}`], ["GET", `${PAGES}/${id}/send_to_top`], ["GET", `${PAGES}/${id}/duplicate`]] as const) {
+      expect((await call(method, path)).status, `${method} ${path}`).toBe(401);
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(1);
+  });
+});
