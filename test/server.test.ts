@@ -30,7 +30,7 @@ describe("server process", () => {
     expect(second.output()).not.toContain("shown only this once");
     expect((await httpClient(second.url)("GET", "/api/droplet_installations", { token })).status).toBe(200);
     expect(await second.stop("SIGINT")).toBe(0);
-  });
+  }, 90_000);
 
   it.skipIf(!inject("databaseServer"))("on a PostgreSQL server from DATABASE_URL, without the demo seed in production", async () => {
     const testDb = await createTestDatabase({ migrated: false });
