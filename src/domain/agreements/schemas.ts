@@ -37,16 +37,14 @@ const attachmentFields = {
   metadata: z.record(z.string(), z.unknown()).optional(),
 };
 
-const attachmentCreate = z.object(attachmentFields).meta({ id: "AgreementAttachmentInput" });
+const attachmentCreate = z.object(attachmentFields);
 
-const attachmentUpdate = z
-  .object({
-    ...attachmentFields,
-    id: recordId.optional().describe("An attachment of this agreement: changes it; without id a new attachment is added"),
-    url: attachmentFields.url.optional().describe("Required for a new attachment"),
-    _destroy: z.boolean().optional().describe("With id: removes that attachment"),
-  })
-  .meta({ id: "AgreementAttachmentUpdate" });
+const attachmentUpdate = z.object({
+  ...attachmentFields,
+  id: recordId.optional().describe("An attachment of this agreement: changes it; without id a new attachment is added"),
+  url: attachmentFields.url.optional().describe("Required for a new attachment"),
+  _destroy: z.boolean().optional().describe("With id: removes that attachment"),
+});
 
 const agreementFields = {
   title: z.string().trim().min(1).max(255),
