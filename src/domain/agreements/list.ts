@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { Db } from "../../platform/db/database.js";
+import { escapeLike } from "../../platform/db/like.js";
 import type { PageRequest } from "../../platform/http/pagination.js";
 import type { AgreementSort } from "./schemas.js";
 
@@ -22,16 +23,11 @@ const SORT_COLUMNS: Record<string, Prisma.Sql> = {
   updated_at: Prisma.sql`a.updated_at`,
 };
 
-/** `%`, `_` and `\` in the user's text match themselves. */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-}
-
 function whereClause(filter: AgreementFilter): Prisma.Sql {
   const conditions = [Prisma.sql`a.company_id = ${filter.companyId}`];
   if (filter.status) conditions.push(Prisma.sql`a.active = ${filter.status === "active"}`);
   if (filter.searchQuery) {
-    const pattern = containsPattern(filter.searchQuery);
+    const pattern = `%${escapeLike(filter.searchQuery)}%`;
     conditions.push(Prisma.sql`(a.title ILIKE ${pattern} OR t.title ILIKE ${pattern})`);
   }
   return Prisma.join(conditions, " AND ");

@@ -2,10 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { useCompanyAuth } from "../../platform/http/company-auth.js";
 import { agreementRoutes } from "./agreements.js";
 import { dropletInstallationRoutes } from "./droplet-installations.js";
+import { subscriptionPlanRoutes } from "./subscription-plans.js";
 
 /** Company administration: every route needs a company API token unless it says otherwise. */
 export async function adminSurface(app: FastifyInstance): Promise<void> {
   useCompanyAuth(app);
   await app.register(dropletInstallationRoutes);
   await app.register(agreementRoutes);
+  await app.register(subscriptionPlanRoutes);
 }
