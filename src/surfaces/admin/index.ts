@@ -1,12 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { useCompanyAuth } from "../../platform/http/company-auth.js";
+import { agreementRoutes } from "./agreements.js";
 import { companyServerRoutes } from "./company-server-routes.js";
-import { dropletInstallationRoutes } from "./droplet-installations.js";
 import { discountRoutes } from "./discounts.js";
+import { dropletInstallationRoutes } from "./droplet-installations.js";
 import { enrollmentPackRoutes } from "./enrollment-packs.js";
 import { productRoutes } from "./products.js";
 import { referenceDataRoutes } from "./reference-data.js";
 import { shippingMethodRoutes } from "./shipping-methods.js";
+import { subscriptionPlanRoutes } from "./subscription-plans.js";
 import { taxRateRoutes } from "./tax-rates.js";
 
 /** Company administration: every route needs a company API token unless it says otherwise. */
@@ -20,4 +22,6 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
   await app.register(taxRateRoutes);
   await app.register(enrollmentPackRoutes);
   await app.register(companyServerRoutes);
+  await app.register(agreementRoutes);
+  await app.register(subscriptionPlanRoutes);
 }

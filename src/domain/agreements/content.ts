@@ -1,0 +1,39 @@
+// The language rule of agreements, as pure functions. English content lives on the agreement
+// itself; every other language is a translation. Create writes English only, update writes the
+// requested language, and a read shows the requested language when it is translated, English
+// otherwise.
+
+export const ENGLISH = "en";
+export const TITLE_MAX_LENGTH = 255;
+const COPY_MARK = " (Copy)";
+
+export interface Content {
+  title: string;
+  description: string;
+}
+
+export interface ShownContent extends Content {
+  language_iso: string;
+}
+
+/** What a read in `requested` shows: the translation when there is one, English otherwise. */
+export function shownContent(english: Content, translation: (Content & { language_iso: string }) | undefined): ShownContent {
+  if (translation) return { title: translation.title, description: translation.description, language_iso: translation.language_iso };
+  return { title: english.title, description: english.description, language_iso: ENGLISH };
+}
+
+/** The language an update writes: English when none is named. */
+export function writtenLanguage(requested: string | undefined): string {
+  return requested ?? ENGLISH;
+}
+
+/** Where a storefront reads the agreement without a token, in the language it was shown in. */
+export function showPath(id: number, languageIso: string): string {
+  return languageIso === ENGLISH ? `/api/agreements/${id}` : `/api/agreements/${id}?language_iso=${encodeURIComponent(languageIso)}`;
+}
+
+/** "Terms" -> "Terms (Copy)", shortened so that the result still fits a title. */
+export function copyTitle(title: string): string {
+  return title.slice(0, TITLE_MAX_LENGTH - COPY_MARK.length) + COPY_MARK;
+}
+

@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+import { timestamp } from "../../platform/http/schemas.js";
+
+const recordId = z.number().int().positive().max(2_147_483_647);
+
+/** A language code such as `fr` (case-insensitive); reads fall back to English when there is no such translation. */
+export const languageIso = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/, "must be a language code such as en or fr");
+
+export const languageQuery = z.object({
+  language_iso: languageIso.optional().describe("Language of the content; English when omitted"),
+});
+
+export const AGREEMENT_SORT_ATTRIBUTES = ["title", "active", "required_on_checkout", "created_at", "updated_at"] as const;
+const agreementSorts = AGREEMENT_SORT_ATTRIBUTES.flatMap((attribute) => [`${attribute}_asc`, `${attribute}_desc`] as const);
+
+export const agreementListQuery = paginationQuery(25).extend({
+  language_iso: languageQuery.shape.language_iso,
+  sorted_by: z
+    .enum(agreementSorts as [string, ...string[]])
+    .default("created_at_desc")
+    .describe("An attribute then _asc or _desc; title sorts by the title in the requested language"),
+  search_query: z.string().trim().max(255).optional().describe("Case-insensitive match on the title, in the requested language and in English"),
+  status: z.enum(["active", "inactive"]).optional(),
+});
+
+const attachmentFields = {
+  url: z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).max(2048),
+  filename: z.string().max(255).nullable().optional(),
+  kind: z.string().max(100).nullable().optional(),
+  content_type: z.string().max(255).nullable().optional(),
+  content_size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional().describe("Bytes"),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+
+const attachmentCreate = z.object(attachmentFields);
+
+const attachmentUpdate = z.object({
+  ...attachmentFields,
+  id: recordId.optional().describe("An attachment of this agreement: changes it; without id a new attachment is added"),
+  url: attachmentFields.url.optional().describe("Required for a new attachment"),
+  _destroy: z.boolean().optional().describe("With id: removes that attachment"),
+});
+
+const agreementFields = {
+  title: z.string().trim().min(1).max(255),
+  description: z.string().trim().min(1).max(100_000),
+  active: z.boolean().optional().describe("Default true"),
+  show_at_checkout: z.boolean().optional().describe("Default false"),
+  default_checked: z.boolean().optional().describe("Default false"),
+  required_on_checkout: z.boolean().optional().describe("Default false; requires show_at_checkout"),
+  required: z.boolean().optional().describe("Default false: acceptance is mandatory at enrollment and sign-up"),
+  enrollment_pack_id: recordId.nullable().optional().describe("One of the company's enrollment packs"),
+  company_country_ids: z.array(recordId).max(500).optional().describe("Company country ids the agreement applies to; empty: every country"),
+};
+
+export const agreementCreateBody = z.object({
+  agreement: z.object({ ...agreementFields, attachments_attributes: z.array(attachmentCreate).max(50).optional() }),
+});
+
+export const agreementUpdateBody = z.object({
+  agreement: z.object({
+    ...agreementFields,
+    title: agreementFields.title.optional(),
+    description: agreementFields.description.optional(),
+    attachments_attributes: z.array(attachmentUpdate).max(50).optional(),
+  }),
+});
+
+export const agreementIdsBody = z.object({
+  agreement_ids: z.array(recordId).min(1).max(100).describe("At most 100 ids; all must name the company's agreements"),
+});
+
+export const agreementAttachment = z
+  .object({
+    id: z.number().int(),
+    url: z.string(),
+    filename: z.string().nullable(),
+    kind: z.string().nullable(),
+    content_type: z.string().nullable(),
+    content_size: z.number().int().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "AgreementAttachment" });
+
+export const agreementSchema = z
+  .object({
+    id: z.number().int(),
+    title: z.string(),
+    active: z.boolean(),
+    show_at_checkout: z.boolean(),
+    default_checked: z.boolean(),
+    required_on_checkout: z.boolean(),
+    required: z.boolean(),
+    company_country_ids: z.array(z.number().int()),
+    description: z.string(),
+    show_path: z.string().describe("Where a storefront reads this agreement without a token (active agreements only)"),
+    language_iso: z.string().describe("The language of title and description: the requested one when translated, otherwise en"),
+    enrollment_pack_id: z.number().int().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    company_logo: z.string().describe("The company's logo URL; empty when it has none"),
+    attachments: z.array(agreementAttachment),
+  })
+  .meta({ id: "Agreement" });
+
+export type AgreementSort = (typeof agreementSorts)[number];
+export type AgreementListQuery = z.infer<typeof agreementListQuery>;
+export type AgreementCreateInput = z.infer<typeof agreementCreateBody>["agreement"];
+export type AgreementUpdateInput = z.infer<typeof agreementUpdateBody>["agreement"];
+export type AttachmentUpdateInput = NonNullable<AgreementUpdateInput["attachments_attributes"]>[number];
+export type AgreementView = z.infer<typeof agreementSchema>;

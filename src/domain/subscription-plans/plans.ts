@@ -1,0 +1,276 @@
+import type { Prisma } from "../../generated/prisma/client.js";
+import type { ServiceContext } from "../../platform/context.js";
+import { escapeLike } from "../../platform/db/like.js";
+import { ConflictError, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { resolvePage } from "./list-page.js";
+import { type PlanSettings, planSettingErrors } from "./rules.js";
+import { billingFrequencyInWords, type IntervalUnit } from "./schedule.js";
+import type { LinkUpdateInput, PlanCreateInput, PlanListQuery, PlanUpdateInput, PlanView } from "./schemas.js";
+import { openSubscriptionIds } from "./subscriptions.js";
+
+type Tx = Prisma.TransactionClient;
+type Client = ServiceContext["db"] | Tx;
+
+const LINKS = "subscription_plan.product_subscription_plans";
+
+// Links to soft-deleted products are kept (undeleting restores them) but not shown.
+const planInclude = {
+  company: { select: { id: true, name: true } },
+  products: { where: { product: { deleted_at: null } }, orderBy: { id: "asc" }, select: { id: true, product_id: true, default: true } },
+} satisfies Prisma.SubscriptionPlanInclude;
+
+type PlanRow = Prisma.SubscriptionPlanGetPayload<{ include: typeof planInclude }>;
+
+function toView(row: PlanRow, subscriptionIds: number[]): PlanView {
+  return {
+    id: row.id,
+    name: row.name,
+    billing_interval: row.billing_interval,
+    billing_interval_unit: row.billing_interval_unit as IntervalUnit,
+    billing_frequency_in_words: billingFrequencyInWords(row.billing_interval, row.billing_interval_unit as IntervalUnit),
+    shipping_interval: row.shipping_interval,
+    shipping_interval_unit: row.shipping_interval_unit as IntervalUnit,
+    volume_interval: row.volume_interval,
+    volume_interval_unit: row.volume_interval_unit as IntervalUnit,
+    trial_period: row.trial_period,
+    trial_period_unit: row.trial_period_unit as IntervalUnit | null,
+    split_volume: row.split_volume,
+    allow_skipping: row.allow_skipping,
+    max_skips: row.max_skips,
+    allow_max_billing_cycles: row.allow_max_billing_cycles,
+    max_billing_cycles: row.max_billing_cycles,
+    price_adjustment_type: row.price_adjustment_type as PlanView["price_adjustment_type"],
+    // The JSON edge: the exact stored decimal becomes the nearest number.
+    price_adjustment_amount: row.price_adjustment_amount === null ? null : Number(row.price_adjustment_amount.toString()),
+    active: row.active,
+    company_default: row.company_default,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    products_count: row.products.length,
+    subscribers_count: subscriptionIds.length,
+    company: row.company,
+    subscriptions: subscriptionIds.map((id) => ({ id })),
+    products: row.products.map((link) => ({ id: link.product_id })),
+    product_subscription_plans: row.products,
+  };
+}
+
+async function viewOf(db: Client, companyId: number, id: number): Promise<PlanView> {
+  const row = await db.subscriptionPlan.findFirst({ where: { id, company_id: companyId }, include: planInclude });
+  if (!row) throw new NotFoundError("Subscription plan not found");
+  const subscriptions = await openSubscriptionIds(db, companyId, [id]);
+  return toView(row, subscriptions.get(id) ?? []);
+}
+
+function throwIfAny(...groups: FieldErrors[]): void {
+  const errors = Object.assign({}, ...groups) as FieldErrors;
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
+
+/** A JSON number as the decimal string it was written as (the schema allows at most 4 decimals). */
+function amountText<Absent extends null | undefined>(amount: number | Absent): string | Absent {
+  return typeof amount === "number" ? String(amount) : amount;
+}
+
+function settingsData(input: PlanUpdateInput) {
+  const { product_subscription_plans: _links, price_adjustment_amount, ...members } = input;
+  const defined = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
+  return {
+    ...defined,
+    ...(price_adjustment_amount !== undefined ? { price_adjustment_amount: amountText(price_adjustment_amount) } : {}),
+  } as Prisma.SubscriptionPlanUncheckedUpdateInput;
+}
+
+function mergedSettings(input: PlanUpdateInput, current: PlanSettings): PlanSettings {
+  const pick = <K extends keyof PlanSettings>(key: K, value: PlanSettings[K] | undefined): PlanSettings[K] => (value === undefined ? current[key] : value);
+  return {
+    trial_period: pick("trial_period", input.trial_period),
+    trial_period_unit: pick("trial_period_unit", input.trial_period_unit),
+    allow_max_billing_cycles: pick("allow_max_billing_cycles", input.allow_max_billing_cycles),
+    max_billing_cycles: pick("max_billing_cycles", input.max_billing_cycles),
+    price_adjustment_type: pick("price_adjustment_type", input.price_adjustment_type),
+    price_adjustment_amount: pick("price_adjustment_amount", amountText(input.price_adjustment_amount)),
+  };
+}
+
+const NEW_PLAN: PlanSettings = {
+  trial_period: null,
+  trial_period_unit: null,
+  allow_max_billing_cycles: false,
+  max_billing_cycles: null,
+  price_adjustment_type: null,
+  price_adjustment_amount: null,
+};
+
+/** The product ids among `productIds` that are not the company's live products. */
+async function foreignProductIds(db: Client, companyId: number, productIds: number[]): Promise<Set<number>> {
+  if (productIds.length === 0) return new Set();
+  const own = await db.product.findMany({ where: { id: { in: productIds }, company_id: companyId, deleted_at: null }, select: { id: true } });
+  const known = new Set(own.map((product) => product.id));
+  return new Set(productIds.filter((id) => !known.has(id)));
+}
+
+interface ExistingLink {
+  id: number;
+  product_id: number;
+}
+
+/**
+ * Field errors for the links an update (or create, with no existing links) asks for: unknown
+ * or foreign products, link ids of other plans, and one product linked twice.
+ */
+async function linkErrors(db: Client, companyId: number, entries: LinkUpdateInput[], existing: ExistingLink[]): Promise<FieldErrors> {
+  const errors: FieldErrors = {};
+  const add = (index: number, member: string, message: string) => (errors[`${LINKS}.${index}.${member}`] ??= []).push(message);
+  const existingIds = new Set(existing.map((link) => link.id));
+  const foreign = await foreignProductIds(db, companyId, [...new Set(entries.flatMap((entry) => (entry.product_id === undefined ? [] : [entry.product_id])))]);
+  entries.forEach((entry, index) => {
+    if (entry.id !== undefined && !existingIds.has(entry.id)) add(index, "id", "does not name a product link of this plan");
+    if (entry.id === undefined && entry._destroy) add(index, "id", "is required to remove a link");
+    if (entry.id === undefined && !entry._destroy && entry.product_id === undefined) add(index, "product_id", "is required");
+    if (entry.product_id !== undefined && foreign.has(entry.product_id)) add(index, "product_id", "does not name a product of this company");
+  });
+  // The links as they would be after the request (a new one keyed by its entry), to find a
+  // product linked twice; the entries that cause it are blamed.
+  const productOf = new Map<string, number>(existing.map((link) => [`link ${link.id}`, link.product_id]));
+  const entryOf = new Map<string, number>();
+  entries.forEach((entry, index) => {
+    const key = entry.id !== undefined ? `link ${entry.id}` : `entry ${index}`;
+    if (entry._destroy) productOf.delete(key);
+    else if (entry.product_id !== undefined) {
+      productOf.set(key, entry.product_id);
+      entryOf.set(key, index);
+    }
+  });
+  const keysByProduct = new Map<number, string[]>();
+  for (const [key, productId] of productOf) keysByProduct.set(productId, [...(keysByProduct.get(productId) ?? []), key]);
+  for (const keys of keysByProduct.values()) {
+    if (keys.length < 2) continue;
+    for (const key of keys) {
+      const index = entryOf.get(key);
+      if (index !== undefined) add(index, "product_id", "is already linked to this plan");
+    }
+  }
+  return errors;
+}
+
+// Concurrent requests setting defaults take turns on these row locks, so that "at most one
+// default" holds without a partial unique index.
+async function lockCompany(tx: Tx, companyId: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM companies WHERE id = ${companyId} FOR UPDATE`;
+}
+
+async function lockProducts(tx: Tx, productIds: number[]): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM products WHERE id = ANY(${productIds}) ORDER BY id FOR UPDATE`;
+}
+
+/** Makes `planId` the company default, clearing the previous one. */
+async function takeCompanyDefault(tx: Tx, companyId: number, planId: number): Promise<void> {
+  await tx.subscriptionPlan.updateMany({ where: { company_id: companyId, company_default: true, id: { not: planId } }, data: { company_default: false } });
+}
+
+/** Makes each default link the only default of its product. */
+async function takeProductDefaults(tx: Tx, planId: number): Promise<void> {
+  const defaults = await tx.productSubscriptionPlan.findMany({ where: { subscription_plan_id: planId, default: true }, select: { product_id: true } });
+  if (defaults.length === 0) return;
+  const productIds = defaults.map((link) => link.product_id);
+  await tx.productSubscriptionPlan.updateMany({ where: { product_id: { in: productIds }, default: true, subscription_plan_id: { not: planId } }, data: { default: false } });
+}
+
+export interface PlanPage extends Page<PlanView> {
+  bundle_subscriptions_for_company: boolean;
+}
+
+export async function listPlans(ctx: ServiceContext, query: PlanListQuery): Promise<PlanPage> {
+  const page = resolvePage(query);
+  const where: Prisma.SubscriptionPlanWhereInput = {
+    company_id: ctx.companyId,
+    ...(query.active !== undefined ? { active: query.active === "true" } : {}),
+    ...(query.product !== undefined ? { products: { some: { product_id: query.product } } } : {}),
+    ...(query.search_query ? { name: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
+  };
+  const [rows, total, company] = await Promise.all([
+    ctx.db.subscriptionPlan.findMany({ where, include: planInclude, orderBy: [{ [query.sorted_by]: query.sort_direction }, { id: query.sort_direction }], ...pageWindow(page) }),
+    ctx.db.subscriptionPlan.count({ where }),
+    ctx.db.company.findUniqueOrThrow({ where: { id: ctx.companyId }, select: { bundle_subscriptions: true } }),
+  ]);
+  const subscriptions = await openSubscriptionIds(ctx.db, ctx.companyId, rows.map((row) => row.id));
+  return {
+    rows: rows.map((row) => toView(row, subscriptions.get(row.id) ?? [])),
+    pagination: pagination(page, total),
+    bundle_subscriptions_for_company: company.bundle_subscriptions,
+  };
+}
+
+export async function getPlan(ctx: ServiceContext, id: number): Promise<PlanView> {
+  return viewOf(ctx.db, ctx.companyId, id);
+}
+
+export async function createPlan(ctx: ServiceContext, input: PlanCreateInput): Promise<PlanView> {
+  const links = input.product_subscription_plans ?? [];
+  throwIfAny(planSettingErrors(mergedSettings(input, NEW_PLAN)), await linkErrors(ctx.db, ctx.companyId, links, []));
+  return ctx.db.$transaction(async (tx) => {
+    if (input.company_default) await lockCompany(tx, ctx.companyId);
+    const defaultProducts = links.filter((link) => link.default).map((link) => link.product_id);
+    if (defaultProducts.length > 0) await lockProducts(tx, defaultProducts);
+    const plan = await tx.subscriptionPlan.create({
+      data: {
+        ...(settingsData(input) as Prisma.SubscriptionPlanUncheckedCreateInput),
+        company_id: ctx.companyId,
+        products: { create: links.map((link) => ({ product_id: link.product_id, default: link.default ?? false })) },
+      },
+      select: { id: true },
+    });
+    if (input.company_default) await takeCompanyDefault(tx, ctx.companyId, plan.id);
+    if (defaultProducts.length > 0) await takeProductDefaults(tx, plan.id);
+    return viewOf(tx, ctx.companyId, plan.id);
+  });
+}
+
+async function writeLinks(tx: Tx, planId: number, entries: LinkUpdateInput[]): Promise<void> {
+  // Removals first, so that a product can move from a removed link to a new one in one request.
+  for (const entry of entries) {
+    if (entry.id !== undefined && entry._destroy) await tx.productSubscriptionPlan.delete({ where: { id: entry.id } });
+  }
+  for (const { id, _destroy, product_id, default: isDefault } of entries) {
+    if (_destroy) continue;
+    const data = { ...(product_id !== undefined ? { product_id } : {}), ...(isDefault !== undefined ? { default: isDefault } : {}) };
+    if (id !== undefined) await tx.productSubscriptionPlan.update({ where: { id }, data });
+    else await tx.productSubscriptionPlan.create({ data: { subscription_plan_id: planId, product_id: product_id as number, default: isDefault ?? false } });
+  }
+}
+
+export async function updatePlan(ctx: ServiceContext, id: number, bodyId: number | undefined, input: PlanUpdateInput): Promise<PlanView> {
+  if (bodyId !== undefined && bodyId !== id) throw ValidationError.field("id", "must equal the id in the path");
+  const entries = input.product_subscription_plans ?? [];
+  return ctx.db.$transaction(async (tx) => {
+    const current = await tx.subscriptionPlan.findFirst({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true } } } });
+    if (!current) throw new NotFoundError("Subscription plan not found");
+    const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
+    throwIfAny(planSettingErrors(mergedSettings(input, settings)), await linkErrors(tx, ctx.companyId, entries, current.products));
+    if (input.company_default) await lockCompany(tx, ctx.companyId);
+    const touchedProducts = entries.flatMap((entry) => (entry.product_id !== undefined ? [entry.product_id] : [])).concat(
+      entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),
+    );
+    const setsProductDefault = entries.some((entry) => entry.default && !entry._destroy);
+    if (setsProductDefault) await lockProducts(tx, [...new Set(touchedProducts)]);
+    await writeLinks(tx, id, entries);
+    await tx.subscriptionPlan.update({ where: { id }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
+    if (input.company_default) await takeCompanyDefault(tx, ctx.companyId, id);
+    if (setsProductDefault) await takeProductDefaults(tx, id);
+    return viewOf(tx, ctx.companyId, id);
+  });
+}
+
+/** Refused (409) while the plan has subscriptions that are not cancelled. */
+export async function deletePlan(ctx: ServiceContext, id: number): Promise<PlanView> {
+  return ctx.db.$transaction(async (tx) => {
+    const view = await viewOf(tx, ctx.companyId, id);
+    if (view.subscriptions.length > 0) {
+      throw new ConflictError(`The plan has ${view.subscriptions.length} subscription(s) that are not cancelled`, { code: "plan_has_subscriptions" });
+    }
+    await tx.subscriptionPlan.delete({ where: { id } });
+    return view;
+  });
+}

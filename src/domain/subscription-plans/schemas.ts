@@ -1,0 +1,127 @@
+import { z } from "zod";
+import { MAX_PER_PAGE } from "../../platform/http/pagination.js";
+import { timestamp } from "../../platform/http/schemas.js";
+import { isValidDecimalString } from "../../platform/money.js";
+import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
+
+const recordId = z.number().int().positive().max(2_147_483_647);
+// A missing unit reads "is required", as every other missing member does.
+const intervalUnit = z.enum(["day", "week", "month", "year"], { error: (issue) => (issue.input === undefined ? "is required" : undefined) });
+const interval = z.number().int().min(1).max(29);
+// The seed bounds these from below only; the upper bound keeps schedule arithmetic in range.
+const count = z.number().int().min(1).max(1000);
+
+const priceAdjustmentAmount = z
+  .number()
+  .min(0)
+  .max(PRICE_ADJUSTMENT_MAX)
+  .refine((value) => isValidDecimalString(String(value), PRICE_ADJUSTMENT_DECIMALS), `must have at most ${PRICE_ADJUSTMENT_DECIMALS} decimal places`)
+  .describe("A percent (0..100) for percentage, an amount in the order's currency for fixed_amount");
+
+const optionalFields = {
+  trial_period: count.nullable().optional(),
+  trial_period_unit: intervalUnit.nullable().optional().describe("Required when trial_period is set"),
+  split_volume: z.boolean().optional().describe("Default false"),
+  allow_skipping: z.boolean().optional().describe("Default true"),
+  max_skips: count.nullable().optional(),
+  allow_max_billing_cycles: z.boolean().optional().describe("Default false"),
+  max_billing_cycles: count.nullable().optional().describe("Required when allow_max_billing_cycles is true"),
+  price_adjustment_type: z.enum(["percentage", "fixed_amount"]).nullable().optional(),
+  price_adjustment_amount: priceAdjustmentAmount.nullable().optional(),
+  active: z.boolean().optional().describe("Default true"),
+  company_default: z.boolean().optional().describe("At most one plan of a company is its default: setting it clears the other"),
+};
+
+const scheduleFields = {
+  name: z.string().trim().min(1).max(255),
+  billing_interval: interval,
+  billing_interval_unit: intervalUnit,
+  shipping_interval: interval,
+  shipping_interval_unit: intervalUnit,
+  volume_interval: interval,
+  volume_interval_unit: intervalUnit,
+};
+
+const linkDefault = z.boolean().optional().describe("The product's default plan: setting it clears the product's other default");
+
+const linkCreate = z.object({ product_id: recordId, default: linkDefault });
+
+const linkUpdate = z.object({
+  id: recordId.optional().describe("A link of this plan: changes it; without id a link is added"),
+  product_id: recordId.optional().describe("Required for a new link"),
+  default: linkDefault,
+  _destroy: z.boolean().optional().describe("With id: removes that link"),
+});
+
+export const planCreateBody = z.object({
+  subscription_plan: z.object({
+    ...scheduleFields,
+    ...optionalFields,
+    product_subscription_plans: z.array(linkCreate).max(500).optional().describe("Products this plan is offered for"),
+  }),
+});
+
+export const planUpdateBody = z.object({
+  id: recordId.optional().describe("When sent, must equal the id in the path"),
+  subscription_plan: z.object({
+    ...z.object(scheduleFields).partial().shape,
+    ...optionalFields,
+    product_subscription_plans: z.array(linkUpdate).max(500).optional(),
+  }),
+});
+
+const pageNumber = z.coerce.number().int().min(1).max(1_000_000);
+const perPage = z.coerce.number().int().min(1).max(MAX_PER_PAGE);
+
+export const PLAN_SORT_ATTRIBUTES = ["id", "name", "created_at", "updated_at", "active", "company_default", "billing_interval"] as const;
+
+export const planListQuery = z.object({
+  page: pageNumber.optional().describe("Default 1"),
+  per_page: perPage.optional().describe("Default 25"),
+  "pagination[page]": pageNumber.optional().describe("The same as page; both may be sent only with the same value"),
+  "pagination[per_page]": perPage.optional().describe("The same as per_page; both may be sent only with the same value"),
+  active: z.enum(["true", "false"]).optional(),
+  product: z.coerce.number().int().positive().max(2_147_483_647).optional().describe("Only plans offered for this product"),
+  search_query: z.string().trim().max(255).optional().describe("Case-insensitive match on the name"),
+  sorted_by: z.enum(PLAN_SORT_ATTRIBUTES).default("created_at"),
+  sort_direction: z.enum(["asc", "desc"]).default("desc"),
+});
+
+export const planSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    billing_interval: z.number().int(),
+    billing_interval_unit: intervalUnit,
+    billing_frequency_in_words: z.string().describe('"Every month", "Every 2 weeks"'),
+    shipping_interval: z.number().int(),
+    shipping_interval_unit: intervalUnit,
+    volume_interval: z.number().int(),
+    volume_interval_unit: intervalUnit,
+    trial_period: z.number().int().nullable(),
+    trial_period_unit: intervalUnit.nullable(),
+    split_volume: z.boolean(),
+    allow_skipping: z.boolean().nullable(),
+    max_skips: z.number().int().nullable(),
+    allow_max_billing_cycles: z.boolean(),
+    max_billing_cycles: z.number().int().nullable(),
+    price_adjustment_type: z.enum(["percentage", "fixed_amount"]).nullable(),
+    price_adjustment_amount: z.number().nullable(),
+    active: z.boolean().nullable(),
+    company_default: z.boolean().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    products_count: z.number().int().nullable(),
+    subscribers_count: z.number().int().nullable().describe("Subscriptions of this plan that are not cancelled"),
+    company: z.object({ id: z.number().int(), name: z.string() }),
+    subscriptions: z.array(z.object({ id: z.number().int() })).describe("The subscriptions that are not cancelled"),
+    products: z.array(z.object({ id: z.number().int() })),
+    product_subscription_plans: z.array(z.object({ id: z.number().int(), product_id: z.number().int(), default: z.boolean() })),
+  })
+  .meta({ id: "SubscriptionPlan" });
+
+export type PlanCreateInput = z.infer<typeof planCreateBody>["subscription_plan"];
+export type PlanUpdateInput = z.infer<typeof planUpdateBody>["subscription_plan"];
+export type PlanListQuery = z.infer<typeof planListQuery>;
+export type PlanView = z.infer<typeof planSchema>;
+export type LinkUpdateInput = NonNullable<PlanUpdateInput["product_subscription_plans"]>[number];

@@ -1,0 +1,543 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createEnrollmentPack, enableCompanyCountry } from "../../helpers/agreements.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let acmePack: { id: number };
+let globexPack: { id: number };
+let acmeUS: { id: number };
+let acmeCA: { id: number };
+let globexUS: { id: number };
+
+const AGREEMENT_KEYS = [
+  "active",
+  "attachments",
+  "company_country_ids",
+  "company_logo",
+  "created_at",
+  "default_checked",
+  "description",
+  "enrollment_pack_id",
+  "id",
+  "language_iso",
+  "required",
+  "required_on_checkout",
+  "show_at_checkout",
+  "show_path",
+  "title",
+  "updated_at",
+];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  await t.db.prisma.company.update({ where: { id: acme.id }, data: { logo_url: "https://cdn.example.com/acme.png" } });
+  acmePack = await createEnrollmentPack(t.db.prisma, acme.id);
+  globexPack = await createEnrollmentPack(t.db.prisma, globex.id);
+  acmeUS = await enableCompanyCountry(t.db.prisma, acme.id, "US");
+  acmeCA = await enableCompanyCountry(t.db.prisma, acme.id, "CA");
+  globexUS = await enableCompanyCountry(t.db.prisma, globex.id, "US");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.agreement.deleteMany();
+});
+
+const create = (agreement: Record<string, unknown>, options: { token?: string; query?: string } = {}) =>
+  call("POST", `/api/agreements${options.query ?? ""}`, { token: options.token ?? acme.token, body: { agreement } });
+const update = (id: number, agreement: Record<string, unknown>, query = "", token = acme.token) =>
+  call("PUT", `/api/agreements/${id}${query}`, { token, body: { agreement } });
+const show = (id: number, query = "", token: string | null = acme.token) => call("GET", `/api/agreements/${id}${query}`, token ? { token } : {});
+
+async function createId(agreement: Record<string, unknown> = {}, token = acme.token): Promise<number> {
+  const response = await create({ title: "Terms", description: "The terms.", ...agreement }, { token });
+  expect(response.status).toBe(201);
+  return response.body.agreement.id;
+}
+
+const snapshot = async () =>
+  JSON.stringify(
+    await t.db.prisma.agreement.findMany({ orderBy: { id: "asc" }, include: { translations: { orderBy: { id: "asc" } }, attachments: { orderBy: { id: "asc" } }, countries: true } }),
+    (_key, value) => (typeof value === "bigint" ? value.toString() : value),
+  );
+
+describe("POST /api/agreements", () => {
+  it("creates an active agreement: 201 with every field of the Agreement table", async () => {
+    const response = await create({
+      title: "Terms of sale",
+      description: "You agree to pay.",
+      show_at_checkout: true,
+      default_checked: true,
+      required_on_checkout: true,
+      required: true,
+      enrollment_pack_id: acmePack.id,
+      company_country_ids: [acmeCA.id, acmeUS.id, acmeUS.id],
+      attachments_attributes: [
+        { url: "https://cdn.example.com/terms.pdf", filename: "terms.pdf", kind: "document", content_type: "application/pdf", content_size: 1234, metadata: { pages: 3 } },
+      ],
+    });
+    expect(response.status).toBe(201);
+    const agreement = response.body.agreement;
+    expect(Object.keys(agreement).sort()).toEqual(AGREEMENT_KEYS);
+    expect(agreement).toMatchObject({
+      title: "Terms of sale",
+      description: "You agree to pay.",
+      active: true,
+      show_at_checkout: true,
+      default_checked: true,
+      required_on_checkout: true,
+      required: true,
+      enrollment_pack_id: acmePack.id,
+      company_country_ids: [acmeUS.id, acmeCA.id].sort((a, b) => a - b),
+      language_iso: "en",
+      show_path: `/api/agreements/${agreement.id}`,
+      company_logo: "https://cdn.example.com/acme.png",
+    });
+    expect(agreement.attachments).toHaveLength(1);
+    expect(agreement.attachments[0]).toMatchObject({ url: "https://cdn.example.com/terms.pdf", filename: "terms.pdf", kind: "document", content_type: "application/pdf", content_size: 1234, metadata: { pages: 3 } });
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+  });
+
+  it("defaults: active true, checkout flags false, no countries, no pack; company_logo empty without a logo", async () => {
+    const response = await create({ title: "Privacy", description: "We keep little." }, { token: globex.token });
+    expect(response.status).toBe(201);
+    expect(response.body.agreement).toMatchObject({
+      active: true,
+      show_at_checkout: false,
+      default_checked: false,
+      required_on_checkout: false,
+      required: false,
+      company_country_ids: [],
+      enrollment_pack_id: null,
+      attachments: [],
+      company_logo: "",
+    });
+  });
+
+  it("creates an inactive agreement when the body says active: false", async () => {
+    const response = await create({ title: "Draft", description: "Not yet.", active: false });
+    expect(response.body.agreement.active).toBe(false);
+  });
+
+  it("writes English content even when language_iso names another language", async () => {
+    const response = await create({ title: "Terms", description: "English text" }, { query: "?language_iso=fr" });
+    expect(response.status).toBe(201);
+    expect(response.body.agreement).toMatchObject({ title: "Terms", language_iso: "en" });
+    const id = response.body.agreement.id;
+    expect(await t.db.prisma.agreementTranslation.count({ where: { agreement_id: id } })).toBe(0);
+    expect(await t.db.prisma.agreement.findUnique({ where: { id } })).toMatchObject({ title: "Terms", description: "English text" });
+  });
+
+  it("answers 422 with field errors for missing and invalid members, and creates nothing", async () => {
+    const response = await create({ title: "", show_at_checkout: "yes", company_country_ids: ["x"], attachments_attributes: [{ url: "ftp://x", content_size: -1 }] });
+    expect(response.status).toBe(422);
+    expect(response.body.error_code).toBe("validation_failed");
+    expect(response.body.errors["agreement.description"]).toEqual(["is required"]);
+    expect(Object.keys(response.body.errors)).toEqual(
+      expect.arrayContaining([
+        "agreement.title",
+        "agreement.show_at_checkout",
+        "agreement.company_country_ids.0",
+        "agreement.attachments_attributes.0.url",
+        "agreement.attachments_attributes.0.content_size",
+      ]),
+    );
+    expect((await call("POST", "/api/agreements", { token: acme.token, body: {} })).body.errors).toEqual({ agreement: ["is required"] });
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+  });
+
+  it("answers 422 for an unknown language code format", async () => {
+    const response = await create({ title: "T", description: "D" }, { query: "?language_iso=not a language" });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(["language_iso"]);
+  });
+
+  it("answers 422 for another company's or an unknown enrollment pack and company countries, naming them", async () => {
+    const response = await create({ title: "T", description: "D", enrollment_pack_id: globexPack.id, company_country_ids: [acmeUS.id, globexUS.id, 999_999] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "agreement.enrollment_pack_id": ["does not name an enrollment pack of this company"],
+      "agreement.company_country_ids": [`unknown company country ids: ${globexUS.id}, 999999`],
+    });
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+  });
+
+  it("answers 422 when required_on_checkout is set on an agreement not shown at checkout", async () => {
+    const response = await create({ title: "T", description: "D", required_on_checkout: true });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "agreement.required_on_checkout": ["requires show_at_checkout"] });
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+  });
+
+  it("answers 401 without a token", async () => {
+    const response = await call("POST", "/api/agreements", { body: { agreement: { title: "T", description: "D" } } });
+    expect(response.status).toBe(401);
+    expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+  });
+});
+
+describe("GET /api/agreements/{id}", () => {
+  it("shows the company's agreement, inactive ones too, with a token", async () => {
+    const id = await createId({ active: false });
+    const response = await show(id);
+    expect(response.status).toBe(200);
+    expect(response.body.agreement).toMatchObject({ id, active: false, title: "Terms" });
+    expect(Object.keys(response.body.agreement).sort()).toEqual(AGREEMENT_KEYS);
+  });
+
+  it("answers 404 for another company's agreement, an unknown id and a malformed id", async () => {
+    const foreign = await createId({}, globex.token);
+    for (const path of [`/api/agreements/${foreign}`, "/api/agreements/999999", "/api/agreements/abc"]) {
+      const response = await call("GET", path, { token: acme.token });
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ error_code: "not_found", errors: null });
+    }
+  });
+
+  it("without a token shows active agreements only (storefront checkout), in any language", async () => {
+    const active = await createId({ title: "Shown" });
+    const inactive = await createId({ active: false });
+    await update(active, { title: "Affiché", description: "Texte" }, "?language_iso=fr");
+    const response = await show(active, "", null);
+    expect(response.status).toBe(200);
+    expect(response.body.agreement).toMatchObject({ id: active, title: "Shown", company_logo: "https://cdn.example.com/acme.png" });
+    expect((await show(active, "?language_iso=fr", null)).body.agreement).toMatchObject({ title: "Affiché", language_iso: "fr" });
+    const hidden = await show(inactive, "", null);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error_code).toBe("not_found");
+  });
+
+  it("answers 401 for an invalid token even though a token is optional", async () => {
+    const id = await createId();
+    const response = await call("GET", `/api/agreements/${id}`, { headers: { authorization: "Bearer sct_unknown" } });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("languages", () => {
+  it("update with language_iso=xx writes the xx translation and leaves English untouched", async () => {
+    const id = await createId({ title: "Terms", description: "English text" });
+    const response = await update(id, { title: "Conditions", description: "Texte français" }, "?language_iso=fr");
+    expect(response.status).toBe(200);
+    expect(response.body.agreement).toMatchObject({ title: "Conditions", description: "Texte français", language_iso: "fr", show_path: `/api/agreements/${id}?language_iso=fr` });
+    expect(await t.db.prisma.agreement.findUnique({ where: { id } })).toMatchObject({ title: "Terms", description: "English text" });
+    expect((await show(id)).body.agreement).toMatchObject({ title: "Terms", description: "English text", language_iso: "en" });
+    expect((await show(id, "?language_iso=FR")).body.agreement).toMatchObject({ title: "Conditions", language_iso: "fr" });
+  });
+
+  it("reads fall back to English, and say so, when the language has no translation", async () => {
+    const id = await createId({ title: "Terms", description: "English text" });
+    for (const language of ["de", "zz"]) {
+      const response = await show(id, `?language_iso=${language}`);
+      expect(response.body.agreement).toMatchObject({ title: "Terms", description: "English text", language_iso: "en", show_path: `/api/agreements/${id}` });
+    }
+  });
+
+  it("updates an existing translation partially; a new translation needs title and description", async () => {
+    const id = await createId();
+    const partial = await update(id, { title: "Bedingungen" }, "?language_iso=de");
+    expect(partial.status).toBe(422);
+    expect(partial.body.errors).toEqual({ "agreement.description": ["is required for a new de translation"] });
+    expect(await t.db.prisma.agreementTranslation.count()).toBe(0);
+
+    await update(id, { title: "Bedingungen", description: "Deutscher Text" }, "?language_iso=de");
+    const second = await update(id, { description: "Neuer Text" }, "?language_iso=de");
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.agreement).toMatchObject({ title: "Bedingungen", description: "Neuer Text", language_iso: "de" });
+  });
+
+  it("answers 422 for a language that is not supported, and changes nothing", async () => {
+    const id = await createId();
+    const before = await snapshot();
+    const response = await update(id, { title: "X", description: "Y", active: false }, "?language_iso=xx");
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ language_iso: ["is not a supported language"] });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("update in a language changes language-independent members for every language", async () => {
+    const id = await createId();
+    await update(id, { title: "Conditions", description: "Texte", active: false }, "?language_iso=fr");
+    expect((await show(id)).body.agreement.active).toBe(false);
+  });
+
+  it("lists in the requested language with English fallback per agreement", async () => {
+    const translated = await createId({ title: "Terms" });
+    await createId({ title: "Privacy" });
+    await update(translated, { title: "Conditions", description: "Texte" }, "?language_iso=fr");
+    const response = await call("GET", "/api/agreements?language_iso=fr&sorted_by=title_asc", { token: acme.token });
+    expect(response.body.agreements.map((a: { title: string; language_iso: string }) => [a.title, a.language_iso])).toEqual([
+      ["Conditions", "fr"],
+      ["Privacy", "en"],
+    ]);
+  });
+});
+
+describe("PUT /api/agreements/{id}", () => {
+  it("updates flags, pack and countries; replaces company_country_ids; clears the pack with null", async () => {
+    const id = await createId({ company_country_ids: [acmeUS.id], enrollment_pack_id: acmePack.id });
+    const response = await update(id, { show_at_checkout: true, required_on_checkout: true, default_checked: true, required: true, company_country_ids: [acmeCA.id] });
+    expect(response.status).toBe(200);
+    expect(response.body.agreement).toMatchObject({ show_at_checkout: true, required_on_checkout: true, default_checked: true, required: true, company_country_ids: [acmeCA.id], enrollment_pack_id: acmePack.id });
+    const cleared = await update(id, { enrollment_pack_id: null, company_country_ids: [] });
+    expect(cleared.body.agreement).toMatchObject({ enrollment_pack_id: null, company_country_ids: [] });
+  });
+
+  it("updates English content without language_iso and moves updated_at", async () => {
+    const id = await createId();
+    const before = (await show(id)).body.agreement;
+    const response = await update(id, { title: "New terms" });
+    expect(response.body.agreement).toMatchObject({ title: "New terms", description: "The terms.", language_iso: "en" });
+    expect(response.body.agreement.updated_at > before.updated_at).toBe(true);
+  });
+
+  it("adds, changes and removes attachments through attachments_attributes", async () => {
+    const id = await createId({ attachments_attributes: [{ url: "https://cdn.example.com/a.pdf" }, { url: "https://cdn.example.com/b.pdf" }] });
+    const [first, second] = (await show(id)).body.agreement.attachments;
+    const response = await update(id, {
+      attachments_attributes: [
+        { id: first.id, filename: "a-v2.pdf", content_size: 0 },
+        { id: second.id, _destroy: true },
+        { url: "https://cdn.example.com/c.pdf", kind: "image" },
+      ],
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.agreement.attachments.map((a: { url: string; filename: string | null; content_size: number | null }) => [a.url, a.filename, a.content_size])).toEqual([
+      ["https://cdn.example.com/a.pdf", "a-v2.pdf", 0],
+      ["https://cdn.example.com/c.pdf", null, null],
+    ]);
+  });
+
+  it("answers 422 for an attachment of another agreement, a removal without id, a new attachment without url", async () => {
+    const other = await createId({ attachments_attributes: [{ url: "https://cdn.example.com/o.pdf" }] });
+    const otherAttachment = (await show(other)).body.agreement.attachments[0].id;
+    const id = await createId();
+    const before = await snapshot();
+    const response = await update(id, { title: "Changed", attachments_attributes: [{ id: otherAttachment, url: "https://x.example.com/" }, { _destroy: true }, { filename: "x" }] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "agreement.attachments_attributes.0.id": ["does not name an attachment of this agreement"],
+      "agreement.attachments_attributes.1.id": ["is required to remove an attachment"],
+      "agreement.attachments_attributes.2.url": ["is required"],
+    });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("answers 422 for references of another company, and for required_on_checkout without show_at_checkout; changes nothing", async () => {
+    const id = await createId({ show_at_checkout: true, required_on_checkout: true });
+    const before = await snapshot();
+    const foreign = await update(id, { title: "Changed", enrollment_pack_id: globexPack.id, company_country_ids: [globexUS.id] });
+    expect(foreign.status).toBe(422);
+    expect(Object.keys(foreign.body.errors).sort()).toEqual(["agreement.company_country_ids", "agreement.enrollment_pack_id"]);
+    const hidden = await update(id, { show_at_checkout: false });
+    expect(hidden.status).toBe(422);
+    expect(hidden.body.errors).toEqual({ "agreement.required_on_checkout": ["requires show_at_checkout"] });
+    const invalid = await update(id, { title: "", description: 5 });
+    expect(invalid.status).toBe(422);
+    expect(Object.keys(invalid.body.errors).sort()).toEqual(["agreement.description", "agreement.title"]);
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("answers 404 for another company's agreement and changes nothing; 401 without a token", async () => {
+    const foreign = await createId({}, globex.token);
+    const before = await snapshot();
+    expect((await update(foreign, { title: "Mine now" })).status).toBe(404);
+    expect((await call("PUT", `/api/agreements/${foreign}`, { body: { agreement: { title: "x" } } })).status).toBe(401);
+    expect(await snapshot()).toBe(before);
+  });
+});
+
+describe("DELETE /api/agreements/{id}", () => {
+  it("deletes with its translations and attachments: {id, meta}", async () => {
+    const id = await createId({ attachments_attributes: [{ url: "https://cdn.example.com/a.pdf" }] });
+    await update(id, { title: "Conditions", description: "Texte" }, "?language_iso=fr");
+    const response = await call("DELETE", `/api/agreements/${id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(["id", "meta"]);
+    expect(response.body.id).toBe(id);
+    expect(await t.db.prisma.agreementAttachment.count()).toBe(0);
+    expect(await t.db.prisma.agreementTranslation.count()).toBe(0);
+    expect((await show(id)).status).toBe(404);
+  });
+
+  it("answers 404 for another company's agreement and deletes nothing; 401 without a token", async () => {
+    const foreign = await createId({}, globex.token);
+    expect((await call("DELETE", `/api/agreements/${foreign}`, { token: acme.token })).status).toBe(404);
+    expect((await call("DELETE", `/api/agreements/${foreign}`)).status).toBe(401);
+    expect(await t.db.prisma.agreement.count()).toBe(1);
+  });
+});
+
+describe("POST /api/agreements/{id}/clone", () => {
+  it("copies translations, attachments, countries and flags; marks titles as a copy; the copy is inactive", async () => {
+    const id = await createId({
+      title: "Terms",
+      show_at_checkout: true,
+      required_on_checkout: true,
+      enrollment_pack_id: acmePack.id,
+      company_country_ids: [acmeUS.id],
+      attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", metadata: { v: 1 }, content_size: 10 }],
+    });
+    await update(id, { title: "Conditions", description: "Texte" }, "?language_iso=fr");
+    const response = await call("POST", `/api/agreements/${id}/clone`, { token: acme.token });
+    expect(response.status).toBe(200);
+    const copy = response.body.agreement;
+    expect(copy.id).not.toBe(id);
+    expect(copy).toMatchObject({
+      title: "Terms (Copy)",
+      description: "The terms.",
+      active: false,
+      show_at_checkout: true,
+      required_on_checkout: true,
+      enrollment_pack_id: acmePack.id,
+      company_country_ids: [acmeUS.id],
+      language_iso: "en",
+    });
+    expect(copy.attachments).toEqual([expect.objectContaining({ url: "https://cdn.example.com/a.pdf", metadata: { v: 1 }, content_size: 10 })]);
+    expect((await show(copy.id, "?language_iso=fr")).body.agreement).toMatchObject({ title: "Conditions (Copy)", description: "Texte" });
+    expect((await show(id)).body.agreement).toMatchObject({ title: "Terms", active: true });
+  });
+
+  it("keeps a long title within 255 characters", async () => {
+    const id = await createId({ title: "x".repeat(255) });
+    const copy = (await call("POST", `/api/agreements/${id}/clone`, { token: acme.token })).body.agreement;
+    expect(copy.title).toHaveLength(255);
+    expect(copy.title.endsWith(" (Copy)")).toBe(true);
+  });
+
+  it("answers 404 for another company's agreement and clones nothing", async () => {
+    const foreign = await createId({}, globex.token);
+    expect((await call("POST", `/api/agreements/${foreign}/clone`, { token: acme.token })).status).toBe(404);
+    expect((await call("POST", `/api/agreements/${foreign}/clone`)).status).toBe(401);
+    expect(await t.db.prisma.agreement.count()).toBe(1);
+  });
+});
+
+describe("bulk operations", () => {
+  it("bulk_delete deletes every listed agreement: {agreement_ids, meta}", async () => {
+    const a = await createId();
+    const b = await createId();
+    const kept = await createId();
+    const response = await call("DELETE", "/api/agreements/bulk_delete", { token: acme.token, body: { agreement_ids: [a, b, a] } });
+    expect(response.status).toBe(200);
+    expect(response.body.agreement_ids).toEqual([a, b]);
+    expect((await t.db.prisma.agreement.findMany({ select: { id: true } })).map((row) => row.id)).toEqual([kept]);
+  });
+
+  it("bulk_delete is all or nothing: another company's or unknown ids are a 422 naming them", async () => {
+    const mine = await createId();
+    const foreign = await createId({}, globex.token);
+    const response = await call("DELETE", "/api/agreements/bulk_delete", { token: acme.token, body: { agreement_ids: [mine, foreign, 999_999] } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ agreement_ids: [`unknown agreement ids: ${foreign}, 999999`] });
+    expect(await t.db.prisma.agreement.count()).toBe(2);
+  });
+
+  it("bulk_delete answers 422 without agreement_ids or with an empty list, 401 without a token", async () => {
+    await createId();
+    for (const body of [{}, { agreement_ids: [] }, { agreement_ids: ["a"] }]) {
+      const response = await call("DELETE", "/api/agreements/bulk_delete", { token: acme.token, body });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)[0]).toMatch(/^agreement_ids/);
+    }
+    expect((await call("DELETE", "/api/agreements/bulk_delete", { body: { agreement_ids: [1] } })).status).toBe(401);
+    expect(await t.db.prisma.agreement.count()).toBe(1);
+  });
+
+  it("bulk_clone clones every listed agreement, in order, inactive", async () => {
+    const a = await createId({ title: "A" });
+    const b = await createId({ title: "B" });
+    const response = await call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: [b, a] } });
+    expect(response.status).toBe(200);
+    expect(response.body.agreements.map((x: { title: string; active: boolean }) => [x.title, x.active])).toEqual([
+      ["B (Copy)", false],
+      ["A (Copy)", false],
+    ]);
+    expect(await t.db.prisma.agreement.count()).toBe(4);
+  });
+
+  it("bulk_clone is all or nothing: 422 naming foreign ids; 401 without a token", async () => {
+    const mine = await createId();
+    const foreign = await createId({}, globex.token);
+    const response = await call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: [mine, foreign] } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ agreement_ids: [`unknown agreement ids: ${foreign}`] });
+    expect((await call("POST", "/api/agreements/bulk_clone", { body: { agreement_ids: [mine] } })).status).toBe(401);
+    expect(await t.db.prisma.agreement.count()).toBe(2);
+  });
+});
+
+describe("GET /api/agreements", () => {
+  it("lists the company's agreements newest first with pagination", async () => {
+    const first = await createId({ title: "First" });
+    const second = await createId({ title: "Second" });
+    await createId({ title: "Foreign" }, globex.token);
+    const response = await call("GET", "/api/agreements", { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.agreements.map((a: { id: number }) => a.id)).toEqual([second, first]);
+    expect(Object.keys(response.body.agreements[0]).sort()).toEqual(AGREEMENT_KEYS);
+    expect(response.body.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 2, per_page: 25 });
+  });
+
+  it("pages with page and per_page", async () => {
+    for (const title of ["A", "B", "C"]) await createId({ title });
+    const response = await call("GET", "/api/agreements?sorted_by=title_asc&page=2&per_page=2", { token: acme.token });
+    expect(response.body.agreements.map((a: { title: string }) => a.title)).toEqual(["C"]);
+    expect(response.body.meta.pagination).toEqual({ current_page: 2, total_pages: 2, total_count: 3, per_page: 2 });
+  });
+
+  it("sorts by every documented attribute in both directions", async () => {
+    const b = await createId({ title: "banana", active: false });
+    const a = await createId({ title: "Apple", show_at_checkout: true, required_on_checkout: true });
+    const c = await createId({ title: "cherry" });
+    await update(b, { description: "touched" });
+    const ids = async (sort: string) => (await call("GET", `/api/agreements?sorted_by=${sort}`, { token: acme.token })).body.agreements.map((x: { id: number }) => x.id);
+    expect(await ids("title_asc")).toEqual([a, b, c]);
+    expect(await ids("title_desc")).toEqual([c, b, a]);
+    expect(await ids("active_asc")).toEqual([b, a, c]);
+    expect(await ids("active_desc")).toEqual([c, a, b]);
+    expect(await ids("required_on_checkout_desc")).toEqual([a, c, b]);
+    expect(await ids("required_on_checkout_asc")).toEqual([b, c, a]);
+    expect(await ids("created_at_asc")).toEqual([b, a, c]);
+    expect(await ids("created_at_desc")).toEqual([c, a, b]);
+    expect(await ids("updated_at_desc")).toEqual([b, c, a]);
+    expect(await ids("updated_at_asc")).toEqual([a, c, b]);
+  });
+
+  it("filters by status and searches titles case-insensitively in the requested language and English", async () => {
+    const terms = await createId({ title: "Terms of Sale" });
+    const privacy = await createId({ title: "Privacy", active: false });
+    await createId({ title: "100% refund_policy" });
+    await update(privacy, { title: "Confidentialité", description: "Texte" }, "?language_iso=fr");
+    const titles = async (query: string) => (await call("GET", `/api/agreements?${query}`, { token: acme.token })).body.agreements.map((x: { id: number }) => x.id);
+    expect(await titles("status=active")).toHaveLength(2);
+    expect(await titles("status=inactive")).toEqual([privacy]);
+    expect(await titles("search_query=TERMS")).toEqual([terms]);
+    expect(await titles("search_query=confidential&language_iso=fr")).toEqual([privacy]);
+    expect(await titles("search_query=privacy&language_iso=fr")).toEqual([privacy]);
+    expect(await titles("search_query=confidential")).toEqual([]);
+    expect(await titles(`search_query=${encodeURIComponent("%")}`)).toHaveLength(1);
+    expect(await titles("search_query=_")).toHaveLength(1);
+  });
+
+  it("answers 422 for an unknown sort, status or page bounds; 401 without a token", async () => {
+    for (const query of ["sorted_by=description_asc", "sorted_by=title", "status=archived", "per_page=101", "page=0"]) {
+      const response = await call("GET", `/api/agreements?${query}`, { token: acme.token });
+      expect(response.status, query).toBe(422);
+      expect(response.body.error_code).toBe("validation_failed");
+    }
+    expect((await call("GET", "/api/agreements")).status).toBe(401);
+  });
+});

@@ -1,0 +1,504 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { addSubscriptionOrder, createProduct } from "../../helpers/subscription-plans.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let coffee: { id: number };
+let tea: { id: number };
+let foreignProduct: { id: number };
+
+const PLAN_KEYS = [
+  "active",
+  "allow_max_billing_cycles",
+  "allow_skipping",
+  "billing_frequency_in_words",
+  "billing_interval",
+  "billing_interval_unit",
+  "company",
+  "company_default",
+  "created_at",
+  "id",
+  "max_billing_cycles",
+  "max_skips",
+  "name",
+  "price_adjustment_amount",
+  "price_adjustment_type",
+  "product_subscription_plans",
+  "products",
+  "products_count",
+  "shipping_interval",
+  "shipping_interval_unit",
+  "split_volume",
+  "subscribers_count",
+  "subscriptions",
+  "trial_period",
+  "trial_period_unit",
+  "updated_at",
+  "volume_interval",
+  "volume_interval_unit",
+];
+
+const REQUIRED = {
+  name: "Monthly",
+  billing_interval: 1,
+  billing_interval_unit: "month",
+  shipping_interval: 1,
+  shipping_interval_unit: "month",
+  volume_interval: 1,
+  volume_interval_unit: "month",
+};
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  coffee = await createProduct(t.db.prisma, acme.id, "Coffee");
+  tea = await createProduct(t.db.prisma, acme.id, "Tea");
+  foreignProduct = await createProduct(t.db.prisma, globex.id, "Foreign");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.subscriptionPlan.deleteMany();
+});
+
+const create = (plan: Record<string, unknown>, token = acme.token) => call("POST", "/api/subscription_plans", { token, body: { subscription_plan: { ...REQUIRED, ...plan } } });
+const update = (id: number, plan: Record<string, unknown>, extra: Record<string, unknown> = {}, token = acme.token) =>
+  call("PUT", `/api/subscription_plans/${id}`, { token, body: { subscription_plan: plan, ...extra } });
+const show = (id: number, token = acme.token) => call("GET", `/api/subscription_plans/${id}`, { token });
+const list = (query = "", token = acme.token) => call("GET", `/api/subscription_plans${query}`, { token });
+
+async function createId(plan: Record<string, unknown> = {}, token = acme.token): Promise<number> {
+  const response = await create(plan, token);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.subscription_plan.id;
+}
+
+const snapshot = async () =>
+  JSON.stringify(await t.db.prisma.subscriptionPlan.findMany({ orderBy: { id: "asc" }, include: { products: { orderBy: { id: "asc" } } } }));
+
+async function expectRejected(plan: Record<string, unknown>, errors: Record<string, string[]> | string[]) {
+  const before = await snapshot();
+  const response = await create(plan);
+  expect(response.status, JSON.stringify(plan)).toBe(422);
+  expect(response.body.error_code).toBe("validation_failed");
+  if (Array.isArray(errors)) expect(Object.keys(response.body.errors).sort()).toEqual(errors.sort());
+  else expect(response.body.errors).toEqual(errors);
+  expect(await snapshot()).toBe(before);
+}
+
+describe("POST /api/subscription_plans", () => {
+  it("creates a plan: 201 with every field, the seed's defaults and computed members", async () => {
+    const response = await create({ name: "Every two weeks", billing_interval: 2, billing_interval_unit: "week", product_subscription_plans: [{ product_id: coffee.id, default: true }, { product_id: tea.id }] });
+    expect(response.status).toBe(201);
+    const plan = response.body.subscription_plan;
+    expect(Object.keys(plan).sort()).toEqual(PLAN_KEYS);
+    expect(plan).toMatchObject({
+      name: "Every two weeks",
+      billing_interval: 2,
+      billing_interval_unit: "week",
+      billing_frequency_in_words: "Every 2 weeks",
+      shipping_interval: 1,
+      volume_interval_unit: "month",
+      trial_period: null,
+      trial_period_unit: null,
+      split_volume: false,
+      allow_skipping: true,
+      max_skips: null,
+      allow_max_billing_cycles: false,
+      max_billing_cycles: null,
+      price_adjustment_type: null,
+      price_adjustment_amount: null,
+      active: true,
+      company_default: false,
+      products_count: 2,
+      subscribers_count: 0,
+      company: { id: acme.id, name: "Acme" },
+      subscriptions: [],
+      products: [{ id: coffee.id }, { id: tea.id }],
+    });
+    expect(plan.product_subscription_plans).toEqual([
+      { id: expect.any(Number), product_id: coffee.id, default: true },
+      { id: expect.any(Number), product_id: tea.id, default: false },
+    ]);
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+  });
+
+  it("says the frequency in words for each unit", async () => {
+    for (const [interval, unit, words] of [
+      [1, "month", "Every month"],
+      [1, "day", "Every day"],
+      [3, "year", "Every 3 years"],
+      [29, "day", "Every 29 days"],
+    ] as const) {
+      const response = await create({ billing_interval: interval, billing_interval_unit: unit });
+      expect(response.body.subscription_plan.billing_frequency_in_words).toBe(words);
+    }
+  });
+
+  it("stores every optional member", async () => {
+    const response = await create({
+      trial_period: 14,
+      trial_period_unit: "day",
+      split_volume: true,
+      allow_skipping: false,
+      max_skips: 3,
+      allow_max_billing_cycles: true,
+      max_billing_cycles: 12,
+      price_adjustment_type: "percentage",
+      price_adjustment_amount: 12.5,
+      active: false,
+      company_default: true,
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.subscription_plan).toMatchObject({
+      trial_period: 14,
+      trial_period_unit: "day",
+      split_volume: true,
+      allow_skipping: false,
+      max_skips: 3,
+      allow_max_billing_cycles: true,
+      max_billing_cycles: 12,
+      price_adjustment_type: "percentage",
+      price_adjustment_amount: 12.5,
+      active: false,
+      company_default: true,
+    });
+  });
+
+  it("requires name and the six interval members (422 naming each; nothing created)", async () => {
+    const before = await snapshot();
+    const response = await call("POST", "/api/subscription_plans", { token: acme.token, body: { subscription_plan: {} } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual(Object.fromEntries(Object.keys(REQUIRED).map((key) => [`subscription_plan.${key}`, ["is required"]])));
+    expect((await call("POST", "/api/subscription_plans", { token: acme.token, body: {} })).body.errors).toEqual({ subscription_plan: ["is required"] });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("enforces intervals 1..29 and the unit enum on all three intervals", async () => {
+    for (const prefix of ["billing", "shipping", "volume"]) {
+      await expectRejected({ [`${prefix}_interval`]: 0 }, [`subscription_plan.${prefix}_interval`]);
+      await expectRejected({ [`${prefix}_interval`]: 30 }, [`subscription_plan.${prefix}_interval`]);
+      await expectRejected({ [`${prefix}_interval`]: 1.5 }, [`subscription_plan.${prefix}_interval`]);
+      await expectRejected({ [`${prefix}_interval_unit`]: "fortnight" }, [`subscription_plan.${prefix}_interval_unit`]);
+    }
+    expect((await create({ billing_interval: 29, shipping_interval: 29, volume_interval: 29 })).status).toBe(201);
+    expect((await create({ billing_interval: 1, shipping_interval_unit: "day", volume_interval_unit: "year" })).status).toBe(201);
+  });
+
+  it("enforces trial_period >= 1 with a unit, max_skips >= 1, max_billing_cycles when allowed", async () => {
+    await expectRejected({ trial_period: 0, trial_period_unit: "day" }, ["subscription_plan.trial_period"]);
+    await expectRejected({ trial_period: 7 }, { "subscription_plan.trial_period_unit": ["is required when trial_period is set"] });
+    await expectRejected({ trial_period: 7, trial_period_unit: "hour" }, ["subscription_plan.trial_period_unit"]);
+    await expectRejected({ max_skips: 0 }, ["subscription_plan.max_skips"]);
+    await expectRejected({ allow_max_billing_cycles: true }, { "subscription_plan.max_billing_cycles": ["is required when allow_max_billing_cycles is true"] });
+    await expectRejected({ allow_max_billing_cycles: true, max_billing_cycles: 0 }, ["subscription_plan.max_billing_cycles"]);
+    expect((await create({ trial_period: 1, trial_period_unit: "week", max_skips: 1, allow_max_billing_cycles: true, max_billing_cycles: 1 })).status).toBe(201);
+  });
+
+  it("enforces the price adjustment: type enum, non-negative amount, percentage at most 100, both or neither", async () => {
+    await expectRejected({ price_adjustment_type: "bogus", price_adjustment_amount: 5 }, ["subscription_plan.price_adjustment_type"]);
+    await expectRejected({ price_adjustment_type: "fixed_amount", price_adjustment_amount: -1 }, ["subscription_plan.price_adjustment_amount"]);
+    await expectRejected({ price_adjustment_type: "percentage", price_adjustment_amount: 100.01 }, { "subscription_plan.price_adjustment_amount": ["must be at most 100 for a percentage"] });
+    await expectRejected({ price_adjustment_type: "percentage" }, { "subscription_plan.price_adjustment_amount": ["is required when price_adjustment_type is set"] });
+    await expectRejected({ price_adjustment_amount: 5 }, { "subscription_plan.price_adjustment_type": ["is required when price_adjustment_amount is set"] });
+    await expectRejected({ price_adjustment_type: "fixed_amount", price_adjustment_amount: 1.00001 }, ["subscription_plan.price_adjustment_amount"]);
+    expect((await create({ price_adjustment_type: "percentage", price_adjustment_amount: 100 })).body.subscription_plan.price_adjustment_amount).toBe(100);
+    expect((await create({ price_adjustment_type: "percentage", price_adjustment_amount: 0 })).body.subscription_plan.price_adjustment_amount).toBe(0);
+    expect((await create({ price_adjustment_type: "fixed_amount", price_adjustment_amount: 150.25 })).body.subscription_plan.price_adjustment_amount).toBe(150.25);
+  });
+
+  it("answers 422 for another company's or unknown products and a product linked twice", async () => {
+    await expectRejected(
+      { product_subscription_plans: [{ product_id: foreignProduct.id }, { product_id: 999_999 }] },
+      {
+        "subscription_plan.product_subscription_plans.0.product_id": ["does not name a product of this company"],
+        "subscription_plan.product_subscription_plans.1.product_id": ["does not name a product of this company"],
+      },
+    );
+    await expectRejected(
+      { product_subscription_plans: [{ product_id: coffee.id }, { product_id: coffee.id }] },
+      {
+        "subscription_plan.product_subscription_plans.0.product_id": ["is already linked to this plan"],
+        "subscription_plan.product_subscription_plans.1.product_id": ["is already linked to this plan"],
+      },
+    );
+  });
+
+  it("keeps at most one company default: a new default clears the previous one", async () => {
+    const first = await createId({ company_default: true });
+    const foreignDefault = await createId({ company_default: true }, globex.token);
+    const second = await createId({ company_default: true });
+    expect((await show(first)).body.subscription_plan.company_default).toBe(false);
+    expect((await show(second)).body.subscription_plan.company_default).toBe(true);
+    expect((await show(foreignDefault, globex.token)).body.subscription_plan.company_default).toBe(true);
+  });
+
+  it("keeps concurrent company defaults to one", async () => {
+    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => create({ name: `Plan ${i}`, company_default: true })));
+    expect(results.every((response) => response.status === 201)).toBe(true);
+    expect(await t.db.prisma.subscriptionPlan.count({ where: { company_id: acme.id, company_default: true } })).toBe(1);
+  });
+
+  it("keeps one default plan per product: a new default link clears the product's other", async () => {
+    const first = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }] });
+    await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }, { product_id: tea.id, default: true }] });
+    expect((await show(first)).body.subscription_plan.product_subscription_plans).toEqual([expect.objectContaining({ product_id: coffee.id, default: false })]);
+    expect(await t.db.prisma.productSubscriptionPlan.count({ where: { product_id: coffee.id, default: true } })).toBe(1);
+  });
+
+  it("answers 401 without a token", async () => {
+    const response = await call("POST", "/api/subscription_plans", { body: { subscription_plan: REQUIRED } });
+    expect(response.status).toBe(401);
+    expect(await t.db.prisma.subscriptionPlan.count()).toBe(0);
+  });
+});
+
+describe("GET /api/subscription_plans/{id}", () => {
+  it("shows the plan with subscriptions that are not cancelled and their count", async () => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const active = await addSubscriptionOrder(t.db.prisma, acme.id, id, "active");
+    const paused = await addSubscriptionOrder(t.db.prisma, acme.id, id, "paused");
+    await addSubscriptionOrder(t.db.prisma, acme.id, id, "cancelled");
+    const response = await show(id);
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body.subscription_plan).sort()).toEqual(PLAN_KEYS);
+    expect(response.body.subscription_plan).toMatchObject({ subscribers_count: 2, subscriptions: [{ id: active }, { id: paused }], products_count: 1, products: [{ id: coffee.id }] });
+    await t.db.prisma.$executeRaw`DELETE FROM subscription_orders`;
+  });
+
+  it("does not show links to deleted products", async () => {
+    const discontinued = await createProduct(t.db.prisma, acme.id, "Discontinued");
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }, { product_id: discontinued.id }] });
+    await t.db.prisma.product.update({ where: { id: discontinued.id }, data: { deleted_at: new Date() } });
+    expect((await show(id)).body.subscription_plan).toMatchObject({ products_count: 1, products: [{ id: coffee.id }] });
+  });
+
+  it("answers 404 for another company's plan, an unknown id and a malformed id; 401 without a token", async () => {
+    const foreign = await createId({}, globex.token);
+    for (const path of [`/api/subscription_plans/${foreign}`, "/api/subscription_plans/999999", "/api/subscription_plans/x"]) {
+      const response = await call("GET", path, { token: acme.token });
+      expect(response.status).toBe(404);
+      expect(response.body.error_code).toBe("not_found");
+    }
+    expect((await call("GET", `/api/subscription_plans/${foreign}`)).status).toBe(401);
+  });
+});
+
+describe("PUT /api/subscription_plans/{id}", () => {
+  it("updates only the members sent; the interval members may be omitted", async () => {
+    const id = await createId({ trial_period: 7, trial_period_unit: "day" });
+    const response = await update(id, { name: "Renamed", billing_interval: 3 });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_plan).toMatchObject({ name: "Renamed", billing_interval: 3, billing_frequency_in_words: "Every 3 months", trial_period: 7, trial_period_unit: "day", shipping_interval: 1 });
+  });
+
+  it("clears nullable members with null", async () => {
+    const id = await createId({ trial_period: 7, trial_period_unit: "day", price_adjustment_type: "fixed_amount", price_adjustment_amount: 2 });
+    const response = await update(id, { trial_period: null, price_adjustment_type: null, price_adjustment_amount: null });
+    expect(response.body.subscription_plan).toMatchObject({ trial_period: null, price_adjustment_type: null, price_adjustment_amount: null });
+  });
+
+  it("checks the rules against the plan as it would be stored, and changes nothing on 422", async () => {
+    const id = await createId({ price_adjustment_type: "fixed_amount", price_adjustment_amount: 150 });
+    const before = await snapshot();
+    for (const [plan, field] of [
+      [{ price_adjustment_type: "percentage" }, "subscription_plan.price_adjustment_amount"],
+      [{ allow_max_billing_cycles: true }, "subscription_plan.max_billing_cycles"],
+      [{ trial_period: 3 }, "subscription_plan.trial_period_unit"],
+      [{ billing_interval: 30 }, "subscription_plan.billing_interval"],
+      [{ max_skips: 0 }, "subscription_plan.max_skips"],
+      [{ name: "" }, "subscription_plan.name"],
+    ] as const) {
+      const response = await update(id, { ...plan, active: false });
+      expect(response.status, JSON.stringify(plan)).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual([field]);
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("adds, changes and removes product links; an entry with id changes that link", async () => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [coffeeLink] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const added = await update(id, { product_subscription_plans: [{ id: coffeeLink.id, default: true }, { product_id: tea.id }] });
+    expect(added.status).toBe(200);
+    expect(added.body.subscription_plan.product_subscription_plans).toEqual([
+      { id: coffeeLink.id, product_id: coffee.id, default: true },
+      { id: expect.any(Number), product_id: tea.id, default: false },
+    ]);
+    const removed = await update(id, { product_subscription_plans: [{ id: coffeeLink.id, _destroy: true }] });
+    expect(removed.body.subscription_plan).toMatchObject({ products_count: 1, products: [{ id: tea.id }] });
+  });
+
+  it("moves the product default between plans", async () => {
+    const first = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }] });
+    const second = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [link] = (await show(second)).body.subscription_plan.product_subscription_plans;
+    await update(second, { product_subscription_plans: [{ id: link.id, default: true }] });
+    expect((await show(first)).body.subscription_plan.product_subscription_plans[0].default).toBe(false);
+    expect((await show(second)).body.subscription_plan.product_subscription_plans[0].default).toBe(true);
+  });
+
+  it("answers 422 for a link of another plan, a removal without id, a new link without product, a second link to a product", async () => {
+    const other = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [otherLink] = (await show(other)).body.subscription_plan.product_subscription_plans;
+    const id = await createId({ product_subscription_plans: [{ product_id: tea.id }] });
+    const before = await snapshot();
+    const response = await update(id, {
+      name: "Changed",
+      product_subscription_plans: [{ id: otherLink.id, default: true }, { _destroy: true }, { default: true }, { product_id: tea.id }, { product_id: foreignProduct.id }],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "subscription_plan.product_subscription_plans.0.id": ["does not name a product link of this plan"],
+      "subscription_plan.product_subscription_plans.1.id": ["is required to remove a link"],
+      "subscription_plan.product_subscription_plans.2.product_id": ["is required"],
+      "subscription_plan.product_subscription_plans.3.product_id": ["is already linked to this plan"],
+      "subscription_plan.product_subscription_plans.4.product_id": ["does not name a product of this company"],
+    });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("sets company_default, clearing the other plan's, in one step", async () => {
+    const first = await createId({ company_default: true });
+    const second = await createId();
+    const response = await update(second, { company_default: true });
+    expect(response.body.subscription_plan.company_default).toBe(true);
+    expect((await show(first)).body.subscription_plan.company_default).toBe(false);
+  });
+
+  it("answers 422 when the body's id differs from the path's", async () => {
+    const id = await createId();
+    const response = await update(id, { name: "X" }, { id: id + 1 });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ id: ["must equal the id in the path"] });
+    expect((await update(id, { name: "Same id" }, { id })).status).toBe(200);
+  });
+
+  it("answers 404 for another company's plan and changes nothing; 401 without a token", async () => {
+    const foreign = await createId({}, globex.token);
+    const before = await snapshot();
+    expect((await update(foreign, { name: "Mine" })).status).toBe(404);
+    expect((await call("PUT", `/api/subscription_plans/${foreign}`, { body: { subscription_plan: { name: "Mine" } } })).status).toBe(401);
+    expect(await snapshot()).toBe(before);
+  });
+});
+
+describe("DELETE /api/subscription_plans/{id}", () => {
+  it("deletes the plan and its product links: {subscription_plan, meta}", async () => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const response = await call("DELETE", `/api/subscription_plans/${id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_plan).toMatchObject({ id, name: "Monthly" });
+    expect(await t.db.prisma.productSubscriptionPlan.count()).toBe(0);
+    expect((await show(id)).status).toBe(404);
+  });
+
+  it("answers 409 while the plan has subscriptions that are not cancelled; cancelled ones do not hold it", async () => {
+    for (const status of ["pending", "active", "paused", "past_due"]) {
+      const id = await createId();
+      await addSubscriptionOrder(t.db.prisma, acme.id, id, status);
+      const response = await call("DELETE", `/api/subscription_plans/${id}`, { token: acme.token });
+      expect(response.status, status).toBe(409);
+      expect(response.body.error_code).toBe("plan_has_subscriptions");
+      expect(await t.db.prisma.subscriptionPlan.count({ where: { id } })).toBe(1);
+    }
+    const cancelledOnly = await createId();
+    await addSubscriptionOrder(t.db.prisma, acme.id, cancelledOnly, "cancelled");
+    expect((await call("DELETE", `/api/subscription_plans/${cancelledOnly}`, { token: acme.token })).status).toBe(200);
+    await t.db.prisma.$executeRaw`DELETE FROM subscription_orders`;
+  });
+
+  it("answers 404 for another company's plan and deletes nothing; 401 without a token", async () => {
+    const foreign = await createId({}, globex.token);
+    expect((await call("DELETE", `/api/subscription_plans/${foreign}`, { token: acme.token })).status).toBe(404);
+    expect((await call("DELETE", `/api/subscription_plans/${foreign}`)).status).toBe(401);
+    expect(await t.db.prisma.subscriptionPlan.count()).toBe(1);
+  });
+});
+
+describe("GET /api/subscription_plans", () => {
+  it("lists the company's plans newest first with pagination and bundle_subscriptions_for_company", async () => {
+    const first = await createId({ name: "First" });
+    const second = await createId({ name: "Second" });
+    await createId({ name: "Foreign" }, globex.token);
+    const response = await list();
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_plans.map((plan: { id: number }) => plan.id)).toEqual([second, first]);
+    expect(Object.keys(response.body.subscription_plans[0]).sort()).toEqual(PLAN_KEYS);
+    expect(response.body.meta).toMatchObject({ pagination: { current_page: 1, total_pages: 1, total_count: 2, per_page: 25 }, bundle_subscriptions_for_company: false });
+    await t.db.prisma.company.update({ where: { id: acme.id }, data: { bundle_subscriptions: true } });
+    expect((await list()).body.meta.bundle_subscriptions_for_company).toBe(true);
+    await t.db.prisma.company.update({ where: { id: acme.id }, data: { bundle_subscriptions: false } });
+  });
+
+  it("pages with page/per_page or the pagination object; both spellings must agree", async () => {
+    for (const name of ["A", "B", "C"]) await createId({ name });
+    const names = (response: { body: { subscription_plans: { name: string }[] } }) => response.body.subscription_plans.map((plan) => plan.name);
+    const flat = await list("?sorted_by=name&sort_direction=asc&page=2&per_page=2");
+    expect(names(flat)).toEqual(["C"]);
+    expect(flat.body.meta.pagination).toEqual({ current_page: 2, total_pages: 2, total_count: 3, per_page: 2 });
+    const nested = await list(`?sorted_by=name&sort_direction=asc&${encodeURI("pagination[page]=2&pagination[per_page]=2")}`);
+    expect(names(nested)).toEqual(["C"]);
+    expect(nested.body.meta.pagination).toEqual(flat.body.meta.pagination);
+    expect((await list("?pagination[page]=1&page=1&pagination[per_page]=1")).body.meta.pagination).toMatchObject({ current_page: 1, per_page: 1, total_pages: 3 });
+    const conflicting = await list("?page=1&pagination[page]=2&per_page=5&pagination[per_page]=10");
+    expect(conflicting.status).toBe(422);
+    expect(conflicting.body.errors).toEqual({ "pagination[page]": ["conflicts with page"], "pagination[per_page]": ["conflicts with per_page"] });
+    for (const query of ["pagination[per_page]=101", "pagination[page]=0", "per_page=101", "page=0"]) {
+      expect((await list(`?${query}`)).status, query).toBe(422);
+    }
+  });
+
+  it("filters by active, product and search_query", async () => {
+    const coffeePlan = await createId({ name: "Coffee monthly", product_subscription_plans: [{ product_id: coffee.id }] });
+    const inactive = await createId({ name: "Old 50%_plan", active: false });
+    const ids = async (query: string) => (await list(query)).body.subscription_plans.map((plan: { id: number }) => plan.id);
+    expect(await ids("?active=true")).toEqual([coffeePlan]);
+    expect(await ids("?active=false")).toEqual([inactive]);
+    expect(await ids(`?product=${coffee.id}`)).toEqual([coffeePlan]);
+    expect(await ids(`?product=${tea.id}`)).toEqual([]);
+    expect(await ids("?search_query=COFFEE")).toEqual([coffeePlan]);
+    expect(await ids(`?search_query=${encodeURIComponent("%_")}`)).toEqual([inactive]);
+    expect(await ids(`?search_query=${encodeURIComponent("%x")}`)).toEqual([]);
+  });
+
+  it("sorts by sorted_by and sort_direction", async () => {
+    const b = await createId({ name: "b", billing_interval: 1 });
+    const a = await createId({ name: "A", billing_interval: 3 });
+    const ids = async (query: string) => (await list(query)).body.subscription_plans.map((plan: { id: number }) => plan.id);
+    expect(await ids("?sorted_by=id&sort_direction=asc")).toEqual([b, a]);
+    expect(await ids("?sorted_by=billing_interval&sort_direction=desc")).toEqual([a, b]);
+    expect(await ids("?sorted_by=created_at&sort_direction=asc")).toEqual([b, a]);
+  });
+
+  it("counts subscribers per plan in the list", async () => {
+    const held = await createId({ name: "Held" });
+    await createId({ name: "Free" });
+    const order = await addSubscriptionOrder(t.db.prisma, acme.id, held, "active");
+    const response = await list("?sorted_by=name&sort_direction=asc");
+    expect(response.body.subscription_plans.map((plan: { name: string; subscribers_count: number; subscriptions: unknown }) => [plan.name, plan.subscribers_count, plan.subscriptions])).toEqual([
+      ["Free", 0, []],
+      ["Held", 1, [{ id: order }]],
+    ]);
+    await t.db.prisma.$executeRaw`DELETE FROM subscription_orders`;
+  });
+
+  it("answers 422 for invalid filters and sorts; 401 without a token", async () => {
+    for (const query of ["active=yes", "product=abc", "sorted_by=price", "sort_direction=up"]) {
+      const response = await list(`?${query}`);
+      expect(response.status, query).toBe(422);
+      expect(response.body.error_code).toBe("validation_failed");
+    }
+    expect((await call("GET", "/api/subscription_plans")).status).toBe(401);
+  });
+});
