@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { setTimeout as delay } from "node:timers/promises";
 import fastifyRateLimit, { type RateLimitPluginOptions } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Redis } from "ioredis";
@@ -5,10 +7,20 @@ import { RateLimitedError } from "../../platform/errors.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 
 const MINUTE_MS = 60_000;
+const REDIS_READY_TIMEOUT_MS = 2_000;
 
 function sessionOf(request: FastifyRequest): string | null {
   const session = (request.body as { metadata?: { svc_session?: unknown } } | undefined)?.metadata?.svc_session;
   return typeof session === "string" && SESSION_ID_PATTERN.test(session) ? session : null;
+}
+
+/** Count from the first request when Redis is reachable; start anyway (failing open) when not. */
+async function waitUntilReady(redis: Redis): Promise<void> {
+  const abort = new AbortController();
+  const ready = once(redis, "ready", { signal: abort.signal }).catch(() => undefined);
+  const timeout = delay(REDIS_READY_TIMEOUT_MS, undefined, { signal: abort.signal }).catch(() => undefined);
+  await Promise.race([ready, timeout]);
+  abort.abort();
 }
 
 /**
@@ -25,6 +37,7 @@ export async function registerPublicRateLimits(app: FastifyInstance): Promise<vo
     app.addHook("onClose", async () => {
       await redis.quit().catch(() => redis.disconnect());
     });
+    await waitUntilReady(redis);
   }
   const shared: RateLimitPluginOptions = {
     global: true,
