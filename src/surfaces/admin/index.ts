@@ -5,6 +5,9 @@ import { companyServerRoutes } from "./company-server-routes.js";
 import { discountRoutes } from "./discounts.js";
 import { dropletInstallationRoutes } from "./droplet-installations.js";
 import { enrollmentPackRoutes } from "./enrollment-packs.js";
+import { leadRoutes } from "./leads.js";
+import { mediaRoutes } from "./media.js";
+import { playlistRoutes } from "./playlists.js";
 import { productRoutes } from "./products.js";
 import { referenceDataRoutes } from "./reference-data.js";
 import { shippingMethodRoutes } from "./shipping-methods.js";
@@ -24,4 +27,7 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
   await app.register(companyServerRoutes);
   await app.register(agreementRoutes);
   await app.register(subscriptionPlanRoutes);
+  await app.register(mediaRoutes);
+  await app.register(playlistRoutes);
+  await app.register(leadRoutes);
 }

@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+const identifier = z.string().trim().min(1).max(255);
+
+/**
+ * One of the five attribution shapes ({email}, {username}, {share_guid}, {svc_rep_id},
+ * {external_id}). Storefronts sometimes send several signals at once: all are kept and
+ * resolved in priority order (see attribution.ts); an object with none of them is a 422.
+ */
+export const attributionSchema = z
+  .object({
+    share_guid: identifier.optional(),
+    svc_rep_id: z.number().int().positive().max(2_147_483_647).optional(),
+    email: z.email().max(254).optional(),
+    username: identifier.optional(),
+    external_id: identifier.optional(),
+  })
+  .refine((value) => Object.values(value).some((signal) => signal !== undefined), {
+    message: "needs one of share_guid, svc_rep_id, email, username, external_id",
+  })
+  .meta({ id: "Attribution" });
+
+export type Attribution = z.infer<typeof attributionSchema>;
+
+export const affiliateSchema = z
+  .object({
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    image_url: z.string().nullable(),
+    username: z.string().nullable(),
+    share_guid: z.string().nullable(),
+    external_id: z.string().nullable(),
+    svc_rep_id: z.number().int().nullable(),
+  })
+  .meta({ id: "Affiliate" });
+
+export type Affiliate = z.infer<typeof affiliateSchema>;

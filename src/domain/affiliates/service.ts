@@ -1,0 +1,39 @@
+import type { ServiceContext } from "../../platform/context.js";
+import { NotFoundError } from "../../platform/errors.js";
+import { pickAttributedRep } from "./attribution.js";
+import type { Affiliate, Attribution } from "./schemas.js";
+
+const repColumns = { id: true, email: true, username: true, share_guid: true, external_id: true, first_name: true, last_name: true, image_url: true } as const;
+
+/** One query for every rep any signal names; the priority is applied to the few candidates. */
+export async function resolveRep(ctx: ServiceContext, attribution: Attribution | undefined) {
+  if (!attribution) return null;
+  const signals = [
+    attribution.share_guid !== undefined ? { share_guid: attribution.share_guid } : null,
+    attribution.svc_rep_id !== undefined ? { id: attribution.svc_rep_id } : null,
+    attribution.email !== undefined ? { email: attribution.email.toLowerCase() } : null,
+    attribution.username !== undefined ? { username: attribution.username } : null,
+    attribution.external_id !== undefined ? { external_id: attribution.external_id } : null,
+  ].filter((signal) => signal !== null);
+  const candidates = await ctx.db.user.findMany({
+    where: { company_id: ctx.companyId, role: "rep", OR: signals },
+    select: repColumns,
+    take: signals.length,
+  });
+  return pickAttributedRep(attribution, candidates);
+}
+
+export async function lookupAffiliate(ctx: ServiceContext, attribution: Attribution): Promise<Affiliate> {
+  const rep = await resolveRep(ctx, attribution);
+  if (!rep) throw new NotFoundError("No affiliate matches this attribution", { code: "affiliate_not_found" });
+  const name = [rep.first_name, rep.last_name].filter(Boolean).join(" ");
+  return {
+    name: name === "" ? null : name,
+    email: rep.email,
+    image_url: rep.image_url,
+    username: rep.username,
+    share_guid: rep.share_guid,
+    external_id: rep.external_id,
+    svc_rep_id: rep.id,
+  };
+}

@@ -1,0 +1,95 @@
+import { Prisma } from "../../generated/prisma/client.js";
+import type { ServiceContext } from "../../platform/context.js";
+import { NotFoundError } from "../../platform/errors.js";
+import type { PublicMediaView } from "./schemas.js";
+import { languageOf } from "./service.js";
+
+/**
+ * The public SDK reads media on every storefront page, so a read is one statement on the
+ * (company_id, slug) unique index: translation, products and enrollment packs are joined in
+ * the same query. No cache: publish_at and deactivation take effect on the next request.
+ */
+
+/** Published: active, and publish_at unset or reached (by the service clock). */
+export function publishedSql(alias: string, now: Date): Prisma.Sql {
+  const table = Prisma.raw(alias);
+  return Prisma.sql`${table}.active AND (${table}.publish_at IS NULL OR ${table}.publish_at <= ${now})`;
+}
+
+/** The products of a row with `product_ids` (in that order), as a JSON array; deleted ones drop out. */
+export function productsJsonSql(alias: string): Prisma.Sql {
+  const row = Prisma.raw(alias);
+  return Prisma.sql`(SELECT COALESCE(json_agg(json_build_object('id', p.id, 'title', p.title, 'description', p.description, 'image_url', p.image_url)
+                            ORDER BY array_position(${row}.product_ids, p.id)), '[]'::json)
+     FROM products p
+    WHERE p.id = ANY(${row}.product_ids) AND p.company_id = ${row}.company_id AND p.active AND p.deleted_at IS NULL)`;
+}
+
+export function enrollmentPacksJsonSql(alias: string): Prisma.Sql {
+  const row = Prisma.raw(alias);
+  return Prisma.sql`(SELECT COALESCE(json_agg(json_build_object('id', e.id, 'title', e.title) ORDER BY array_position(${row}.enrollment_pack_ids, e.id)), '[]'::json)
+     FROM enrollment_packs e
+    WHERE e.id = ANY(${row}.enrollment_pack_ids) AND e.company_id = ${row}.company_id AND e.active)`;
+}
+
+/** The public media columns of `m` (media) with `t` (its translation, if any) joined. */
+export const PUBLIC_MEDIA_COLUMNS = Prisma.sql`
+  m.id, m.slug, COALESCE(t.title, m.title) AS title, COALESCE(t.description, m.description) AS description,
+  m.kind, m.media_type, m.media_format, m.image_url, m.video_url, m.pdf_url, m.powerpoint_url, m.duration,
+  m.subtitles, m.settings, ${productsJsonSql("m")} AS products, ${enrollmentPacksJsonSql("m")} AS enrollment_packs`;
+
+export function translationJoin(languageIso: string | null | undefined): Prisma.Sql {
+  return Prisma.sql`LEFT JOIN media_translations t ON t.media_id = m.id AND t.language_iso = ${languageOf(languageIso)}`;
+}
+
+export interface PublicMediaRow {
+  id: number;
+  slug: string;
+  title: string;
+  description: string | null;
+  kind: string | null;
+  media_type: string;
+  media_format: string | null;
+  image_url: string | null;
+  video_url: string | null;
+  pdf_url: string | null;
+  powerpoint_url: string | null;
+  duration: number | null;
+  subtitles: Record<string, string> | null;
+  settings: Record<string, unknown> | null;
+  products: PublicMediaView["products"];
+  enrollment_packs: PublicMediaView["enrollment_packs"];
+}
+
+export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
+  return {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    kind: row.kind,
+    media_type: row.media_type,
+    media_format: row.media_format,
+    image_url: row.image_url,
+    video_url: row.video_url,
+    pdf_url: row.pdf_url,
+    powerpoint_url: row.powerpoint_url,
+    description: row.description,
+    duration: row.duration,
+    subtitles: row.subtitles ?? {},
+    // Comments are not stored by this service yet.
+    comments_count: 0,
+    settings: row.settings ?? {},
+    products: row.products,
+    enrollment_packs: row.enrollment_packs,
+  };
+}
+
+export async function getPublishedMedia(ctx: ServiceContext, slug: string, locale: string | null | undefined): Promise<PublicMediaView> {
+  const rows = await ctx.db.$queryRaw<PublicMediaRow[]>`
+    SELECT ${PUBLIC_MEDIA_COLUMNS}
+      FROM media m ${translationJoin(locale)}
+     WHERE m.company_id = ${ctx.companyId} AND m.slug = ${slug} AND ${publishedSql("m", ctx.clock.now())}`;
+  const row = rows[0];
+  if (!row) throw new NotFoundError("Media not found");
+  return toPublicMedia(row);
+}

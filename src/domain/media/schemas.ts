@@ -1,0 +1,186 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+import { timestamp } from "../../platform/http/schemas.js";
+import { MAX_URL_LENGTH, requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
+
+export const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
+
+export const slugSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "may contain lowercase letters, digits and single hyphens");
+
+const languageCode = z.string().regex(/^[a-z]{2}$/, "must be a two-letter language code");
+const webUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(MAX_URL_LENGTH).nullable();
+const shortText = z.string().trim().max(255).nullable();
+const label = z.string().trim().min(1).max(100);
+const MAX_JSON_LENGTH = 16_384;
+const jsonObject = z
+  .record(z.string().max(100), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= MAX_JSON_LENGTH, `must serialize to at most ${MAX_JSON_LENGTH} characters`);
+const ids = z.array(z.number().int().positive().max(2_147_483_647)).max(100);
+const title = z.string().trim().min(1).max(255);
+/** Rich text: `{html}`, or the html as a plain string (stored the same way). */
+const descriptionInput = z.union([z.string().max(100_000), z.object({ html: z.string().max(100_000) })], { error: "must be a string or {html}" });
+
+export const languageIsoQuery = z.object({
+  language_iso: z
+    .string()
+    .regex(/^[A-Za-z]{2}(?:[_-][A-Za-z]{2})?$/, "must be a language code such as fr or fr_FR")
+    .optional()
+    .describe("Picks a translation of title and description; English when there is none"),
+});
+
+const mediaFields = {
+  title,
+  media_type: z.enum(MEDIA_TYPES),
+  slug: slugSchema.optional().describe("Generated from the title when omitted; custom_slug says which"),
+  description: descriptionInput.nullable().optional(),
+  user_id: z.number().int().positive().max(2_147_483_647).nullable().optional(),
+  media_format: shortText.optional(),
+  kind: shortText.optional(),
+  image_url: webUrl.optional(),
+  video_url: webUrl.optional(),
+  pdf_url: webUrl.optional(),
+  powerpoint_url: webUrl.optional(),
+  share_link: webUrl.optional(),
+  preview_link: webUrl.optional(),
+  video_status: shortText.optional(),
+  cta_url: webUrl.optional(),
+  cta_button_text: shortText.optional(),
+  cta_action_type: shortText.optional(),
+  canonical_url: webUrl.optional(),
+  display_tag: shortText.optional(),
+  active: z.boolean().optional(),
+  publish_at: z.iso.datetime({ offset: true }).nullable().optional().describe("Not public before this instant"),
+  visibility: z.number().int().min(0).max(1000).nullable().optional(),
+  duration: z.number().int().min(0).max(10_000_000).nullable().optional().describe("Seconds"),
+  watch: jsonObject.nullable().optional(),
+  settings: jsonObject.nullable().optional(),
+  subtitles: z.record(languageCode, z.string().max(200_000)).nullable().optional().describe("Language code to subtitle text"),
+  translations: z
+    .record(languageCode, z.object({ title, description: descriptionInput.nullable().optional() }).nullable())
+    .optional()
+    .describe("Language code to translated title and description; null removes a translation"),
+  prompts: z.array(z.record(z.string().max(100), z.unknown())).max(50).optional(),
+  tags: z.array(label).max(50).optional(),
+  ranks: z.array(label).max(50).optional(),
+  cta_enabled: z.boolean().optional(),
+  video_shopping_enabled: z.boolean().optional(),
+  prompts_enabled: z.boolean().optional(),
+  display_comments: z.boolean().optional(),
+  application_theme_template_id: z.number().int().positive().max(2_147_483_647).nullable().optional(),
+  product_ids: ids.optional().describe("Products shown with the media, in this order"),
+  enrollment_pack_ids: ids.optional(),
+};
+
+export const mediaCreateBody = z.object({ media: z.object(mediaFields) });
+export const mediaUpdateBody = z.object({ media: z.object(mediaFields).partial() });
+export type MediaCreateInput = z.infer<typeof mediaCreateBody>["media"];
+export type MediaUpdateInput = z.infer<typeof mediaUpdateBody>["media"];
+
+export const mediaListQuery = paginationQuery().extend({
+  media_type: z.enum(MEDIA_TYPES).optional(),
+  search_query: z.string().max(200).optional().describe("Filters by title"),
+});
+
+const nullableString = z.string().nullable();
+const jsonOrNull = z.record(z.string(), z.unknown()).nullable();
+
+/**
+ * The admin media object: every field of the specification's Media table. `prompts` is present
+ * only for share and upload media; `comments` only when video shopping and display_comments
+ * are both on. Members beyond the table (powerpoint_url, display_comments, translations,
+ * product_ids, enrollment_pack_ids, updated_at) let a company see what it configured.
+ */
+export const mediaView = z
+  .object({
+    id: z.number().int(),
+    user_id: z.number().int().nullable(),
+    title: z.string(),
+    description: z.object({ html: z.string() }).nullable(),
+    stripped: nullableString,
+    media_type: z.enum(MEDIA_TYPES),
+    media_format: nullableString,
+    image_url: nullableString,
+    video_url: nullableString,
+    pdf_url: nullableString,
+    powerpoint_url: nullableString,
+    kind: nullableString,
+    share_link: nullableString,
+    preview_link: nullableString,
+    video_status: nullableString,
+    cta_url: nullableString,
+    cta_button_text: nullableString,
+    cta_action_type: nullableString,
+    active: z.boolean(),
+    visibility: z.number().int().nullable(),
+    views: z.number().int(),
+    leads: z.number().int(),
+    watch: jsonOrNull,
+    settings: jsonOrNull,
+    duration: z.number().int().nullable(),
+    cta_enabled: z.boolean(),
+    video_shopping_enabled: z.boolean(),
+    prompts_enabled: z.boolean(),
+    display_comments: z.boolean(),
+    ranks: z.array(z.string()),
+    application_theme_template_id: z.number().int().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    subtitles: z.record(z.string(), z.string()).nullable(),
+    countries: z.array(z.object({ iso: z.string() })),
+    tags: z.array(z.object({ name: z.string() })),
+    attached_shareables: z.array(z.record(z.string(), z.unknown())),
+    slug: nullableString,
+    canonical_url: nullableString,
+    custom_slug: z.boolean(),
+    prompts: z.array(z.record(z.string(), z.unknown())).optional().describe("Only for media_type share and upload"),
+    comments: z.array(z.record(z.string(), z.unknown())).optional().describe("Only when video_shopping_enabled and display_comments"),
+    label: z.record(z.string(), z.unknown()).nullable(),
+    display_tag: nullableString,
+    publish_at: timestamp.nullable(),
+    translations: z.record(z.string(), z.object({ title: z.string(), description: z.object({ html: z.string() }).nullable() })),
+    product_ids: z.array(z.number().int()),
+    enrollment_pack_ids: z.array(z.number().int()),
+  })
+  .meta({ id: "Media" });
+
+export type MediaView = z.infer<typeof mediaView>;
+
+// Public SDK
+
+export const publicProductSchema = z
+  .object({ id: z.number().int(), title: z.string(), description: z.string().nullable(), image_url: z.string().nullable() })
+  .meta({ id: "PublicProduct" });
+export const publicEnrollmentPackSchema = z.object({ id: z.number().int(), title: z.string() }).meta({ id: "PublicEnrollmentPack" });
+
+export const publicMediaView = z
+  .object({
+    id: z.number().int(),
+    slug: z.string(),
+    title: z.string(),
+    kind: nullableString,
+    media_type: z.string(),
+    media_format: nullableString,
+    image_url: nullableString,
+    video_url: nullableString,
+    pdf_url: nullableString,
+    powerpoint_url: nullableString,
+    description: nullableString.describe("html"),
+    duration: z.number().int().nullable(),
+    subtitles: z.record(z.string(), z.string()),
+    comments_count: z.number().int(),
+    settings: z.record(z.string(), z.unknown()),
+    products: z.array(publicProductSchema),
+    enrollment_packs: z.array(publicEnrollmentPackSchema),
+  })
+  .meta({ id: "PublicMedia" });
+
+export type PublicMediaView = z.infer<typeof publicMediaView>;
+
+export const publicMediaBySlugBody = z.object({ metadata: requestMetadataSchema });
+export const publicMediaBody = z.object({ media: z.object({ id: z.string().min(1).max(100).describe("The media's slug") }), metadata: requestMetadataSchema });
+export const publicSlugParams = z.object({ slug: slugSchema });
+export const publicMediaResponse = z.object({ status: z.literal(200), media: publicMediaView, metadata: responseMetadataSchema });

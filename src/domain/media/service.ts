@@ -1,0 +1,199 @@
+import { Prisma } from "../../generated/prisma/client.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
+import type { ServiceContext } from "../../platform/context.js";
+import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { htmlOf, stripHtml } from "./rich-text.js";
+import type { MediaCreateInput, MediaUpdateInput, MediaView } from "./schemas.js";
+import { writeWithSlug } from "./slugs.js";
+
+const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } as const;
+type MediaRow = Prisma.MediaGetPayload<{ include: typeof withTranslations }>;
+type JsonObject = Record<string, unknown>;
+
+/** "fr", "fr_FR" and "FR-fr" all pick the French translation. */
+export function languageOf(languageIso: string | null | undefined): string | null {
+  return languageIso ? languageIso.slice(0, 2).toLowerCase() : null;
+}
+
+const richText = (html: string | null) => (html === null ? null : { html });
+
+export function toMediaView(row: MediaRow, languageIso?: string): MediaView {
+  const language = languageOf(languageIso);
+  const translation = language ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
+  const html = translation?.description ?? row.description;
+  const withPrompts = row.media_type === "share" || row.media_type === "upload";
+  const withComments = row.video_shopping_enabled && row.display_comments;
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    title: translation?.title ?? row.title,
+    description: richText(html),
+    stripped: html === null ? null : stripHtml(html),
+    media_type: row.media_type as MediaView["media_type"],
+    media_format: row.media_format,
+    image_url: row.image_url,
+    video_url: row.video_url,
+    pdf_url: row.pdf_url,
+    powerpoint_url: row.powerpoint_url,
+    kind: row.kind,
+    share_link: row.share_link,
+    preview_link: row.preview_link,
+    video_status: row.video_status,
+    cta_url: row.cta_url,
+    cta_button_text: row.cta_button_text,
+    cta_action_type: row.cta_action_type,
+    active: row.active,
+    visibility: row.visibility,
+    views: row.views,
+    leads: row.leads,
+    watch: row.watch as JsonObject | null,
+    settings: row.settings as JsonObject | null,
+    duration: row.duration,
+    cta_enabled: row.cta_enabled,
+    video_shopping_enabled: row.video_shopping_enabled,
+    prompts_enabled: row.prompts_enabled,
+    display_comments: row.display_comments,
+    ranks: row.ranks,
+    application_theme_template_id: row.application_theme_template_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    subtitles: row.subtitles as Record<string, string> | null,
+    countries: [],
+    tags: row.tags.map((name) => ({ name })),
+    attached_shareables: [],
+    slug: row.slug,
+    canonical_url: row.canonical_url,
+    custom_slug: row.custom_slug,
+    ...(withPrompts ? { prompts: (row.prompts as JsonObject[] | null) ?? [] } : {}),
+    // Comments are not stored by this service yet: the member is there, empty, when it applies.
+    ...(withComments ? { comments: [] } : {}),
+    label: null,
+    display_tag: row.display_tag,
+    publish_at: row.publish_at?.toISOString() ?? null,
+    translations: Object.fromEntries(
+      row.translations.map((entry) => [entry.language_iso, { title: entry.title, description: richText(entry.description) }]),
+    ),
+    product_ids: row.product_ids,
+    enrollment_pack_ids: row.enrollment_pack_ids,
+  };
+}
+
+async function requireRow(ctx: ServiceContext, id: number): Promise<MediaRow> {
+  const row = await ctx.db.media.findFirst({ where: { id, company_id: ctx.companyId }, include: withTranslations });
+  if (!row) throw new NotFoundError("Media not found");
+  return row;
+}
+
+/** Referenced users, products and packs must be the company's own (422 naming the member). */
+async function requireReferences(ctx: ServiceContext, input: MediaUpdateInput): Promise<void> {
+  const company_id = ctx.companyId;
+  const [user, products, packs] = await Promise.all([
+    input.user_id != null ? ctx.db.user.count({ where: { id: input.user_id, company_id } }) : 1,
+    input.product_ids?.length ? ctx.db.product.count({ where: { id: { in: input.product_ids }, company_id, deleted_at: null } }) : 0,
+    input.enrollment_pack_ids?.length ? ctx.db.enrollmentPack.count({ where: { id: { in: input.enrollment_pack_ids }, company_id } }) : 0,
+  ]);
+  if (user === 0) throw ValidationError.field("media.user_id", "does not name a user of this company");
+  if (input.product_ids && products !== new Set(input.product_ids).size) {
+    throw ValidationError.field("media.product_ids", "contains ids that are not products of this company");
+  }
+  if (input.enrollment_pack_ids && packs !== new Set(input.enrollment_pack_ids).size) {
+    throw ValidationError.field("media.enrollment_pack_ids", "contains ids that are not enrollment packs of this company");
+  }
+}
+
+const unique = (values: number[] | undefined) => (values === undefined ? undefined : [...new Set(values)]);
+// Prisma writes SQL NULL into a Json column only when told so explicitly.
+const json = (value: JsonObject | JsonObject[] | Record<string, string> | null | undefined) =>
+  value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue | undefined);
+
+/** The columns an input sets; members it leaves out are not touched. */
+function columns(input: MediaUpdateInput) {
+  const { slug: _slug, translations: _translations, description, watch, settings, subtitles, prompts, publish_at, product_ids, enrollment_pack_ids, ...plain } = input;
+  const data = {
+    ...plain,
+    description: htmlOf(description),
+    watch: json(watch),
+    settings: json(settings),
+    subtitles: json(subtitles),
+    prompts: json(prompts),
+    publish_at: publish_at === undefined ? undefined : publish_at === null ? null : new Date(publish_at),
+    product_ids: unique(product_ids),
+    enrollment_pack_ids: unique(enrollment_pack_ids),
+  };
+  return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
+}
+
+function translationRows(translations: MediaUpdateInput["translations"]) {
+  return Object.entries(translations ?? {}).flatMap(([language_iso, entry]) =>
+    entry ? [{ language_iso, title: entry.title, description: htmlOf(entry.description) ?? null }] : [],
+  );
+}
+
+export async function createMedia(ctx: ServiceContext, input: MediaCreateInput): Promise<MediaView> {
+  await requireReferences(ctx, input);
+  const data = columns(input) as Omit<Prisma.MediaUncheckedCreateInput, "company_id" | "slug"> & { title: string; media_type: string };
+  const row = await writeWithSlug(input.slug, input.title, "media", "media.slug", {
+    takenWithPrefix: async (prefix) =>
+      (await ctx.db.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
+    write: (slug, custom) =>
+      ctx.db.media.create({
+        data: { ...data, company_id: ctx.companyId, slug, custom_slug: custom, translations: { create: translationRows(input.translations) } },
+        include: withTranslations,
+      }),
+  });
+  return toMediaView(row);
+}
+
+export async function getMedia(ctx: ServiceContext, id: number, languageIso?: string): Promise<MediaView> {
+  return toMediaView(await requireRow(ctx, id), languageIso);
+}
+
+export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: { media_type?: string; search_query?: string }): Promise<Page<MediaView>> {
+  const where: Prisma.MediaWhereInput = {
+    company_id: ctx.companyId,
+    ...(filter.media_type ? { media_type: filter.media_type } : {}),
+    ...(filter.search_query ? { title: { contains: filter.search_query, mode: "insensitive" } } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
+    ctx.db.media.count({ where }),
+  ]);
+  return { rows: rows.map((row) => toMediaView(row)), pagination: pagination(page, total) };
+}
+
+export async function updateMedia(ctx: ServiceContext, id: number, input: MediaUpdateInput): Promise<MediaView> {
+  const current = await requireRow(ctx, id);
+  await requireReferences(ctx, input);
+  const removed = Object.entries(input.translations ?? {}).flatMap(([language, entry]) => (entry === null ? [language] : []));
+  const upserts = translationRows(input.translations);
+  const write = (slug: string | undefined, custom: boolean) =>
+    ctx.db.$transaction(async (tx) => {
+      if (removed.length > 0) await tx.mediaTranslation.deleteMany({ where: { media_id: id, language_iso: { in: removed } } });
+      for (const translation of upserts) {
+        await tx.mediaTranslation.upsert({
+          where: { media_id_language_iso: { media_id: id, language_iso: translation.language_iso } },
+          create: { media_id: id, ...translation },
+          update: { title: translation.title, description: translation.description },
+        });
+      }
+      return tx.media.update({
+        where: { id: current.id },
+        data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}) },
+        include: withTranslations,
+      });
+    });
+  if (input.slug === undefined || input.slug === current.slug) return toMediaView(await write(undefined, false));
+  try {
+    return toMediaView(await write(input.slug, true));
+  } catch (error) {
+    if (isUniqueViolation(error)) throw ValidationError.field("media.slug", "is already taken");
+    throw error;
+  }
+}
+
+export async function deleteMedia(ctx: ServiceContext, id: number): Promise<{ id: number }> {
+  const current = await requireRow(ctx, id);
+  await ctx.db.media.delete({ where: { id: current.id } });
+  return { id: current.id };
+}

@@ -1,0 +1,56 @@
+import type { ServiceContext } from "../../platform/context.js";
+import { NotFoundError } from "../../platform/errors.js";
+import {
+  enrollmentPacksJsonSql,
+  PUBLIC_MEDIA_COLUMNS,
+  type PublicMediaRow,
+  productsJsonSql,
+  publishedSql,
+  toPublicMedia,
+  translationJoin,
+} from "../media/public-media.js";
+import type { LibraryView } from "./schemas.js";
+
+interface PlaylistRow {
+  id: number;
+  slug: string;
+  title: string;
+  products: LibraryView["products"];
+  enrollment_packs: LibraryView["enrollment_packs"];
+}
+
+type ItemRow = PublicMediaRow & { item_id: number; position: number };
+
+/**
+ * A published playlist with its published media in order: two indexed statements (the
+ * playlist by (company_id, slug), then its items with media, translations and products).
+ */
+export async function getPublishedLibrary(ctx: ServiceContext, slug: string, locale: string | null | undefined): Promise<LibraryView> {
+  const now = ctx.clock.now();
+  const playlists = await ctx.db.$queryRaw<PlaylistRow[]>`
+    SELECT pl.id, pl.slug, pl.title, ${productsJsonSql("pl")} AS products, ${enrollmentPacksJsonSql("pl")} AS enrollment_packs
+      FROM playlists pl
+     WHERE pl.company_id = ${ctx.companyId} AND pl.slug = ${slug} AND ${publishedSql("pl", now)}`;
+  const playlist = playlists[0];
+  if (!playlist) throw new NotFoundError("Playlist not found");
+  const items = await ctx.db.$queryRaw<ItemRow[]>`
+    SELECT i.id AS item_id, i.position, ${PUBLIC_MEDIA_COLUMNS}
+      FROM playlist_items i
+      JOIN media m ON m.id = i.media_id ${translationJoin(locale)}
+     WHERE i.playlist_id = ${playlist.id} AND m.company_id = ${ctx.companyId} AND ${publishedSql("m", now)}
+     ORDER BY i.position`;
+  return {
+    id: playlist.id,
+    slug: playlist.slug,
+    title: playlist.title,
+    library_items: items.map((item) => ({
+      id: item.item_id,
+      position: item.position,
+      media_id: item.id,
+      media_slug: item.slug,
+      media: toPublicMedia(item),
+    })),
+    products: playlist.products,
+    enrollment_packs: playlist.enrollment_packs,
+  };
+}

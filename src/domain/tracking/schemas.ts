@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { SESSION_ID_PATTERN } from "../../platform/ids.js";
+import { attributionSchema } from "../affiliates/schemas.js";
+
+/** Everything a storefront sends is bounded: these endpoints are open to the whole internet. */
+export const MAX_URL_LENGTH = 2048;
+export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
+
+const webUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(MAX_URL_LENGTH);
+
+export const requestMetadataSchema = z
+  .object({
+    svc_shop: z.string().min(1).max(253).describe("The shop's domain (acme.example.com) or its first label (acme)"),
+    svc_session: z.string().regex(SESSION_ID_PATTERN, "must be ss_ followed by 22 base58 characters"),
+    svc_locale: z.string().regex(LOCALE_PATTERN, "must look like en_US").nullish(),
+    svc_journey: z.string().max(200).optional(),
+    attribution: attributionSchema.optional(),
+  })
+  .meta({ id: "RequestMetadata" });
+
+export type RequestMetadata = z.infer<typeof requestMetadataSchema>;
+
+export const responseMetadataSchema = z
+  .object({
+    svc_shop: z.string(),
+    svc_session: z.string(),
+    svc_locale: z.string().nullable(),
+    request_uuid: z.uuid(),
+    timestamp: z.iso.datetime(),
+  })
+  .meta({ id: "ResponseMetadata" });
+
+export type ResponseMetadata = z.infer<typeof responseMetadataSchema>;
+
+export const pageSchema = z
+  .object({
+    url: webUrl,
+    title: z.string().max(500).optional(),
+    description: z.string().max(2000).optional(),
+    image: webUrl.optional(),
+  })
+  .meta({ id: "UrlPage" });
+
+export type UrlPage = z.infer<typeof pageSchema>;
+
+/** Digits with the usual separators and an optional leading +; 7 to 15 digits (E.164). */
+export const PHONE_PATTERN = /^\+?(?:[\s().-]*\d){7,15}[\s().-]*$/;
+export const phoneSchema = z.string().max(40).regex(PHONE_PATTERN, "is not a phone number");
+
+// The seed's two contact shapes (with email: name and email required; with phone: name and
+// phone required) are one object that needs an email or a phone: the same set of valid
+// bodies, and a 422 that names the member to fix instead of zod's "no union member matched".
+export const leadContactSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    email: z.email().max(254).optional(),
+    phone: phoneSchema.optional(),
+  })
+  .refine((contact) => contact.email !== undefined || contact.phone !== undefined, {
+    message: "needs an email or a phone",
+    path: ["email"],
+  })
+  .meta({ id: "LeadContact", description: "Either {name, email, phone?} or {name, phone, email?}" });
+
+export const leadSchema = z
+  .object({
+    message: z.string().trim().min(1).max(5000),
+    contact: leadContactSchema,
+  })
+  .meta({ id: "Lead" });
+
+export type LeadInput = z.infer<typeof leadSchema>;
+
+export const leadCaptureBody = z.object({ lead: leadSchema, page: pageSchema.optional(), metadata: requestMetadataSchema });
+export const pageVisitBody = z.object({ page: pageSchema, metadata: requestMetadataSchema });
+
+export const eventAccepted = z.object({ status: z.literal(201), metadata: responseMetadataSchema });
+
+/** `{metadata: {svc_shop}}`, or a bare `{svc_shop}` as older scripts send. */
+export const sessionBody = z
+  .object({
+    svc_shop: z.string().min(1).max(253).optional(),
+    metadata: z.object({ svc_shop: z.string().min(1).max(253), svc_locale: z.string().regex(LOCALE_PATTERN, "must look like en_US").nullish() }).optional(),
+  })
+  .refine((body) => body.metadata !== undefined || body.svc_shop !== undefined, { message: "is required", path: ["metadata", "svc_shop"] });
+
+export const sessionIssued = z.object({ status: z.literal(201), svc_session: z.string(), metadata: responseMetadataSchema });

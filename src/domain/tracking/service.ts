@@ -1,0 +1,51 @@
+import type { ServiceContext } from "../../platform/context.js";
+import { resolveRep } from "../affiliates/service.js";
+import { insertLead, insertPageVisit } from "./event-store.js";
+import type { LeadInput, RequestMetadata, UrlPage } from "./schemas.js";
+
+function sessionColumns(metadata: RequestMetadata) {
+  return {
+    svc_session: metadata.svc_session,
+    svc_shop: metadata.svc_shop,
+    svc_locale: metadata.svc_locale ?? null,
+    svc_journey: metadata.svc_journey ?? null,
+    attribution: metadata.attribution ?? undefined,
+  };
+}
+
+/** Stores a storefront lead, attributed to the rep the metadata names (if any). */
+export async function captureLead(ctx: ServiceContext, lead: LeadInput, page: UrlPage | undefined, metadata: RequestMetadata): Promise<{ id: number }> {
+  const rep = await resolveRep(ctx, metadata.attribution);
+  return insertLead(ctx.db, {
+    company_id: ctx.companyId,
+    source: "public",
+    message: lead.message,
+    contact_name: lead.contact.name,
+    contact_email: lead.contact.email?.toLowerCase() ?? null,
+    contact_phone: lead.contact.phone ?? null,
+    rep_id: rep?.id ?? null,
+    ...sessionColumns(metadata),
+    page_url: page?.url ?? null,
+    page_title: page?.title ?? null,
+    page_description: page?.description ?? null,
+    page_image: page?.image ?? null,
+    created_at: ctx.clock.now(),
+  });
+}
+
+export async function recordPageVisit(ctx: ServiceContext, page: UrlPage, metadata: RequestMetadata): Promise<{ id: number }> {
+  const rep = await resolveRep(ctx, metadata.attribution);
+  const { svc_session, svc_shop, ...rest } = sessionColumns(metadata);
+  return insertPageVisit(ctx.db, {
+    company_id: ctx.companyId,
+    rep_id: rep?.id ?? null,
+    svc_session,
+    svc_shop,
+    ...rest,
+    url: page.url,
+    title: page.title ?? null,
+    description: page.description ?? null,
+    image: page.image ?? null,
+    created_at: ctx.clock.now(),
+  });
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
+import { LOCALE_PATTERN, type ResponseMetadata } from "../../domain/tracking/schemas.js";
+import type { ServiceContext } from "../../platform/context.js";
+import { NotFoundError } from "../../platform/errors.js";
+import { SESSION_ID_PATTERN } from "../../platform/ids.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Decorated by the public surface only. */
+    shops: ShopDirectory;
+  }
+}
+
+export interface MetadataEcho {
+  svc_shop: string;
+  svc_session: string;
+  svc_locale?: string | null | undefined;
+}
+
+/** ResponseMetadata: the request's shop, session and locale, a fresh request_uuid, the time. */
+export function responseMetadata(request: FastifyRequest, metadata: MetadataEcho): ResponseMetadata {
+  return {
+    svc_shop: metadata.svc_shop,
+    svc_session: metadata.svc_session,
+    svc_locale: metadata.svc_locale ?? null,
+    request_uuid: randomUUID(),
+    timestamp: request.server.clock.now().toISOString(),
+  };
+}
+
+/** The service context of the shop a storefront names; an unknown shop is a 404. */
+export async function shopContext(request: FastifyRequest, shop: string): Promise<ServiceContext> {
+  const companyId = await request.server.shops.companyIdFor(shop);
+  if (companyId === null) throw new NotFoundError("Shop not found", { code: "shop_not_found" });
+  return { db: request.server.db.prisma, clock: request.server.clock, companyId };
+}
+
+// What an error body may echo: the metadata members that are well-formed, whatever else failed.
+const readableMetadata = z.object({
+  svc_shop: z.string().min(1).max(253),
+  svc_session: z.string().regex(SESSION_ID_PATTERN),
+  svc_locale: z.string().regex(LOCALE_PATTERN).nullish().catch(null),
+});
+
+export function readableMetadataOf(request: FastifyRequest): MetadataEcho | null {
+  const body = request.body as { metadata?: unknown } | undefined;
+  const parsed = readableMetadata.safeParse(body?.metadata);
+  return parsed.success ? parsed.data : null;
+}

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { sessionBody, sessionIssued } from "../../domain/tracking/schemas.js";
+import { newSessionId } from "../../platform/ids.js";
+import { responseMetadata, shopContext } from "./context.js";
+
+const tags = ["Public SDK: sessions"];
+
+export async function sessionRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    "/session",
+    {
+      schema: {
+        tags,
+        summary: "Start a visitor session for a shop",
+        description: "Issues a new ss_ session id for `metadata.svc_shop` (a bare `svc_shop` is accepted too). Unknown shop: 404.",
+        body: sessionBody,
+        response: { 201: sessionIssued },
+      },
+    },
+    async (request, reply) => {
+      const shop = request.body.metadata?.svc_shop ?? (request.body.svc_shop as string);
+      await shopContext(request, shop);
+      const svc_session = newSessionId();
+      const metadata = responseMetadata(request, { svc_shop: shop, svc_session, svc_locale: request.body.metadata?.svc_locale });
+      return reply.code(201).send({ status: 201 as const, svc_session, metadata });
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { createUser } from "../../src/domain/users/service.js";
+import type { Db } from "../../src/platform/db/database.js";
+import { newSessionId } from "../../src/platform/ids.js";
+
+export const PUBLIC_PREFIX = "/api/public/v2025-06";
+
+/** RequestMetadata for a shop, with a fresh visitor session unless one is given. */
+export function metadataFor(shop: string, extra: Record<string, unknown> = {}) {
+  return { svc_shop: shop, svc_session: newSessionId(), ...extra };
+}
+
+export interface RepFixture {
+  id: number;
+  email: string;
+  username: string;
+  share_guid: string;
+  external_id: string;
+}
+
+/** A rep with every identity attribution can name, each unique to this rep. */
+export async function createRep(db: Db, companyId: number, name = "Rita"): Promise<RepFixture> {
+  const tag = randomBytes(4).toString("hex");
+  const rep = await createUser(db, {
+    companyId,
+    role: "rep",
+    email: `${name.toLowerCase()}-${tag}@reps.example.com`,
+    firstName: name,
+    lastName: "Rep",
+    username: `${name.toLowerCase()}${tag}`,
+    shareGuid: `guid-${tag}`,
+    externalId: `ext-${tag}`,
+    imageUrl: `https://cdn.example.com/${tag}.png`,
+  });
+  return { id: rep.id, email: rep.email, username: rep.username as string, share_guid: rep.share_guid as string, external_id: rep.external_id as string };
+}

@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { createMediaViaApi } from "../../helpers/media.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.media.deleteMany();
+});
+
+const SEED_FIELDS = [
+  "id", "user_id", "title", "description", "stripped", "media_type", "media_format", "image_url", "video_url", "pdf_url", "kind",
+  "share_link", "preview_link", "video_status", "cta_url", "cta_button_text", "cta_action_type", "active", "visibility", "views",
+  "leads", "watch", "settings", "duration", "cta_enabled", "video_shopping_enabled", "prompts_enabled", "ranks",
+  "application_theme_template_id", "created_at", "subtitles", "countries", "tags", "attached_shareables", "slug", "canonical_url",
+  "custom_slug", "label", "display_tag", "publish_at",
+];
+
+const create = (media: Record<string, unknown>, token = acme.token) => call("POST", "/api/media", { token, body: { media } });
+
+describe("POST /api/media", () => {
+  it("creates a media with translations, subtitles and a generated slug: 201 {media, meta}", async () => {
+    const response = await create({
+      title: "Été Launch: Kit #1",
+      media_type: "training",
+      description: "<p>Learn <b>fast</b> &amp; well</p>",
+      video_url: "https://cdn.example.com/v.mp4",
+      duration: 95,
+      publish_at: "2030-01-01T10:00:00+02:00",
+      settings: { autoplay: true },
+      subtitles: { en: "Hello", fr: "Bonjour" },
+      translations: { fr: { title: "Lancement d'été", description: "<p>Apprendre</p>" } },
+      tags: ["summer"],
+    });
+    expect(response.status).toBe(201);
+    const media = response.body.media;
+    expect(media).toMatchObject({
+      title: "Été Launch: Kit #1",
+      slug: "ete-launch-kit-1",
+      custom_slug: false,
+      active: true,
+      description: { html: "<p>Learn <b>fast</b> &amp; well</p>" },
+      stripped: "Learn fast & well",
+      publish_at: "2030-01-01T08:00:00.000Z",
+      subtitles: { en: "Hello", fr: "Bonjour" },
+      settings: { autoplay: true },
+      tags: [{ name: "summer" }],
+      views: 0,
+      leads: 0,
+      translations: { fr: { title: "Lancement d'été", description: { html: "<p>Apprendre</p>" } } },
+    });
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+    expect(await t.db.prisma.mediaTranslation.count({ where: { media_id: media.id } })).toBe(1);
+  });
+
+  it("keeps a given slug (custom_slug true), and numbers generated slugs that collide", async () => {
+    const custom = await create({ title: "Anything", media_type: "share", slug: "my-video" });
+    expect(custom.body.media).toMatchObject({ slug: "my-video", custom_slug: true });
+    const first = await create({ title: "My Video", media_type: "share" });
+    const second = await create({ title: "My Video", media_type: "share" });
+    expect(first.body.media.slug).toBe("my-video-2");
+    expect(second.body.media.slug).toBe("my-video-3");
+    // Slugs are per company.
+    const other = await create({ title: "x", media_type: "share", slug: "my-video" }, globex.token);
+    expect(other.status).toBe(201);
+  });
+
+  it("answers 422 for a taken slug, changing nothing", async () => {
+    await create({ title: "One", media_type: "share", slug: "taken" });
+    const response = await create({ title: "Two", media_type: "share", slug: "taken" });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "media.slug": ["is already taken"] });
+    expect(await t.db.prisma.media.count()).toBe(1);
+  });
+
+  it("answers 422 with field errors for invalid members, creating nothing", async () => {
+    for (const [media, field] of [
+      [{ media_type: "share" }, "media.title"],
+      [{ title: "x" }, "media.media_type"],
+      [{ title: "x", media_type: "video" }, "media.media_type"],
+      [{ title: "x", media_type: "share", slug: "Not A Slug" }, "media.slug"],
+      [{ title: "x", media_type: "share", image_url: "ftp://x" }, "media.image_url"],
+      [{ title: "x", media_type: "share", publish_at: "tomorrow" }, "media.publish_at"],
+      [{ title: "x", media_type: "share", duration: -1 }, "media.duration"],
+      [{ title: "x", media_type: "share", subtitles: { english: "x" } }, "media.subtitles.english"],
+      [{ title: "x", media_type: "share", translations: { fr: { description: "x" } } }, "media.translations.fr.title"],
+      [{ title: "x", media_type: "share", product_ids: [999999] }, "media.product_ids"],
+      [{ title: "x", media_type: "share", user_id: 999999 }, "media.user_id"],
+      [{ title: "x".repeat(256), media_type: "share" }, "media.title"],
+    ] as const) {
+      const response = await create(media as Record<string, unknown>);
+      expect(response.status, JSON.stringify(media)).toBe(422);
+      expect(Object.keys(response.body.errors), JSON.stringify(media)).toEqual([field]);
+    }
+    expect(await t.db.prisma.media.count()).toBe(0);
+  });
+
+  it("answers 401 without a token", async () => {
+    const response = await call("POST", "/api/media", { body: { media: { title: "x", media_type: "share" } } });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("GET /api/media/{id}", () => {
+  it("returns the media object itself with meta, with every field of the seed's table", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Share me", media_type: "share" });
+    const response = await call("GET", `/api/media/${media.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    for (const field of [...SEED_FIELDS, "prompts"]) expect(response.body, field).toHaveProperty(field);
+    expect(response.body).not.toHaveProperty("comments");
+    expect(response.body).not.toHaveProperty("media");
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+    expect(response.body).toMatchObject({ id: media.id, prompts: [], countries: [], attached_shareables: [], label: null, description: null, stripped: null });
+  });
+
+  it("includes prompts only for share and upload media", async () => {
+    for (const [media_type, expected] of [["share", true], ["upload", true], ["update", false], ["training", false]] as const) {
+      const media = await createMediaViaApi(call, acme.token, { title: media_type, media_type, prompts: [{ question: "Why?" }] });
+      const body = (await call("GET", `/api/media/${media.id}`, { token: acme.token })).body;
+      expect(Object.hasOwn(body, "prompts"), media_type).toBe(expected);
+      if (expected) expect(body.prompts).toEqual([{ question: "Why?" }]);
+    }
+  });
+
+  it("includes comments only when video shopping and display_comments are both on", async () => {
+    for (const [video_shopping_enabled, display_comments, expected] of [[true, true, true], [true, false, false], [false, true, false]] as const) {
+      const media = await createMediaViaApi(call, acme.token, { title: "c", video_shopping_enabled, display_comments });
+      const body = (await call("GET", `/api/media/${media.id}`, { token: acme.token })).body;
+      expect(Object.hasOwn(body, "comments")).toBe(expected);
+    }
+  });
+
+  it("translates title and description by language_iso, falling back to English", async () => {
+    const media = await createMediaViaApi(call, acme.token, {
+      title: "Hello",
+      description: "<p>English</p>",
+      translations: { fr: { title: "Bonjour" }, de: { title: "Hallo", description: { html: "<p>Deutsch</p>" } } },
+    });
+    const get = (language: string) => call("GET", `/api/media/${media.id}?language_iso=${language}`, { token: acme.token });
+    expect((await get("fr")).body).toMatchObject({ title: "Bonjour", description: { html: "<p>English</p>" } });
+    expect((await get("de_DE")).body).toMatchObject({ title: "Hallo", description: { html: "<p>Deutsch</p>" }, stripped: "Deutsch" });
+    expect((await get("es")).body).toMatchObject({ title: "Hello", description: { html: "<p>English</p>" } });
+    expect((await get("french")).status).toBe(422);
+  });
+
+  it("answers 404 for another company's media, an unknown id and a malformed id", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Mine" });
+    for (const path of [`/api/media/${media.id}`, "/api/media/999999", "/api/media/abc"]) {
+      const response = await call("GET", path, { token: globex.token });
+      expect(response.status, path).toBe(404);
+    }
+    expect((await call("GET", `/api/media/${media.id}`)).status).toBe(401);
+  });
+});
+
+describe("GET /api/media", () => {
+  it("lists the company's media, newest first, paginated and filtered", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Alpha", media_type: "share" });
+    await createMediaViaApi(call, acme.token, { title: "Beta", media_type: "training" });
+    await createMediaViaApi(call, globex.token, { title: "Foreign" });
+    const all = await call("GET", "/api/media?per_page=1", { token: acme.token });
+    expect(all.status).toBe(200);
+    expect(all.body.media.map((m: { title: string }) => m.title)).toEqual(["Beta"]);
+    expect(all.body.meta.pagination).toEqual({ current_page: 1, total_pages: 2, total_count: 2, per_page: 1 });
+    const training = await call("GET", "/api/media?media_type=training", { token: acme.token });
+    expect(training.body.media.map((m: { title: string }) => m.title)).toEqual(["Beta"]);
+    const search = await call("GET", "/api/media?search_query=alp", { token: acme.token });
+    expect(search.body.media.map((m: { title: string }) => m.title)).toEqual(["Alpha"]);
+    expect((await call("GET", "/api/media?per_page=101", { token: acme.token })).status).toBe(422);
+  });
+});
+
+describe("PUT /api/media/{id}", () => {
+  it("changes only the members sent; adds, replaces and removes translations", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Old", description: "<p>x</p>", translations: { fr: { title: "Vieux" }, de: { title: "Alt" } } });
+    const response = await call("PUT", `/api/media/${media.id}`, {
+      token: acme.token,
+      body: { media: { title: "New", active: false, settings: null, translations: { fr: { title: "Nouveau" }, de: null, es: { title: "Nuevo" } } } },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.media).toMatchObject({
+      title: "New",
+      active: false,
+      description: { html: "<p>x</p>" },
+      slug: media.slug,
+      settings: null,
+      translations: { es: { title: "Nuevo", description: null }, fr: { title: "Nouveau", description: null } },
+    });
+    expect(Object.keys(response.body.media.translations)).toEqual(["es", "fr"]);
+  });
+
+  it("sets a custom slug; a taken one is a 422 that changes nothing", async () => {
+    const one = await createMediaViaApi(call, acme.token, { title: "One" });
+    const two = await createMediaViaApi(call, acme.token, { title: "Two" });
+    const renamed = await call("PUT", `/api/media/${one.id}`, { token: acme.token, body: { media: { slug: "first" } } });
+    expect(renamed.body.media).toMatchObject({ slug: "first", custom_slug: true });
+    const taken = await call("PUT", `/api/media/${two.id}`, { token: acme.token, body: { media: { slug: "first", title: "Changed" } } });
+    expect(taken.status).toBe(422);
+    expect(taken.body.errors).toEqual({ "media.slug": ["is already taken"] });
+    expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: two.id } })).toMatchObject({ slug: "two", title: "Two" });
+  });
+
+  it("answers 404 for another company's media and 422 for invalid members", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Mine" });
+    expect((await call("PUT", `/api/media/${media.id}`, { token: globex.token, body: { media: { title: "Stolen" } } })).status).toBe(404);
+    const invalid = await call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { media_type: "movie" } } });
+    expect(invalid.status).toBe(422);
+    expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).toMatchObject({ title: "Mine", media_type: "share" });
+  });
+});
+
+describe("DELETE /api/media/{id}", () => {
+  it("deletes the media; another company's is a 404", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Bye" });
+    expect((await call("DELETE", `/api/media/${media.id}`, { token: globex.token })).status).toBe(404);
+    const response = await call("DELETE", `/api/media/${media.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.id).toBe(media.id);
+    expect(await t.db.prisma.media.count()).toBe(0);
+    expect((await call("DELETE", `/api/media/${media.id}`, { token: acme.token })).status).toBe(404);
+  });
+});

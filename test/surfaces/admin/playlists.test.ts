@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let m1: { id: number };
+let m2: { id: number };
+let m3: { id: number };
+let foreignMedia: { id: number };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  m1 = await createMediaViaApi(call, acme.token, { title: "One" });
+  m2 = await createMediaViaApi(call, acme.token, { title: "Two" });
+  m3 = await createMediaViaApi(call, acme.token, { title: "Three" });
+  foreignMedia = await createMediaViaApi(call, globex.token, { title: "Foreign" });
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.playlist.deleteMany();
+});
+
+const create = (playlist: Record<string, unknown>, token = acme.token) => call("POST", "/api/playlists", { token, body: { playlist } });
+
+describe("POST /api/playlists", () => {
+  it("creates a playlist with ordered items and a generated slug: 201 {playlist, meta}", async () => {
+    const response = await create({ title: "Getting Started", media_ids: [m3.id, m1.id] });
+    expect(response.status).toBe(201);
+    expect(response.body.playlist).toMatchObject({
+      title: "Getting Started",
+      slug: "getting-started",
+      custom_slug: false,
+      active: true,
+      publish_at: null,
+      media_ids: [m3.id, m1.id],
+      items: [
+        { position: 0, media: { id: m3.id, title: "Three" } },
+        { position: 1, media: { id: m1.id, title: "One" } },
+      ],
+    });
+    expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
+    const custom = await create({ title: "x", slug: "my-list", media_ids: [] });
+    expect(custom.body.playlist).toMatchObject({ slug: "my-list", custom_slug: true });
+  });
+
+  it("answers 422 for unknown, foreign or repeated media, a bad slug and a taken slug, creating nothing", async () => {
+    await create({ title: "First", slug: "taken", media_ids: [] });
+    for (const [playlist, field] of [
+      [{ title: "x", media_ids: [999999] }, "playlist.media_ids"],
+      [{ title: "x", media_ids: [foreignMedia.id] }, "playlist.media_ids"],
+      [{ title: "x", media_ids: [m1.id, m1.id] }, "playlist.media_ids"],
+      [{ title: "x" }, "playlist.media_ids"],
+      [{ media_ids: [] }, "playlist.title"],
+      [{ title: "x", slug: "-bad-", media_ids: [] }, "playlist.slug"],
+      [{ title: "x", slug: "taken", media_ids: [] }, "playlist.slug"],
+      [{ title: "x", media_ids: [], product_ids: [999999] }, "playlist.product_ids"],
+    ] as const) {
+      const response = await create(playlist as Record<string, unknown>);
+      expect(response.status, JSON.stringify(playlist)).toBe(422);
+      expect(Object.keys(response.body.errors), JSON.stringify(playlist)).toEqual([field]);
+    }
+    expect(await t.db.prisma.playlist.count()).toBe(1);
+    expect((await call("POST", "/api/playlists", { body: { playlist: { title: "x", media_ids: [] } } })).status).toBe(401);
+  });
+});
+
+describe("GET, PUT, DELETE /api/playlists/{id}", () => {
+  it("shows, lists, reorders and deletes; the media stay", async () => {
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "List", media_ids: [m1.id, m2.id] });
+    const shown = await call("GET", `/api/playlists/${playlist.id}`, { token: acme.token });
+    expect(shown.body.playlist.media_ids).toEqual([m1.id, m2.id]);
+    const list = await call("GET", "/api/playlists", { token: acme.token });
+    expect(list.body.playlists.map((p: { id: number }) => p.id)).toEqual([playlist.id]);
+    expect(list.body.meta.pagination.total_count).toBe(1);
+
+    const reordered = await call("PUT", `/api/playlists/${playlist.id}`, { token: acme.token, body: { playlist: { media_ids: [m3.id, m1.id, m2.id], title: "Renamed" } } });
+    expect(reordered.status).toBe(200);
+    expect(reordered.body.playlist).toMatchObject({ title: "Renamed", slug: "list", media_ids: [m3.id, m1.id, m2.id] });
+    const untouched = await call("PUT", `/api/playlists/${playlist.id}`, { token: acme.token, body: { playlist: { active: false } } });
+    expect(untouched.body.playlist).toMatchObject({ active: false, media_ids: [m3.id, m1.id, m2.id] });
+
+    const deleted = await call("DELETE", `/api/playlists/${playlist.id}`, { token: acme.token });
+    expect(deleted.body.id).toBe(playlist.id);
+    expect(await t.db.prisma.playlist.count()).toBe(0);
+    expect(await t.db.prisma.media.count({ where: { company_id: acme.id } })).toBe(3);
+  });
+
+  it("answers 404 for another company's playlist on every operation, changing nothing", async () => {
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Mine", media_ids: [m1.id] });
+    const path = `/api/playlists/${playlist.id}`;
+    expect((await call("GET", path, { token: globex.token })).status).toBe(404);
+    expect((await call("PUT", path, { token: globex.token, body: { playlist: { title: "Stolen" } } })).status).toBe(404);
+    expect((await call("DELETE", path, { token: globex.token })).status).toBe(404);
+    expect((await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: playlist.id } })).title).toBe("Mine");
+  });
+
+  it("answers 422 on update with invalid items, keeping the old order", async () => {
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Keep", media_ids: [m1.id, m2.id] });
+    const response = await call("PUT", `/api/playlists/${playlist.id}`, { token: acme.token, body: { playlist: { media_ids: [m1.id, foreignMedia.id] } } });
+    expect(response.status).toBe(422);
+    expect((await call("GET", `/api/playlists/${playlist.id}`, { token: acme.token })).body.playlist.media_ids).toEqual([m1.id, m2.id]);
+  });
+
+  it("removes a deleted media from the playlists that held it", async () => {
+    const extra = await createMediaViaApi(call, acme.token, { title: "Temp" });
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Temp list", media_ids: [extra.id, m1.id] });
+    await call("DELETE", `/api/media/${extra.id}`, { token: acme.token });
+    expect((await call("GET", `/api/playlists/${playlist.id}`, { token: acme.token })).body.playlist.media_ids).toEqual([m1.id]);
+  });
+});

@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { createRep, metadataFor, PUBLIC_PREFIX, type RepFixture } from "../../helpers/public-sdk.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let rita: RepFixture;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+  rita = await createRep(t.db.prisma, acme.id, "Rita");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  await t.db.prisma.lead.deleteMany();
+  await t.db.prisma.pageVisit.deleteMany();
+});
+
+const capture = (body: unknown) => call("POST", `${PUBLIC_PREFIX}/events/leads/capture`, { body });
+const visit = (body: unknown) => call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body });
+const lead = (contact: Record<string, unknown> = { name: "Ada", email: "ada@example.com" }) => ({ message: "Call me about the starter kit", contact });
+
+describe("POST /session", () => {
+  it("issues a new ss_ session for a shop named by domain or first label: 201 with metadata", async () => {
+    const firstLabel = acme.shop.split(".")[0] as string;
+    for (const body of [{ metadata: { svc_shop: acme.shop, svc_locale: "fr_FR" } }, { svc_shop: firstLabel }]) {
+      const response = await call("POST", `${PUBLIC_PREFIX}/session`, { body });
+      expect(response.status).toBe(201);
+      expect(response.body.status).toBe(201);
+      expect(response.body.svc_session).toMatch(/^ss_[1-9A-HJ-NP-Za-km-z]{22}$/);
+      expect(response.body.metadata).toMatchObject({ svc_session: response.body.svc_session, request_uuid: expect.stringMatching(UUID) });
+    }
+    const [a, b] = await Promise.all([1, 2].map(() => call("POST", `${PUBLIC_PREFIX}/session`, { body: { svc_shop: acme.shop } })));
+    expect(a?.body.svc_session).not.toBe(b?.body.svc_session);
+  });
+
+  it("answers 404 for an unknown shop and 422 without a shop", async () => {
+    const unknown = await call("POST", `${PUBLIC_PREFIX}/session`, { body: { metadata: { svc_shop: "nobody.example.com" } } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: 404, error_code: "shop_not_found" });
+    const missing = await call("POST", `${PUBLIC_PREFIX}/session`, { body: {} });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual({ "metadata.svc_shop": ["is required"] });
+  });
+});
+
+describe("POST /events/leads/capture", () => {
+  it("stores the lead durably before the 201, linked to session, shop, page and attributed rep", async () => {
+    const metadata = metadataFor(acme.shop, { svc_locale: "en_US", svc_journey: "checkout", attribution: { username: rita.username } });
+    const page = { url: "https://acme.example.com/kits?ref=1", title: "Kits", description: "All kits", image: "https://cdn.example.com/kit.png" };
+    const response = await capture({ lead: lead({ name: "Ada", email: "Ada@Example.com", phone: "+1 (555) 010-2030" }), page, metadata });
+    expect(response.status).toBe(201);
+    expect(Object.keys(response.body).sort()).toEqual(["metadata", "status"]);
+    expect(response.body.status).toBe(201);
+    expect(response.body.metadata).toEqual({
+      svc_shop: acme.shop,
+      svc_session: metadata.svc_session,
+      svc_locale: "en_US",
+      request_uuid: expect.stringMatching(UUID),
+      timestamp: expect.any(String),
+    });
+    // The row is there the moment the 201 arrives: no queue in between.
+    const rows = await t.db.prisma.lead.findMany({ where: { company_id: acme.id } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      source: "public",
+      message: "Call me about the starter kit",
+      contact_name: "Ada",
+      contact_email: "ada@example.com",
+      contact_phone: "+1 (555) 010-2030",
+      rep_id: rita.id,
+      svc_session: metadata.svc_session,
+      svc_shop: acme.shop,
+      svc_locale: "en_US",
+      svc_journey: "checkout",
+      page_url: page.url,
+      page_title: "Kits",
+      page_image: page.image,
+    });
+  });
+
+  it("accepts both contact shapes: with email (phone optional) and with phone (email optional)", async () => {
+    for (const contact of [{ name: "Ada", email: "ada@example.com" }, { name: "Bob", phone: "+44 20 7946 0958" }, { name: "Cy", phone: "5550102030", email: "cy@example.com" }]) {
+      const response = await capture({ lead: lead(contact), metadata: metadataFor(acme.shop) });
+      expect(response.status, JSON.stringify(contact)).toBe(201);
+    }
+    expect(await t.db.prisma.lead.count()).toBe(3);
+  });
+
+  it("stores no rep when the attribution names nobody, and no page when none is sent", async () => {
+    const response = await capture({ lead: lead(), metadata: metadataFor(acme.shop, { attribution: { email: "nobody@example.com" } }) });
+    expect(response.status).toBe(201);
+    const row = await t.db.prisma.lead.findFirstOrThrow();
+    expect(row).toMatchObject({ rep_id: null, page_url: null, attribution: { email: "nobody@example.com" } });
+  });
+
+  it("does not attribute to another company's rep", async () => {
+    await capture({ lead: lead(), metadata: metadataFor(globex.shop, { attribution: { share_guid: rita.share_guid } }) });
+    expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ company_id: globex.id, rep_id: null });
+  });
+
+  const invalid: Array<[string, (body: Record<string, any>) => void, Record<string, string[]> | string[]]> = [
+    ["message missing", (b) => delete b.lead.message, ["lead.message"]],
+    ["message blank", (b) => (b.lead.message = "   "), ["lead.message"]],
+    ["contact missing", (b) => delete b.lead.contact, ["lead.contact"]],
+    ["contact without name", (b) => delete b.lead.contact.name, ["lead.contact.name"]],
+    ["contact with neither email nor phone", (b) => (b.lead.contact = { name: "Ada" }), { "lead.contact.email": ["needs an email or a phone"] }],
+    ["contact email not an email", (b) => (b.lead.contact.email = "ada-at-example"), ["lead.contact.email"]],
+    ["contact phone not a phone", (b) => (b.lead.contact = { name: "Ada", phone: "call me" }), { "lead.contact.phone": ["is not a phone number"] }],
+    ["page url missing", (b) => (b.page = { title: "x" }), ["page.url"]],
+    ["page url not a URI", (b) => (b.page = { url: "not a url" }), ["page.url"]],
+    ["page url not http(s)", (b) => (b.page = { url: "javascript:alert(1)" }), ["page.url"]],
+    ["page image not a URI", (b) => (b.page = { url: "https://a.example.com", image: "kit.png" }), ["page.image"]],
+    ["metadata missing", (b) => delete b.metadata, ["metadata"]],
+    ["svc_shop missing", (b) => delete b.metadata.svc_shop, ["metadata.svc_shop"]],
+    ["svc_session missing", (b) => delete b.metadata.svc_session, ["metadata.svc_session"]],
+    ["svc_session without ss_", (b) => (b.metadata.svc_session = "xx_2bQ9yFhT7cM4kP8wZr5nJd"), ["metadata.svc_session"]],
+    ["svc_session too short", (b) => (b.metadata.svc_session = "ss_2bQ9yFhT7cM4kP8wZr5nJ"), ["metadata.svc_session"]],
+    ["svc_session with 0", (b) => (b.metadata.svc_session = "ss_0bQ9yFhT7cM4kP8wZr5nJd"), ["metadata.svc_session"]],
+    ["svc_session with O", (b) => (b.metadata.svc_session = "ss_ObQ9yFhT7cM4kP8wZr5nJd"), ["metadata.svc_session"]],
+    ["svc_session with I", (b) => (b.metadata.svc_session = "ss_IbQ9yFhT7cM4kP8wZr5nJd"), ["metadata.svc_session"]],
+    ["svc_session with l", (b) => (b.metadata.svc_session = "ss_lbQ9yFhT7cM4kP8wZr5nJd"), ["metadata.svc_session"]],
+    ["svc_locale lower-case region", (b) => (b.metadata.svc_locale = "en_us"), ["metadata.svc_locale"]],
+    ["svc_locale with a hyphen", (b) => (b.metadata.svc_locale = "en-US"), ["metadata.svc_locale"]],
+    ["attribution with none of the five keys", (b) => (b.metadata.attribution = { rep: "rita" }), ["metadata.attribution"]],
+    ["attribution email not an email", (b) => (b.metadata.attribution = { email: "rita" }), ["metadata.attribution.email"]],
+    ["attribution svc_rep_id not an integer", (b) => (b.metadata.attribution = { svc_rep_id: "12" }), ["metadata.attribution.svc_rep_id"]],
+    ["message too long", (b) => (b.lead.message = "x".repeat(5001)), ["lead.message"]],
+  ];
+
+  for (const [name, mutate, expected] of invalid) {
+    it(`answers 422 and stores nothing: ${name}`, async () => {
+      const body: Record<string, any> = { lead: lead({ name: "Ada", email: "ada@example.com" }), metadata: metadataFor(acme.shop) };
+      mutate(body);
+      const response = await capture(body);
+      expect(response.status).toBe(422);
+      expect(response.body).toMatchObject({ status: 422, error_code: "validation_failed" });
+      if (Array.isArray(expected)) expect(Object.keys(response.body.errors)).toEqual(expected);
+      else expect(response.body.errors).toEqual(expected);
+      expect(await t.db.prisma.lead.count()).toBe(0);
+    });
+  }
+
+  it("error bodies carry status and, when the metadata could be read, metadata", async () => {
+    const metadata = metadataFor(acme.shop, { svc_locale: "de_DE" });
+    const readable = await capture({ lead: { contact: { name: "Ada", email: "ada@example.com" } }, metadata });
+    expect(readable.body).toMatchObject({ status: 422, meta: { request_id: readable.headers["x-request-id"] } });
+    expect(readable.body.metadata).toEqual({ svc_shop: acme.shop, svc_session: metadata.svc_session, svc_locale: "de_DE", request_uuid: expect.stringMatching(UUID), timestamp: expect.any(String) });
+    const unreadable = await capture({ lead: lead(), metadata: { svc_shop: acme.shop, svc_session: "nope" } });
+    expect(unreadable.body.status).toBe(422);
+    expect(unreadable.body).not.toHaveProperty("metadata");
+  });
+
+  it("answers 404 with status and metadata for an unknown shop, storing nothing", async () => {
+    const response = await capture({ lead: lead(), metadata: metadataFor("unknown-shop.example.com") });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ status: 404, error_code: "shop_not_found", metadata: { svc_shop: "unknown-shop.example.com" } });
+    expect(await t.db.prisma.lead.count()).toBe(0);
+  });
+
+  it("refuses a body over the public limit with 413, malformed JSON with 400", async () => {
+    const big = await capture({ lead: lead(), metadata: metadataFor(acme.shop), padding: "x".repeat(t.config.publicBodyLimit) });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ status: 413, error_code: "payload_too_large" });
+    const malformed = await call("POST", `${PUBLIC_PREFIX}/events/leads/capture`, { rawBody: "{", headers: { "content-type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.status).toBe(400);
+  });
+
+  it("answers CORS preflights from any origin and unknown public paths with the error body", async () => {
+    const preflight = await call("OPTIONS", `${PUBLIC_PREFIX}/events/leads/capture`, {
+      headers: { origin: "https://shop.example.org", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers["access-control-allow-origin"]).toBe("https://shop.example.org");
+    const unknown = await call("POST", `${PUBLIC_PREFIX}/nothing-here`, { body: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: 404, error_code: "route_not_found" });
+  });
+});
+
+describe("POST /events/pages/visit (deprecated)", () => {
+  it("stores the visit before the 201", async () => {
+    const metadata = metadataFor(acme.shop, { attribution: { svc_rep_id: rita.id } });
+    const response = await visit({ page: { url: "https://acme.example.com/", title: "Home" }, metadata });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ status: 201, metadata: { svc_session: metadata.svc_session, svc_locale: null } });
+    const rows = await t.db.prisma.pageVisit.findMany();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ company_id: acme.id, url: "https://acme.example.com/", title: "Home", rep_id: rita.id, svc_session: metadata.svc_session });
+  });
+
+  it("requires a page with a valid url", async () => {
+    for (const body of [{ metadata: metadataFor(acme.shop) }, { page: { url: "nope" }, metadata: metadataFor(acme.shop) }]) {
+      const response = await visit(body);
+      expect(response.status).toBe(422);
+    }
+    expect(await t.db.prisma.pageVisit.count()).toBe(0);
+  });
+
+  it("is marked deprecated in the OpenAPI document", async () => {
+    const document = (await call("GET", "/openapi.json")).body;
+    expect(document.paths[`${PUBLIC_PREFIX}/events/pages/visit`].post.deprecated).toBe(true);
+    expect(document.paths[`${PUBLIC_PREFIX}/events/leads/capture`].post.deprecated).toBeUndefined();
+  });
+});

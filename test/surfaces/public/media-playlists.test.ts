@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fixedClock } from "../../../src/platform/clock.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
+import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+const NOW = new Date("2026-03-01T12:00:00.000Z");
+const clock = fixedClock(NOW);
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp({ clock });
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  clock.set(NOW);
+  await t.db.prisma.playlist.deleteMany();
+  await t.db.prisma.media.deleteMany();
+});
+
+const PUBLIC_MEDIA_FIELDS = [
+  "id", "slug", "title", "kind", "media_type", "media_format", "image_url", "video_url", "pdf_url", "powerpoint_url", "description",
+  "duration", "subtitles", "comments_count", "settings", "products", "enrollment_packs",
+].sort();
+
+const bySlug = (slug: string, extra: Record<string, unknown> = {}, shop = acme.shop) =>
+  call("POST", `${PUBLIC_PREFIX}/media/${slug}`, { body: { metadata: metadataFor(shop, extra) } });
+const byBody = (slug: string, shop = acme.shop) => call("POST", `${PUBLIC_PREFIX}/media`, { body: { media: { id: slug }, metadata: metadataFor(shop) } });
+
+async function catalog() {
+  const product = await t.db.prisma.product.create({ data: { company_id: acme.id, title: "Starter kit", image_url: "https://cdn.example.com/kit.png" } });
+  const hidden = await t.db.prisma.product.create({ data: { company_id: acme.id, title: "Old kit", deleted_at: NOW } });
+  const pack = await t.db.prisma.enrollmentPack.create({ data: { company_id: acme.id, title: "Founders pack", price: "99.00" } });
+  return { product, hidden, pack };
+}
+
+describe("POST /media/{slug} and /media", () => {
+  it("returns the published media with every public field, products and packs in order", async () => {
+    const { product, pack } = await catalog();
+    const second = await t.db.prisma.product.create({ data: { company_id: acme.id, title: "Refill" } });
+    const media = await createMediaViaApi(call, acme.token, {
+      title: "Intro",
+      slug: "intro",
+      media_type: "training",
+      kind: "video",
+      description: "<p>Hi</p>",
+      video_url: "https://cdn.example.com/intro.mp4",
+      duration: 42,
+      subtitles: { en: "Hi" },
+      settings: { autoplay: false },
+      product_ids: [second.id, product.id],
+      enrollment_pack_ids: [pack.id],
+    });
+    const response = await bySlug("intro", { svc_locale: "en_US" });
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe(200);
+    expect(Object.keys(response.body.media).sort()).toEqual(PUBLIC_MEDIA_FIELDS);
+    expect(response.body.media).toMatchObject({
+      id: media.id,
+      slug: "intro",
+      title: "Intro",
+      kind: "video",
+      media_type: "training",
+      description: "<p>Hi</p>",
+      duration: 42,
+      subtitles: { en: "Hi" },
+      comments_count: 0,
+      settings: { autoplay: false },
+      products: [
+        { id: second.id, title: "Refill", description: null, image_url: null },
+        { id: product.id, title: "Starter kit", description: null, image_url: "https://cdn.example.com/kit.png" },
+      ],
+      enrollment_packs: [{ id: pack.id, title: "Founders pack" }],
+    });
+    expect(response.body.metadata).toMatchObject({ svc_shop: acme.shop, svc_locale: "en_US" });
+    const viaBody = await byBody("intro");
+    expect(viaBody.status).toBe(200);
+    expect(viaBody.body.media).toEqual(response.body.media);
+  });
+
+  it("drops products deleted after they were linked", async () => {
+    const { product, hidden } = await catalog();
+    await createMediaViaApi(call, acme.token, { title: "Kits", slug: "kits", product_ids: [product.id] });
+    await t.db.prisma.media.updateMany({ data: { product_ids: [hidden.id, product.id] } });
+    expect((await bySlug("kits")).body.media.products.map((p: { id: number }) => p.id)).toEqual([product.id]);
+  });
+
+  it("translates by svc_locale when a translation exists, English otherwise", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello", description: "<p>en</p>", translations: { fr: { title: "Bonjour" } } });
+    expect((await bySlug("hello", { svc_locale: "fr_CA" })).body.media).toMatchObject({ title: "Bonjour", description: "<p>en</p>" });
+    expect((await bySlug("hello", { svc_locale: "es_ES" })).body.media.title).toBe("Hello");
+    expect((await bySlug("hello")).body.media.title).toBe("Hello");
+  });
+
+  it("hides media whose publish_at is in the future until that instant", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Soon", slug: "soon", publish_at: "2026-03-01T13:00:00Z" });
+    const early = await bySlug("soon");
+    expect(early.status).toBe(404);
+    expect(early.body).toMatchObject({ status: 404, error_code: "not_found", metadata: { svc_shop: acme.shop } });
+    clock.set(new Date("2026-03-01T13:00:00Z"));
+    expect((await bySlug("soon")).status).toBe(200);
+  });
+
+  it("hides inactive media, and deactivation takes effect on the next request", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Live", slug: "live" });
+    expect((await bySlug("live")).status).toBe(200);
+    await call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { active: false } } });
+    expect((await bySlug("live")).status).toBe(404);
+    await createMediaViaApi(call, acme.token, { title: "Off", slug: "off", active: false });
+    expect((await byBody("off")).status).toBe(404);
+  });
+
+  it("answers 404 for an unknown slug, a malformed slug, another shop's media and an unknown shop", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Mine", slug: "mine" });
+    expect((await bySlug("nothing")).status).toBe(404);
+    expect((await bySlug("Not_A_Slug")).status).toBe(404);
+    expect((await byBody("nothing")).status).toBe(404);
+    expect((await bySlug("mine", {}, globex.shop)).status).toBe(404);
+    const unknownShop = await bySlug("mine", {}, "ghost.example.com");
+    expect(unknownShop.status).toBe(404);
+    expect(unknownShop.body.error_code).toBe("shop_not_found");
+  });
+
+  it("answers 422 without metadata or without media.id", async () => {
+    expect((await call("POST", `${PUBLIC_PREFIX}/media/intro`, { body: {} })).status).toBe(422);
+    const response = await call("POST", `${PUBLIC_PREFIX}/media`, { body: { metadata: metadataFor(acme.shop) } });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(["media"]);
+  });
+});
+
+describe("POST /playlists/{slug} and /playlists", () => {
+  it("returns the library with published media only, in playlist order, with products and packs", async () => {
+    const { product, pack } = await catalog();
+    const a = await createMediaViaApi(call, acme.token, { title: "A", slug: "a" });
+    const b = await createMediaViaApi(call, acme.token, { title: "B", slug: "b", translations: { fr: { title: "B fr" } } });
+    const hidden = await createMediaViaApi(call, acme.token, { title: "Hidden", slug: "hidden", active: false });
+    const later = await createMediaViaApi(call, acme.token, { title: "Later", slug: "later", publish_at: "2027-01-01T00:00:00Z" });
+    await createPlaylistViaApi(call, acme.token, {
+      title: "Onboarding",
+      slug: "onboarding",
+      media_ids: [b.id, hidden.id, a.id, later.id],
+      product_ids: [product.id],
+      enrollment_pack_ids: [pack.id],
+    });
+    const response = await call("POST", `${PUBLIC_PREFIX}/playlists/onboarding`, { body: { metadata: metadataFor(acme.shop, { svc_locale: "fr_FR" }) } });
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe(200);
+    const library = response.body.library;
+    expect(Object.keys(library).sort()).toEqual(["enrollment_packs", "id", "library_items", "products", "slug", "title"]);
+    expect(library).toMatchObject({ slug: "onboarding", title: "Onboarding", products: [{ id: product.id }], enrollment_packs: [{ id: pack.id }] });
+    expect(library.library_items.map((item: { media_id: number; media_slug: string }) => [item.media_id, item.media_slug])).toEqual([
+      [b.id, "b"],
+      [a.id, "a"],
+    ]);
+    expect(library.library_items[0].media.title).toBe("B fr");
+    expect(Object.keys(library.library_items[0].media).sort()).toEqual(PUBLIC_MEDIA_FIELDS);
+    const viaBody = await call("POST", `${PUBLIC_PREFIX}/playlists`, { body: { library: { id: "onboarding" }, metadata: metadataFor(acme.shop) } });
+    expect(viaBody.status).toBe(200);
+    expect(viaBody.body.library.library_items).toHaveLength(2);
+  });
+
+  it("answers 404 for an inactive, not yet published, unknown or foreign playlist", async () => {
+    await createPlaylistViaApi(call, acme.token, { title: "Off", slug: "off", active: false, media_ids: [] });
+    await createPlaylistViaApi(call, acme.token, { title: "Soon", slug: "soon", publish_at: "2026-03-02T00:00:00Z", media_ids: [] });
+    const read = (slug: string, shop = acme.shop) => call("POST", `${PUBLIC_PREFIX}/playlists/${slug}`, { body: { metadata: metadataFor(shop) } });
+    for (const slug of ["off", "soon", "unknown"]) expect((await read(slug)).status, slug).toBe(404);
+    expect((await read("soon", globex.shop)).status).toBe(404);
+    clock.set(new Date("2026-03-02T00:00:00Z"));
+    expect((await read("soon")).status).toBe(200);
+  });
+});

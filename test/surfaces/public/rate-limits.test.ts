@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCompanyWithToken } from "../../helpers/fixtures.js";
+import { httpClient } from "../../helpers/http.js";
+import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+const apps: TestApp[] = [];
+
+async function appWith(env: Record<string, string>) {
+  const t = await startTestApp({ env });
+  apps.push(t);
+  const company = await createCompanyWithToken(t.db.prisma, "Acme");
+  return { t, call: httpClient(t.url), shop: company.shop };
+}
+
+afterAll(async () => {
+  await Promise.all(apps.map((t) => t.close()));
+});
+
+const visitBody = (metadata: Record<string, unknown>) => ({ page: { url: "https://acme.example.com/" }, metadata });
+
+describe("per-IP limit", () => {
+  let app: Awaited<ReturnType<typeof appWith>>;
+  beforeAll(async () => {
+    app = await appWith({ PUBLIC_RATE_LIMIT_PER_MINUTE: "3" });
+  });
+
+  it("answers 429 in the error body with Retry-After once the IP has used its minute", async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await app.call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: visitBody(metadataFor(app.shop)) })).status);
+    expect(statuses).toEqual([201, 201, 201]);
+    const limited = await app.call("POST", `${PUBLIC_PREFIX}/media/anything`, { body: { metadata: metadataFor(app.shop) } });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
+    expect(limited.body).toMatchObject({ status: 429, error_code: "rate_limited", errors: null, meta: { request_id: limited.headers["x-request-id"] } });
+    expect(await app.t.db.prisma.pageVisit.count()).toBe(3);
+    // The admin surface is not the public one: its own requests are not counted here.
+    expect((await app.call("GET", "/api/media")).status).toBe(401);
+  });
+});
+
+describe("per-session limit", () => {
+  let app: Awaited<ReturnType<typeof appWith>>;
+  beforeAll(async () => {
+    app = await appWith({ SESSION_RATE_LIMIT_PER_MINUTE: "2" });
+  });
+
+  it("limits one flooding session without slowing other sessions, and stores nothing it refuses", async () => {
+    const flooding = metadataFor(app.shop);
+    const send = (metadata: Record<string, unknown>) => app.call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: visitBody(metadata) });
+    expect((await send(flooding)).status).toBe(201);
+    expect((await send(flooding)).status).toBe(201);
+    const limited = await send(flooding);
+    expect(limited.status).toBe(429);
+    expect(limited.headers["retry-after"]).toBeDefined();
+    expect(limited.body).toMatchObject({ status: 429, error_code: "rate_limited", metadata: { svc_session: flooding.svc_session } });
+    expect((await send(metadataFor(app.shop))).status).toBe(201);
+    expect(await app.t.db.prisma.pageVisit.count({ where: { svc_session: flooding.svc_session } })).toBe(2);
+  });
+});
+
+describe("Redis store (REDIS_URL)", () => {
+  it("shares the counters between instances", async () => {
+    const env = { SESSION_RATE_LIMIT_PER_MINUTE: "2", REDIS_URL: "redis://127.0.0.1:6379" };
+    const first = await appWith(env);
+    const second = await appWith(env);
+    const metadata = metadataFor(first.shop);
+    const send = (app: typeof first) => app.call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: visitBody(metadata) });
+    expect((await send(first)).status).toBe(201);
+    expect((await send(first)).status).toBe(201);
+    // The second instance has never seen this session, but Redis has.
+    const limited = await send(second);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error_code).toBe("rate_limited");
+  });
+});
