@@ -13,9 +13,9 @@ export interface QueuedMail {
  * Writes a mail into the outbox with the transaction's other changes: it is sent (by the mail
  * worker) exactly when the change that caused it is committed.
  */
-export async function queueMail(tx: Prisma.TransactionClient, mail: QueuedMail): Promise<{ id: number }> {
+export async function queueMail(tx: Prisma.TransactionClient, mail: QueuedMail, now: Date): Promise<{ id: number }> {
   return tx.mailOutbox.create({
-    data: { company_id: mail.companyId, to: mail.to, subject: mail.subject, body: mail.body, kind: mail.kind },
+    data: { company_id: mail.companyId, to: mail.to, subject: mail.subject, body: mail.body, kind: mail.kind, created_at: now, next_attempt_at: now },
     select: { id: true },
   });
 }

@@ -31,8 +31,8 @@ export async function sendAutoshipReminder(ctx: OrderContext, id: number): Promi
     const refusal = refuseEdit(statusOf(row), "send_reminder");
     if (refusal) raise(refusal);
     const company = await tx.company.findUniqueOrThrow({ where: { id: ctx.companyId }, select: { name: true } });
-    const message = autoshipReminder(row, company.name, ctx.clock.now());
-    const mail = await queueMail(tx, { companyId: ctx.companyId, to: row.customer.email, kind: "autoship_reminder", ...message });
+    const now = ctx.clock.now();
+    const mail = await queueMail(tx, { companyId: ctx.companyId, to: row.customer.email, kind: "autoship_reminder", ...autoshipReminder(row, company.name, now) }, now);
     await appendActivity(tx, ctx, row.id, "reminder_email_queued", null, { mail_id: mail.id, to: row.customer.email });
     return mail;
   });

@@ -24,8 +24,7 @@ export const addressInput = z
     city: text(100),
     state: optionalText(100),
     postal_code: optionalText(20),
-  })
-  .meta({ id: "SubscriptionOrderAddressInput" });
+  });
 
 export const createItemInput = z.object({
   variant_id: dbId,
@@ -54,8 +53,7 @@ export const itemUpdateInput = z
     variant_id: dbId.optional().describe("Without id: adds an item; with id: swaps that item's variant"),
     quantity,
     option_value_ids: optionValueIds.optional(),
-  })
-  .meta({ id: "SubscriptionOrderItemInput" });
+  });
 
 export const subscriptionOrderUpdateBody = z.object({
   update: z
@@ -81,7 +79,18 @@ export const updatePaymentBody = z
       })
       .meta({ id: "SubscriptionOrderPaypalPayment" }),
   ])
-  .meta({ id: "SubscriptionOrderPaymentInput" });
+  .meta({
+    id: "SubscriptionOrderPayment",
+    // OpenAPI's own marker for a tagged union, so generated clients pick the variant by tag.
+    // Request components get the "Input" suffix from the OpenAPI transform.
+    discriminator: {
+      propertyName: "payment_method",
+      mapping: {
+        credit_card: "#/components/schemas/SubscriptionOrderCardPaymentInput",
+        paypal: "#/components/schemas/SubscriptionOrderPaypalPaymentInput",
+      },
+    },
+  });
 
 export const cancellationFeedbackBody = z.object({
   reason: optionalText(500),

@@ -356,7 +356,7 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
     await tx.subscriptionOrder.update({ where: { id: row.id }, data: { ...addressColumns("ship_to", address, countryId), ...totalsColumns(priced) } });
     const after = await requireOrderRow(tx, ctx.companyId, row.id);
     await appendActivity(tx, ctx, row.id, "shipping_address_updated", { ship_to: shipToSnapshot(row), total: row.total }, { ship_to: shipToSnapshot(after), total: after.total });
-    return toView(after, ctx.clock.now());
+    return viewAfterChange(tx, ctx, row.id);
   });
 }
 
