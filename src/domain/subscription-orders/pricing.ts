@@ -11,8 +11,6 @@ import type { IntervalUnit } from "../subscription-plans/schedule.js";
 
 export interface PricedPlan {
   id: number;
-  billing_interval: number;
-  billing_interval_unit: string;
   price_adjustment_type: string | null;
   price_adjustment_amount: Prisma.Decimal | null;
 }
@@ -25,7 +23,10 @@ export interface ItemToPrice {
 export interface PricingRequest {
   companyId: number;
   countryId: number;
-  plan: PricedPlan;
+  /** The subscription's billing terms. */
+  interval: { count: number; unit: IntervalUnit };
+  /** null once the plan is deleted: no price adjustment, no product restriction. */
+  plan: PricedPlan | null;
   buyerId: number | null;
   items: ItemToPrice[];
   /** Where a problem with the item at an index is reported ("items.0.variant_id"). */
@@ -50,8 +51,8 @@ export interface PricedOrder {
   lines: PricedLine[];
 }
 
-function adjustmentOf(plan: PricedPlan, decimalPlaces: number): PriceAdjustment | null {
-  if (plan.price_adjustment_amount === null) return null;
+function adjustmentOf(plan: PricedPlan | null, decimalPlaces: number): PriceAdjustment | null {
+  if (plan === null || plan.price_adjustment_amount === null) return null;
   if (plan.price_adjustment_type === "percentage") return { type: "percentage", amount: plan.price_adjustment_amount.toFixed() };
   if (plan.price_adjustment_type === "fixed_amount") {
     return { type: "fixed_amount", amount: plan.price_adjustment_amount.toFixed(decimalPlaces) };
@@ -68,7 +69,7 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
       where: { id: { in: variantIds }, company_id: companyId, active: true, deleted_at: null, product: { active: true, deleted_at: null } },
       include: { prices: { where: { country_id: countryId } } },
     }),
-    tx.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id }, select: { product_id: true } }),
+    plan ? tx.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id }, select: { product_id: true } }) : [],
     tx.taxRate.findUnique({ where: { company_id_country_id: { company_id: companyId, country_id: countryId } } }),
     tx.shippingMethod.findFirst({ where: { company_id: companyId, country_id: countryId, active: true }, orderBy: [{ price: "asc" }, { id: "asc" }] }),
   ]);
@@ -77,8 +78,8 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
   const offered = new Set(planProducts.map((link) => link.product_id));
   const decimalPlaces = country.currency.decimal_places;
   const subscription = {
-    interval: plan.billing_interval,
-    intervalUnit: plan.billing_interval_unit as IntervalUnit,
+    interval: request.interval.count,
+    intervalUnit: request.interval.unit,
     adjustment: adjustmentOf(plan, decimalPlaces),
   };
 

@@ -201,8 +201,8 @@ const activityView = z
 const subscriptionOrderFields = {
   id: z.number().int(),
   status: z.enum(SUBSCRIPTION_STATUSES),
-  subscription_plan_id: z.number().int(),
-  subscription_interval: z.number().int().describe("The plan's billing interval"),
+  subscription_plan_id: z.number().int().nullable().describe("null once the plan is deleted"),
+  subscription_interval: z.number().int().describe("The billing interval the customer signed up for"),
   subscription_interval_unit: z.enum(["day", "week", "month", "year"]),
   currency_code: z.string(),
   amount: amount.describe("What the next bill charges: the total"),

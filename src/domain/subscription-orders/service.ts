@@ -120,6 +120,10 @@ function addressColumns<Prefix extends "ship_to" | "bill_to">(prefix: Prefix, ad
     Record<`${Prefix}_country_id`, number>;
 }
 
+function intervalOf(row: OrderRow): { count: number; unit: IntervalUnit } {
+  return { count: row.subscription_interval, unit: row.subscription_interval_unit as IntervalUnit };
+}
+
 function shipToSnapshot(row: OrderRow) {
   return {
     name: row.ship_to_name,
@@ -190,9 +194,11 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   if (!plan || shipToCountryId === null) throw new Error("unreachable: references were validated");
 
   return ctx.db.$transaction(async (tx) => {
+    const interval = { count: plan.billing_interval, unit: plan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
       countryId: shipToCountryId,
+      interval,
       plan,
       buyerId: input.buyer_id ?? null,
       items: input.items,
@@ -201,8 +207,8 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     const nextBillDate = input.next_bill_date
       ? new Date(input.next_bill_date)
       : firstNextBillDate(today, {
-          billing_interval: plan.billing_interval,
-          billing_interval_unit: plan.billing_interval_unit as IntervalUnit,
+          billing_interval: interval.count,
+          billing_interval_unit: interval.unit,
           trial_period: plan.trial_period,
           trial_period_unit: plan.trial_period_unit as IntervalUnit | null,
         });
@@ -214,6 +220,8 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
         user_id: input.user_id ?? null,
         buyer_id: input.buyer_id ?? null,
         subscription_plan_id: plan.id,
+        subscription_interval: interval.count,
+        subscription_interval_unit: interval.unit,
         status,
         next_bill_date: nextBillDate,
         bill_date: today,
@@ -309,6 +317,7 @@ export async function updateSubscriptionItems(ctx: OrderContext, id: number, inp
       const priced = await priceItems(tx, {
         companyId: ctx.companyId,
         countryId: row.ship_to_country_id,
+        interval: intervalOf(row),
         plan: row.subscription_plan,
         buyerId: row.buyer_id,
         items: planned,
@@ -345,6 +354,7 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
       countryId,
+      interval: intervalOf(row),
       plan: row.subscription_plan,
       buyerId: row.buyer_id,
       items: row.items,
@@ -362,10 +372,15 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
 
 export async function skipOrder(ctx: OrderContext, id: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
-    const plan = row.subscription_plan;
+    const { count, unit } = intervalOf(row);
     const outcome = skip(
       { status: statusOf(row), next_bill_date: row.next_bill_date, skips_count: row.skips_count },
-      { billing_interval: plan.billing_interval, billing_interval_unit: plan.billing_interval_unit as IntervalUnit, allow_skipping: plan.allow_skipping, max_skips: plan.max_skips },
+      {
+        billing_interval: count,
+        billing_interval_unit: unit,
+        allow_skipping: row.subscription_plan?.allow_skipping ?? null,
+        max_skips: row.subscription_plan?.max_skips ?? null,
+      },
     );
     if (!outcome.ok) raise(outcome.refusal);
     await tx.subscriptionOrder.update({ where: { id: row.id }, data: { next_bill_date: outcome.next_bill_date, skips_count: outcome.skips_count } });

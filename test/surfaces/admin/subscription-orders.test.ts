@@ -502,6 +502,16 @@ describe("PATCH .../cancel_subscription and .../cancellation_feedback", () => {
     expect((await patch(order.id, "cancel_subscription", undefined, globex.token)).status).toBe(404);
   });
 
+  it("keeps a cancelled order, with its billing terms, when its plan is deleted", async () => {
+    const weekly = await createPlan(t.db.prisma, acme.id, { billing_interval: 3, billing_interval_unit: "week" });
+    const order = await createOrder({ subscription_plan_id: weekly.id });
+    await patch(order.id, "cancel_subscription");
+    await t.db.prisma.subscriptionPlan.delete({ where: { id: weekly.id } });
+    const response = await call("GET", `${BASE}/${order.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ status: "cancelled", subscription_plan_id: null, subscription_interval: 3, subscription_interval_unit: "week" });
+  });
+
   it("records the reason and feedback (one may come alone), with an activity", async () => {
     const order = await createOrder();
     await patch(order.id, "cancel_subscription");

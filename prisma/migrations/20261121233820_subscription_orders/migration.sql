@@ -6,7 +6,9 @@ CREATE TABLE "subscription_orders" (
     "customer_id" INTEGER NOT NULL,
     "user_id" INTEGER,
     "buyer_id" INTEGER,
-    "subscription_plan_id" INTEGER NOT NULL,
+    "subscription_plan_id" INTEGER,
+    "subscription_interval" INTEGER NOT NULL,
+    "subscription_interval_unit" TEXT NOT NULL,
     "status" TEXT NOT NULL,
     "next_bill_date" DATE NOT NULL,
     "bill_date" DATE,
@@ -145,7 +147,7 @@ CREATE INDEX "mail_outbox_company_id_idx" ON "mail_outbox"("company_id");
 ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_company_id_fkey" FOREIGN KEY ("company_id") REFERENCES "companies"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
-ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_customer_id_fkey" FOREIGN KEY ("customer_id") REFERENCES "users"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_customer_id_fkey" FOREIGN KEY ("customer_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE SET NULL ON UPDATE CASCADE;
@@ -154,7 +156,7 @@ ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_user_id_fk
 ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_buyer_id_fkey" FOREIGN KEY ("buyer_id") REFERENCES "users"("id") ON DELETE SET NULL ON UPDATE CASCADE;
 
 -- AddForeignKey
-ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_subscription_plan_id_fkey" FOREIGN KEY ("subscription_plan_id") REFERENCES "subscription_plans"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_subscription_plan_id_fkey" FOREIGN KEY ("subscription_plan_id") REFERENCES "subscription_plans"("id") ON DELETE SET NULL ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_payment_method_id_fkey" FOREIGN KEY ("payment_method_id") REFERENCES "payment_methods"("id") ON DELETE SET NULL ON UPDATE CASCADE;
@@ -175,7 +177,7 @@ ALTER TABLE "subscription_orders" ADD CONSTRAINT "subscription_orders_currency_c
 ALTER TABLE "subscription_order_items" ADD CONSTRAINT "subscription_order_items_subscription_order_id_fkey" FOREIGN KEY ("subscription_order_id") REFERENCES "subscription_orders"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- AddForeignKey
-ALTER TABLE "subscription_order_items" ADD CONSTRAINT "subscription_order_items_variant_id_fkey" FOREIGN KEY ("variant_id") REFERENCES "variants"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+ALTER TABLE "subscription_order_items" ADD CONSTRAINT "subscription_order_items_variant_id_fkey" FOREIGN KEY ("variant_id") REFERENCES "variants"("id") ON DELETE NO ACTION ON UPDATE CASCADE;
 
 -- AddForeignKey
 ALTER TABLE "subscription_order_activities" ADD CONSTRAINT "subscription_order_activities_subscription_order_id_fkey" FOREIGN KEY ("subscription_order_id") REFERENCES "subscription_orders"("id") ON DELETE CASCADE ON UPDATE CASCADE;
