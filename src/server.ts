@@ -1,6 +1,9 @@
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { demoBanner, seedDemo } from "./demo-seed.js";
+import { mailTransportFor } from "./domain/mail/transports.js";
+import { MAIL_POLL_INTERVAL_MS, startMailWorker } from "./domain/mail/worker.js";
+import { systemClock } from "./platform/clock.js";
 import { openDatabase } from "./platform/db/database.js";
 import { migrate } from "./platform/db/migrator.js";
 import { createLogger } from "./platform/logger.js";
@@ -29,6 +32,12 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
   // The token is shown once, as text for a person, never through the logger: logs are shipped.
   if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
+  // The outbox is delivered in-process: each server instance runs a worker, and row claims
+  // (FOR UPDATE SKIP LOCKED) keep instances from sending a mail twice.
+  const mailWorker = startMailWorker(
+    { db: database.prisma, transport: mailTransportFor(config.mail.smtpUrl, logger), from: config.mail.from, clock: systemClock, logger },
+    MAIL_POLL_INTERVAL_MS,
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -41,6 +50,7 @@ async function main(): Promise<void> {
     }, config.shutdownGraceMs);
     forceExit.unref();
     await app.close();
+    await mailWorker.stop();
     await database.close();
     logger.info("stopped");
     process.exit(0);

@@ -16,10 +16,13 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 export const hashToken = (token: string): string => createHash("sha256").update(token).digest("hex");
 
+/** The non-secret beginning of a token that names it in listings and audit trails. */
+export const tokenDisplayPrefix = (token: string): string => token.slice(0, DISPLAY_PREFIX_LENGTH);
+
 export async function issueCompanyToken(db: Db, companyId: number): Promise<string> {
   const token = newSecretToken(COMPANY_TOKEN_PREFIX);
   await db.apiToken.create({
-    data: { company_id: companyId, token_hash: hashToken(token), prefix: token.slice(0, DISPLAY_PREFIX_LENGTH) },
+    data: { company_id: companyId, token_hash: hashToken(token), prefix: tokenDisplayPrefix(token) },
   });
   return token;
 }

@@ -11,6 +11,7 @@ import { playlistRoutes } from "./playlists.js";
 import { productRoutes } from "./products.js";
 import { referenceDataRoutes } from "./reference-data.js";
 import { shippingMethodRoutes } from "./shipping-methods.js";
+import { subscriptionOrderRoutes } from "./subscription-orders.js";
 import { subscriptionPlanRoutes } from "./subscription-plans.js";
 import { taxRateRoutes } from "./tax-rates.js";
 
@@ -30,4 +31,5 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
   await app.register(mediaRoutes);
   await app.register(playlistRoutes);
   await app.register(leadRoutes);
+  await app.register(subscriptionOrderRoutes);
 }

@@ -1,0 +1,102 @@
+// The subscription order status machine, as pure functions: which operation each status
+// allows, and where it leads. docs/decisions.md has the same rules as a table; the service
+// calls these inside the transaction that holds the order's row lock.
+
+import { addInterval, type IntervalUnit } from "../subscription-plans/schedule.js";
+
+export const SUBSCRIPTION_STATUSES = ["pending", "active", "paused", "past_due", "cancelled"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** Statuses an order may be created (imported) in; a cancelled subscription is not imported. */
+export const CREATABLE_STATUSES = ["pending", "active", "paused", "past_due"] as const;
+
+/** Operations that change what a live subscription will ship or charge. */
+export type EditOperation = "update_items" | "update_shipping_address" | "update_payment" | "send_reminder";
+
+/** Why a status refuses an operation: the service turns it into a 409 or a 422. */
+export type Refusal =
+  | { kind: "conflict"; code: string; message: string }
+  | { kind: "invalid"; code: string; message: string };
+
+const cancelled: Refusal = { kind: "conflict", code: "subscription_cancelled", message: "The subscription is cancelled" };
+
+export function refuseEdit(status: SubscriptionStatus, operation: EditOperation): Refusal | null {
+  if (status === "cancelled") return cancelled;
+  if (operation === "send_reminder" && status === "paused") {
+    return { kind: "conflict", code: "subscription_paused", message: "A paused subscription has no upcoming autoship to remind of" };
+  }
+  return null;
+}
+
+/** Attaching a payment method settles what was waiting for one; a pause stays a pause. */
+export function statusAfterPayment(status: SubscriptionStatus): SubscriptionStatus {
+  return status === "pending" || status === "past_due" ? "active" : status;
+}
+
+export function refuseCancel(status: SubscriptionStatus): Refusal | null {
+  return status === "cancelled" ? { ...cancelled, code: "already_cancelled", message: "The subscription is already cancelled" } : null;
+}
+
+export interface SkipPlan {
+  billing_interval: number;
+  billing_interval_unit: IntervalUnit;
+  /** null means the plan's default, which allows skipping. */
+  allow_skipping: boolean | null;
+  /** null means no limit. */
+  max_skips: number | null;
+}
+
+export interface SkipState {
+  status: SubscriptionStatus;
+  next_bill_date: Date;
+  skips_count: number;
+}
+
+export type SkipOutcome = { ok: true; next_bill_date: Date; skips_count: number } | { ok: false; refusal: Refusal };
+
+/**
+ * Skipping moves the next bill one billing interval later. Only a subscription that is going to
+ * bill can skip: a paused one bills nothing, a past-due one must settle its bill first.
+ * max_skips counts over the subscription's lifetime.
+ */
+export function skip(state: SkipState, plan: SkipPlan): SkipOutcome {
+  if (state.status === "cancelled") return { ok: false, refusal: cancelled };
+  if (state.status === "paused" || state.status === "past_due") {
+    const message =
+      state.status === "paused" ? "A paused subscription has no upcoming order to skip" : "A past-due subscription must settle its bill (update the payment) before skipping";
+    return { ok: false, refusal: { kind: "conflict", code: `subscription_${state.status}`, message } };
+  }
+  if (plan.allow_skipping === false) {
+    return { ok: false, refusal: { kind: "invalid", code: "skipping_not_allowed", message: "The subscription plan does not allow skipping" } };
+  }
+  if (plan.max_skips !== null && state.skips_count >= plan.max_skips) {
+    return {
+      ok: false,
+      refusal: { kind: "invalid", code: "max_skips_reached", message: `The subscription plan allows at most ${plan.max_skips} skip(s), all used` },
+    };
+  }
+  return {
+    ok: true,
+    next_bill_date: addInterval(state.next_bill_date, plan.billing_interval, plan.billing_interval_unit),
+    skips_count: state.skips_count + 1,
+  };
+}
+
+/** Midnight UTC of a date's UTC day: bill dates are calendar days. */
+export function utcDay(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+}
+
+export interface FirstBillPlan {
+  billing_interval: number;
+  billing_interval_unit: IntervalUnit;
+  trial_period: number | null;
+  trial_period_unit: IntervalUnit | null;
+}
+
+/** A new subscription bills next after its trial, else one billing interval after today. */
+export function firstNextBillDate(today: Date, plan: FirstBillPlan): Date {
+  const day = utcDay(today);
+  if (plan.trial_period !== null && plan.trial_period_unit !== null) return addInterval(day, plan.trial_period, plan.trial_period_unit);
+  return addInterval(day, plan.billing_interval, plan.billing_interval_unit);
+}

@@ -1,0 +1,142 @@
+// Prices a subscription order's items with THE totals engine (src/domain/carts/totals.ts): the
+// same rules as a cart, so a subscription bills what the same cart would cost. Prices are the
+// ship-to country's; rep prices apply when a buyer rep is set; the plan's price adjustment is
+// part of each unit price; tax is the company's rate for the country; shipping is the
+// company's cheapest active method for the country (none: free).
+
+import type { Prisma } from "../../generated/prisma/client.js";
+import { ValidationError, type FieldErrors } from "../../platform/errors.js";
+import { computeTotals, type PriceAdjustment, type TotalsLine } from "../carts/totals.js";
+import type { IntervalUnit } from "../subscription-plans/schedule.js";
+
+export interface PricedPlan {
+  id: number;
+  price_adjustment_type: string | null;
+  price_adjustment_amount: Prisma.Decimal | null;
+}
+
+export interface ItemToPrice {
+  variant_id: number;
+  quantity: number;
+}
+
+export interface PricingRequest {
+  companyId: number;
+  countryId: number;
+  /** The subscription's billing terms. */
+  interval: { count: number; unit: IntervalUnit };
+  /** null once the plan is deleted: no price adjustment, no product restriction. */
+  plan: PricedPlan | null;
+  buyerId: number | null;
+  items: ItemToPrice[];
+  /** Where a problem with the item at an index is reported ("items.0.variant_id"). */
+  errorPath: (index: number) => string;
+}
+
+export interface PricedLine {
+  unit_price: number;
+  subtotal: number;
+  discount: number;
+  tax: number;
+}
+
+export interface PricedOrder {
+  currency_code: string;
+  shipping_method_id: number | null;
+  subtotal: number;
+  discount: number;
+  tax: number;
+  shipping: number;
+  total: number;
+  lines: PricedLine[];
+}
+
+function adjustmentOf(plan: PricedPlan | null, decimalPlaces: number): PriceAdjustment | null {
+  if (plan === null || plan.price_adjustment_amount === null) return null;
+  if (plan.price_adjustment_type === "percentage") return { type: "percentage", amount: plan.price_adjustment_amount.toFixed() };
+  if (plan.price_adjustment_type === "fixed_amount") {
+    return { type: "fixed_amount", amount: plan.price_adjustment_amount.toFixed(decimalPlaces) };
+  }
+  return null;
+}
+
+export async function priceItems(tx: Prisma.TransactionClient, request: PricingRequest): Promise<PricedOrder> {
+  const { companyId, countryId, plan } = request;
+  const variantIds = [...new Set(request.items.map((item) => item.variant_id))];
+  const [country, variants, planProducts, taxRate, shippingMethod] = await Promise.all([
+    tx.country.findUniqueOrThrow({ where: { id: countryId }, include: { currency: true } }),
+    tx.variant.findMany({
+      where: { id: { in: variantIds }, company_id: companyId, active: true, deleted_at: null, product: { active: true, deleted_at: null } },
+      include: { prices: { where: { country_id: countryId } } },
+    }),
+    plan ? tx.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id }, select: { product_id: true } }) : [],
+    tx.taxRate.findUnique({ where: { company_id_country_id: { company_id: companyId, country_id: countryId } } }),
+    tx.shippingMethod.findFirst({ where: { company_id: companyId, country_id: countryId, active: true }, orderBy: [{ price: "asc" }, { id: "asc" }] }),
+  ]);
+  const variantsById = new Map(variants.map((variant) => [variant.id, variant]));
+  // A plan linked to no product is offered with every product.
+  const offered = new Set(planProducts.map((link) => link.product_id));
+  const decimalPlaces = country.currency.decimal_places;
+  const subscription = {
+    interval: request.interval.count,
+    intervalUnit: request.interval.unit,
+    adjustment: adjustmentOf(plan, decimalPlaces),
+  };
+
+  const errors: FieldErrors = {};
+  const lines: TotalsLine[] = [];
+  const report = (index: number, message: string) => (errors[request.errorPath(index)] ??= []).push(message);
+  request.items.forEach((item, index) => {
+    const variant = variantsById.get(item.variant_id);
+    if (!variant) return report(index, "does not name an available variant of this company");
+    if (offered.size > 0 && !offered.has(variant.product_id)) return report(index, `${variant.sku} is not offered with this subscription plan`);
+    const price = variant.prices[0];
+    if (!price) return report(index, `${variant.sku} has no price in ${country.name}`);
+    lines.push({
+      key: String(index),
+      productId: variant.product_id,
+      retailUnitPrice: price.price,
+      repUnitPrice: price.rep_price,
+      quantity: item.quantity,
+      taxable: variant.tax_category !== "exempt",
+      unitCv: variant.cv,
+      unitQv: variant.qv,
+      subscription,
+    });
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const totals = computeTotals({
+    decimalPlaces,
+    pricing: request.buyerId === null ? "retail" : "rep",
+    lines,
+    discounts: [],
+    taxRatePercent: taxRate ? taxRate.rate.toFixed() : "0",
+    shipping: shippingMethod ? { price: shippingMethod.price, freeOver: shippingMethod.free_over } : null,
+    transactionFee: 0,
+    enrollmentFee: 0,
+  });
+  return {
+    currency_code: country.currency.code,
+    shipping_method_id: shippingMethod?.id ?? null,
+    subtotal: totals.subTotal,
+    discount: totals.discountTotal,
+    tax: totals.taxTotal,
+    shipping: totals.shippingTotal,
+    total: totals.amountTotal,
+    lines: totals.lines.map((line) => ({ unit_price: line.unitPrice, subtotal: line.lineSubtotal, discount: line.discount, tax: line.tax })),
+  };
+}
+
+/** The stored totals columns of a priced order. */
+export function totalsColumns(priced: PricedOrder) {
+  return {
+    currency_code: priced.currency_code,
+    shipping_method_id: priced.shipping_method_id,
+    subtotal: priced.subtotal,
+    discount: priced.discount,
+    tax: priced.tax,
+    shipping: priced.shipping,
+    total: priced.total,
+  };
+}

@@ -1,0 +1,39 @@
+import { queueMail } from "../mail/outbox.js";
+import { refuseEdit } from "./lifecycle.js";
+import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, statusOf } from "./records.js";
+import { toView } from "./views.js";
+
+/** The reminder's text: what ships, when, and what it costs, from the stored order. */
+export function autoshipReminder(row: OrderRow, companyName: string, now: Date): { subject: string; body: string } {
+  const view = toView(row, now);
+  const greeting = row.customer.first_name ? `Hello ${row.customer.first_name},` : "Hello,";
+  const lines = view.items.map((item) => `- ${item.quantity} x ${item.product.title}${item.variant.title ? ` (${item.variant.title})` : ""}: ${item.display_subtotal}`);
+  const body = [
+    greeting,
+    "",
+    `Your ${companyName} autoship ${row.order_number} is scheduled for ${isoDay(row.next_bill_date)}.`,
+    "",
+    ...lines,
+    "",
+    `Subtotal: ${view.display_subtotal}`,
+    `Tax: ${view.display_tax}`,
+    `Shipping: ${view.display_shipping}`,
+    `Total: ${view.display_total}`,
+    "",
+    "To change or skip this order, visit your account before that date.",
+  ].join("\n");
+  return { subject: `Your ${companyName} autoship ships on ${isoDay(row.next_bill_date)}`, body };
+}
+
+/** Queues the reminder in the mail outbox; returns the mail's id once it is committed. */
+export async function sendAutoshipReminder(ctx: OrderContext, id: number): Promise<{ id: number }> {
+  return changeOrder(ctx, id, async (tx, row) => {
+    const refusal = refuseEdit(statusOf(row), "send_reminder");
+    if (refusal) raise(refusal);
+    const company = await tx.company.findUniqueOrThrow({ where: { id: ctx.companyId }, select: { name: true } });
+    const now = ctx.clock.now();
+    const mail = await queueMail(tx, { companyId: ctx.companyId, to: row.customer.email, kind: "autoship_reminder", ...autoshipReminder(row, company.name, now) }, now);
+    await appendActivity(tx, ctx, row.id, "reminder_email_queued", null, { mail_id: mail.id, to: row.customer.email });
+    return mail;
+  });
+}

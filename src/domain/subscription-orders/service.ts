@@ -1,0 +1,454 @@
+import type { Prisma } from "../../generated/prisma/client.js";
+import type { ServiceContext } from "../../platform/context.js";
+import { ValidationError, type FieldErrors } from "../../platform/errors.js";
+import { type PageRequest, type Pagination, pageWindow, pagination } from "../../platform/http/pagination.js";
+import type { IntervalUnit } from "../subscription-plans/schedule.js";
+import { newUuid } from "../../platform/ids.js";
+import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
+import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
+import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, orderInclude, raise, requireOrderRow, statusOf } from "./records.js";
+import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
+import { toView } from "./views.js";
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+// ---------------------------------------------------------------------------------------------
+
+async function countryFilter(ctx: ServiceContext, value: string | undefined): Promise<number | undefined> {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const country = await ctx.db.country.findUnique({ where: { iso: value.toUpperCase() }, select: { id: true } });
+  // An unknown code matches no subscription, as an unknown id does.
+  return country?.id ?? -1;
+}
+
+async function whereOf(ctx: ServiceContext, filters: SubscriptionOrderFilters): Promise<Prisma.SubscriptionOrderWhereInput> {
+  const start = filters.next_bill_date_start_date;
+  const end = filters.next_bill_date_end_date;
+  return {
+    company_id: ctx.companyId,
+    customer_id: filters.customer_id,
+    buyer_id: filters.buyer_id,
+    user_id: filters.user_company_id,
+    status: filters.status,
+    ship_to_country_id: await countryFilter(ctx, filters.ship_to_country_id),
+    ...(start || end ? { next_bill_date: { ...(start ? { gte: new Date(start) } : {}), ...(end ? { lte: new Date(end) } : {}) } } : {}),
+  };
+}
+
+function requireDateRange(filters: SubscriptionOrderFilters): void {
+  const { next_bill_date_start_date: start, next_bill_date_end_date: end } = filters;
+  if (start && end && start > end) throw ValidationError.field("next_bill_date_end_date", "must not be before next_bill_date_start_date");
+}
+
+export async function listSubscriptionOrders(
+  ctx: ServiceContext,
+  page: PageRequest,
+  filters: SubscriptionOrderFilters,
+): Promise<{ rows: SubscriptionOrderView[]; pagination: Pagination }> {
+  requireDateRange(filters);
+  const where = await whereOf(ctx, filters);
+  const [rows, total] = await Promise.all([
+    ctx.db.subscriptionOrder.findMany({ where, include: orderInclude, orderBy: [{ next_bill_date: "asc" }, { id: "asc" }], ...pageWindow(page) }),
+    ctx.db.subscriptionOrder.count({ where }),
+  ]);
+  const now = ctx.clock.now();
+  return { rows: rows.map((row) => toView(row, now)), pagination: pagination(page, total) };
+}
+
+export interface SubscriptionStats {
+  subscriptions_count: number;
+  active_subscriptions_count: number;
+  cancelled_subscriptions_count: number;
+  pending_subscriptions_count: number;
+  paused_subscriptions_count: number;
+  past_due_subscriptions_count: number;
+}
+
+export async function subscriptionOrderStats(ctx: ServiceContext, filters: Omit<SubscriptionOrderFilters, "user_company_id">): Promise<SubscriptionStats> {
+  requireDateRange(filters);
+  const groups = await ctx.db.subscriptionOrder.groupBy({ by: ["status"], where: await whereOf(ctx, filters), _count: { _all: true } });
+  const count = (status: string) => groups.find((group) => group.status === status)?._count._all ?? 0;
+  return {
+    subscriptions_count: groups.reduce((sum, group) => sum + group._count._all, 0),
+    active_subscriptions_count: count("active"),
+    cancelled_subscriptions_count: count("cancelled"),
+    pending_subscriptions_count: count("pending"),
+    paused_subscriptions_count: count("paused"),
+    past_due_subscriptions_count: count("past_due"),
+  };
+}
+
+export async function getSubscriptionOrder(ctx: ServiceContext, id: number): Promise<SubscriptionOrderView> {
+  return toView(await requireOrderRow(ctx.db, ctx.companyId, id), ctx.clock.now());
+}
+
+async function viewAfterChange(tx: Prisma.TransactionClient, ctx: ServiceContext, id: number): Promise<SubscriptionOrderView> {
+  return toView(await requireOrderRow(tx, ctx.companyId, id), ctx.clock.now());
+}
+
+// ---------------------------------------------------------------------------------------------
+// References a request names
+// ---------------------------------------------------------------------------------------------
+
+type Db = ServiceContext["db"] | Prisma.TransactionClient;
+
+async function resolveCountryId(db: Db, address: AddressInput, path: string, errors: FieldErrors): Promise<number | null> {
+  if (address.country_id === undefined && address.country_code === undefined) {
+    (errors[`${path}.country_id`] ??= []).push("is required (or send country_code)");
+    return null;
+  }
+  const country = await db.country.findFirst({
+    where: address.country_id !== undefined ? { id: address.country_id } : { iso: address.country_code?.toUpperCase() },
+    select: { id: true },
+  });
+  if (!country) (errors[`${path}.${address.country_id !== undefined ? "country_id" : "country_code"}`] ??= []).push("does not name a country");
+  return country?.id ?? null;
+}
+
+function addressColumns<Prefix extends "ship_to" | "bill_to">(prefix: Prefix, address: AddressInput, countryId: number) {
+  return {
+    [`${prefix}_name`]: address.name,
+    [`${prefix}_address1`]: address.address1,
+    [`${prefix}_address2`]: address.address2 || null,
+    [`${prefix}_city`]: address.city,
+    [`${prefix}_state`]: address.state || null,
+    [`${prefix}_postal_code`]: address.postal_code || null,
+    [`${prefix}_country_id`]: countryId,
+  } as Record<`${Prefix}_${"name" | "address1" | "city"}`, string> &
+    Record<`${Prefix}_${"address2" | "state" | "postal_code"}`, string | null> &
+    Record<`${Prefix}_country_id`, number>;
+}
+
+function intervalOf(row: OrderRow): { count: number; unit: IntervalUnit } {
+  return { count: row.subscription_interval, unit: row.subscription_interval_unit as IntervalUnit };
+}
+
+function shipToSnapshot(row: OrderRow) {
+  return {
+    name: row.ship_to_name,
+    address1: row.ship_to_address1,
+    address2: row.ship_to_address2,
+    city: row.ship_to_city,
+    state: row.ship_to_state,
+    postal_code: row.ship_to_postal_code,
+    country_id: row.ship_to_country_id,
+  };
+}
+
+function itemsSnapshot(row: Pick<OrderRow, "items" | "total">) {
+  return { items: row.items.map((item) => ({ id: item.id, variant_id: item.variant_id, quantity: item.quantity })), total: row.total };
+}
+
+async function requireUser(db: Db, companyId: number, id: number, role: "customer" | "rep", path: string, errors: FieldErrors): Promise<void> {
+  const user = await db.user.findFirst({ where: { id, company_id: companyId, role }, select: { id: true } });
+  if (!user) (errors[path] ??= []).push(`does not name a ${role} of this company`);
+}
+
+function duplicateVariantErrors(items: ItemToPrice[], path: (index: number) => string): FieldErrors {
+  const errors: FieldErrors = {};
+  const seen = new Set<number>();
+  items.forEach((item, index) => {
+    if (seen.has(item.variant_id)) (errors[path(index)] ??= []).push("appears more than once: set one item's quantity instead");
+    seen.add(item.variant_id);
+  });
+  return errors;
+}
+
+function throwIfAny(errors: FieldErrors): void {
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create (the import path, and what checkout calls)
+// ---------------------------------------------------------------------------------------------
+
+// The insert needs a unique order number before the id that names it exists.
+const provisionalOrderNumber = () => `pending-${newUuid()}`;
+export const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
+
+export async function createSubscriptionOrder(ctx: OrderContext, input: SubscriptionOrderCreateInput): Promise<SubscriptionOrderView> {
+  const errors: FieldErrors = {};
+  const path = (member: string) => `subscription_order.${member}`;
+  const [plan, paymentMethod, shipToCountryId, billToCountryId] = await Promise.all([
+    ctx.db.subscriptionPlan.findFirst({ where: { id: input.subscription_plan_id, company_id: ctx.companyId } }),
+    input.payment_method_id
+      ? ctx.db.paymentMethod.findFirst({ where: { id: input.payment_method_id, company_id: ctx.companyId, user_id: input.customer_id }, select: { id: true } })
+      : null,
+    resolveCountryId(ctx.db, input.ship_to, path("ship_to"), errors),
+    input.bill_to ? resolveCountryId(ctx.db, input.bill_to, path("bill_to"), errors) : null,
+    requireUser(ctx.db, ctx.companyId, input.customer_id, "customer", path("customer_id"), errors),
+    input.user_id ? requireUser(ctx.db, ctx.companyId, input.user_id, "rep", path("user_id"), errors) : null,
+    input.buyer_id ? requireUser(ctx.db, ctx.companyId, input.buyer_id, "rep", path("buyer_id"), errors) : null,
+  ]);
+  if (!plan) (errors[path("subscription_plan_id")] ??= []).push("does not name a subscription plan of this company");
+  else if (plan.active === false) (errors[path("subscription_plan_id")] ??= []).push("names an inactive subscription plan");
+  if (input.payment_method_id && !paymentMethod) (errors[path("payment_method_id")] ??= []).push("is not one of the customer's saved payment methods");
+  const status = input.status ?? (paymentMethod ? "active" : "pending");
+  if (status === "active" && !paymentMethod) (errors[path("status")] ??= []).push("active needs a payment_method_id");
+  const today = utcDay(ctx.clock.now());
+  if (input.next_bill_date && new Date(input.next_bill_date) < today) (errors[path("next_bill_date")] ??= []).push("must not be in the past");
+  const itemPath = (index: number) => path(`items.${index}.variant_id`);
+  Object.assign(errors, duplicateVariantErrors(input.items, itemPath));
+  throwIfAny(errors);
+  if (!plan || shipToCountryId === null) throw new Error("unreachable: references were validated");
+
+  return ctx.db.$transaction(async (tx) => {
+    const interval = { count: plan.billing_interval, unit: plan.billing_interval_unit as IntervalUnit };
+    const priced = await priceItems(tx, {
+      companyId: ctx.companyId,
+      countryId: shipToCountryId,
+      interval,
+      plan,
+      buyerId: input.buyer_id ?? null,
+      items: input.items,
+      errorPath: itemPath,
+    });
+    const nextBillDate = input.next_bill_date
+      ? new Date(input.next_bill_date)
+      : firstNextBillDate(today, {
+          billing_interval: interval.count,
+          billing_interval_unit: interval.unit,
+          trial_period: plan.trial_period,
+          trial_period_unit: plan.trial_period_unit as IntervalUnit | null,
+        });
+    const created = await tx.subscriptionOrder.create({
+      data: {
+        company_id: ctx.companyId,
+        order_number: provisionalOrderNumber(),
+        customer_id: input.customer_id,
+        user_id: input.user_id ?? null,
+        buyer_id: input.buyer_id ?? null,
+        subscription_plan_id: plan.id,
+        subscription_interval: interval.count,
+        subscription_interval_unit: interval.unit,
+        status,
+        next_bill_date: nextBillDate,
+        bill_date: today,
+        payment_method_id: paymentMethod?.id ?? null,
+        ...addressColumns("ship_to", input.ship_to, shipToCountryId),
+        ...addressColumns("bill_to", input.bill_to ?? input.ship_to, billToCountryId ?? shipToCountryId),
+        ...totalsColumns(priced),
+        created_at: ctx.clock.now(),
+        items: {
+          create: input.items.map((item, index) => ({
+            company_id: ctx.companyId,
+            variant_id: item.variant_id,
+            quantity: item.quantity,
+            option_value_ids: item.option_value_ids ?? [],
+            position: index,
+            ...lineColumns(priced.lines[index]),
+          })),
+        },
+      },
+      select: { id: true },
+    });
+    await tx.subscriptionOrder.update({ where: { id: created.id }, data: { order_number: orderNumberFor(created.id) } });
+    await appendActivity(tx, ctx, created.id, "created", null, { status, next_bill_date: isoDay(nextBillDate), total: priced.total });
+    return viewAfterChange(tx, ctx, created.id);
+  });
+}
+
+function lineColumns(line: { unit_price: number; subtotal: number; discount: number; tax: number } | undefined) {
+  if (!line) throw new Error("the totals engine returned fewer lines than it was given");
+  return { unit_price: line.unit_price, subtotal: line.subtotal, discount: line.discount, tax: line.tax };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes
+// ---------------------------------------------------------------------------------------------
+
+/** Thrown inside a transaction to roll back a preview after computing what it would show. */
+class PreviewRollback extends Error {
+  constructor(readonly view: SubscriptionOrderView) {
+    super("preview");
+  }
+}
+
+interface ItemPlan {
+  id: number | null;
+  variant_id: number;
+  quantity: number;
+  option_value_ids: number[];
+}
+
+/** The items an update asks for, checked against the order's current items. */
+function planItems(row: OrderRow, items: ItemUpdateInput[]): ItemPlan[] {
+  const errors: FieldErrors = {};
+  const current = new Map(row.items.map((item) => [item.id, item]));
+  const seenIds = new Set<number>();
+  const planned: ItemPlan[] = [];
+  if (items.length === 0) errors.items = ["must keep at least one item: cancel the subscription to stop it"];
+  items.forEach((item, index) => {
+    if (item.id === undefined) {
+      if (item.variant_id === undefined) (errors[`items.${index}`] ??= []).push("needs an id (an item of this order) or a variant_id (a new item)");
+      else planned.push({ id: null, variant_id: item.variant_id, quantity: item.quantity, option_value_ids: item.option_value_ids ?? [] });
+      return;
+    }
+    const existing = current.get(item.id);
+    if (!existing) (errors[`items.${index}.id`] ??= []).push("is not an item of this subscription order");
+    else if (seenIds.has(item.id)) (errors[`items.${index}.id`] ??= []).push("appears more than once");
+    else
+      planned.push({
+        id: item.id,
+        variant_id: item.variant_id ?? existing.variant_id,
+        quantity: item.quantity,
+        option_value_ids: item.option_value_ids ?? existing.option_value_ids,
+      });
+    seenIds.add(item.id);
+  });
+  throwIfAny(errors);
+  // Indexes of planned and items agree once there are no errors: every entry was planned.
+  throwIfAny(duplicateVariantErrors(planned, (index) => `items.${index}.variant_id`));
+  return planned;
+}
+
+/**
+ * PATCH items: the list is the order's new set of items (entries with id keep that item, with a
+ * new quantity and optionally a new variant; entries with only variant_id add one; unlisted
+ * items are removed). With update true it is saved; otherwise the answer previews it.
+ */
+export async function updateSubscriptionItems(ctx: OrderContext, id: number, input: { update?: boolean | null; items: ItemUpdateInput[] }): Promise<SubscriptionOrderView> {
+  try {
+    return await changeOrder(ctx, id, async (tx, row) => {
+      const refusal = refuseEdit(statusOf(row), "update_items");
+      if (refusal) raise(refusal);
+      const planned = planItems(row, input.items);
+      const priced = await priceItems(tx, {
+        companyId: ctx.companyId,
+        countryId: row.ship_to_country_id,
+        interval: intervalOf(row),
+        plan: row.subscription_plan,
+        buyerId: row.buyer_id,
+        items: planned,
+        errorPath: (index) => `items.${index}.variant_id`,
+      });
+      const keptIds = planned.flatMap((item) => (item.id === null ? [] : [item.id]));
+      await tx.subscriptionOrderItem.deleteMany({ where: { subscription_order_id: row.id, id: { notIn: keptIds } } });
+      for (const [index, item] of planned.entries()) {
+        const columns = { variant_id: item.variant_id, quantity: item.quantity, option_value_ids: item.option_value_ids, position: index, ...lineColumns(priced.lines[index]) };
+        if (item.id === null) await tx.subscriptionOrderItem.create({ data: { company_id: ctx.companyId, subscription_order_id: row.id, ...columns } });
+        else await tx.subscriptionOrderItem.update({ where: { id: item.id }, data: columns });
+      }
+      await tx.subscriptionOrder.update({ where: { id: row.id }, data: totalsColumns(priced) });
+      const after = await requireOrderRow(tx, ctx.companyId, row.id);
+      if (input.update !== true) throw new PreviewRollback(toView(after, ctx.clock.now()));
+      await appendActivity(tx, ctx, row.id, "items_updated", itemsSnapshot(row), itemsSnapshot(after));
+      return viewAfterChange(tx, ctx, row.id);
+    });
+  } catch (error) {
+    if (error instanceof PreviewRollback) return error.view;
+    throw error;
+  }
+}
+
+/** A new ship-to address reprices the order: prices, currency, tax and shipping follow the country. */
+export async function updateShippingAddress(ctx: OrderContext, id: number, address: AddressInput): Promise<SubscriptionOrderView> {
+  return changeOrder(ctx, id, async (tx, row) => {
+    const refusal = refuseEdit(statusOf(row), "update_shipping_address");
+    if (refusal) raise(refusal);
+    const errors: FieldErrors = {};
+    const countryId = await resolveCountryId(tx, address, "address", errors);
+    throwIfAny(errors);
+    if (countryId === null) throw new Error("unreachable: the country was validated");
+    const priced = await priceItems(tx, {
+      companyId: ctx.companyId,
+      countryId,
+      interval: intervalOf(row),
+      plan: row.subscription_plan,
+      buyerId: row.buyer_id,
+      items: row.items,
+      errorPath: () => (address.country_id !== undefined ? "address.country_id" : "address.country_code"),
+    });
+    for (const [index, item] of row.items.entries()) {
+      await tx.subscriptionOrderItem.update({ where: { id: item.id }, data: lineColumns(priced.lines[index]) });
+    }
+    await tx.subscriptionOrder.update({ where: { id: row.id }, data: { ...addressColumns("ship_to", address, countryId), ...totalsColumns(priced) } });
+    const after = await requireOrderRow(tx, ctx.companyId, row.id);
+    await appendActivity(tx, ctx, row.id, "shipping_address_updated", { ship_to: shipToSnapshot(row), total: row.total }, { ship_to: shipToSnapshot(after), total: after.total });
+    return viewAfterChange(tx, ctx, row.id);
+  });
+}
+
+export async function skipOrder(ctx: OrderContext, id: number): Promise<SubscriptionOrderView> {
+  return changeOrder(ctx, id, async (tx, row) => {
+    const { count, unit } = intervalOf(row);
+    const outcome = skip(
+      { status: statusOf(row), next_bill_date: row.next_bill_date, skips_count: row.skips_count },
+      {
+        billing_interval: count,
+        billing_interval_unit: unit,
+        allow_skipping: row.subscription_plan?.allow_skipping ?? null,
+        max_skips: row.subscription_plan?.max_skips ?? null,
+      },
+    );
+    if (!outcome.ok) raise(outcome.refusal);
+    await tx.subscriptionOrder.update({ where: { id: row.id }, data: { next_bill_date: outcome.next_bill_date, skips_count: outcome.skips_count } });
+    await appendActivity(
+      tx,
+      ctx,
+      row.id,
+      "skipped",
+      { next_bill_date: isoDay(row.next_bill_date), skips_count: row.skips_count },
+      { next_bill_date: isoDay(outcome.next_bill_date), skips_count: outcome.skips_count },
+    );
+    return viewAfterChange(tx, ctx, row.id);
+  });
+}
+
+export async function cancelSubscription(ctx: OrderContext, id: number): Promise<SubscriptionOrderView> {
+  return changeOrder(ctx, id, async (tx, row) => {
+    const refusal = refuseCancel(statusOf(row));
+    if (refusal) raise(refusal);
+    await tx.subscriptionOrder.update({ where: { id: row.id }, data: { status: "cancelled", cancelled_at: ctx.clock.now() } });
+    await appendActivity(tx, ctx, row.id, "cancelled", { status: row.status }, { status: "cancelled" });
+    return viewAfterChange(tx, ctx, row.id);
+  });
+}
+
+/** Feedback may come before or after the cancel call (storefront flows differ), so any status takes it. */
+export async function recordCancellationFeedback(
+  ctx: OrderContext,
+  id: number,
+  input: { reason?: string | null; feedback?: string | null },
+): Promise<SubscriptionOrderView> {
+  const reason = input.reason || undefined;
+  const feedback = input.feedback || undefined;
+  if (reason === undefined && feedback === undefined) {
+    throw new ValidationError({ reason: ["reason or feedback is required"], feedback: ["reason or feedback is required"] });
+  }
+  return changeOrder(ctx, id, async (tx, row) => {
+    const data = { ...(reason !== undefined ? { cancellation_reason: reason } : {}), ...(feedback !== undefined ? { additional_feedback: feedback } : {}) };
+    await tx.subscriptionOrder.update({ where: { id: row.id }, data });
+    await appendActivity(
+      tx,
+      ctx,
+      row.id,
+      "cancellation_feedback",
+      { cancellation_reason: row.cancellation_reason, additional_feedback: row.additional_feedback },
+      { cancellation_reason: reason ?? row.cancellation_reason, additional_feedback: feedback ?? row.additional_feedback },
+    );
+    return viewAfterChange(tx, ctx, row.id);
+  });
+}
+
+/** Puts one of the customer's saved payment methods on the order (inside changeOrder). */
+export async function attachPaymentMethod(tx: Prisma.TransactionClient, ctx: OrderContext, row: OrderRow, paymentMethodId: number): Promise<SubscriptionOrderView> {
+  const status = statusAfterPayment(statusOf(row));
+  await tx.subscriptionOrder.update({ where: { id: row.id }, data: { payment_method_id: paymentMethodId, status } });
+  await appendActivity(tx, ctx, row.id, "payment_updated", { payment_method_id: row.payment_method_id, status: row.status }, { payment_method_id: paymentMethodId, status });
+  return viewAfterChange(tx, ctx, row.id);
+}
+
+export async function useSavedCard(ctx: OrderContext, id: number, cardId: number): Promise<SubscriptionOrderView> {
+  return changeOrder(ctx, id, async (tx, row) => {
+    const refusal = refuseEdit(statusOf(row), "update_payment");
+    if (refusal) raise(refusal);
+    const card = await tx.paymentMethod.findFirst({
+      where: { id: cardId, company_id: ctx.companyId, user_id: row.customer_id, kind: "credit_card" },
+      select: { id: true },
+    });
+    if (!card) throw ValidationError.field("card_id", "is not one of the customer's saved cards");
+    return attachPaymentMethod(tx, ctx, row, card.id);
+  });
+}

@@ -1,0 +1,111 @@
+// Stored rows -> the wire shape. Amounts are integer minor units in the database and JSON
+// numbers on the wire (rounded to the currency's decimals), each with a display_* twin.
+
+import { formatMoneyDisplay, minorToNumber } from "../../platform/money.js";
+import { daysUntil, type IntervalUnit } from "../subscription-plans/schedule.js";
+import type { OrderRow } from "./records.js";
+import { isoDay, statusOf } from "./records.js";
+import type { ActivityView, SubscriptionOrderView } from "./schemas.js";
+
+type Country = OrderRow["ship_to_country"];
+type Person = NonNullable<OrderRow["user"]>;
+
+function addressView(row: OrderRow, prefix: "ship_to" | "bill_to", country: Country) {
+  return {
+    name: row[`${prefix}_name`],
+    address1: row[`${prefix}_address1`],
+    address2: row[`${prefix}_address2`],
+    city: row[`${prefix}_city`],
+    state: row[`${prefix}_state`],
+    postal_code: row[`${prefix}_postal_code`],
+    country_id: country.id,
+    country_code: country.iso,
+    country_name: country.name,
+  };
+}
+
+function personView(person: Person) {
+  return { id: person.id, email: person.email, first_name: person.first_name, last_name: person.last_name };
+}
+
+function activityView(activity: OrderRow["activities"][number]): ActivityView {
+  return {
+    id: activity.id,
+    action: activity.action,
+    performed_by: { type: activity.actor_type, id: activity.actor_id },
+    before: activity.before as Record<string, unknown> | null,
+    after: activity.after as Record<string, unknown> | null,
+    created_at: activity.created_at.toISOString(),
+  };
+}
+
+export function toView(row: OrderRow, now: Date): SubscriptionOrderView {
+  const { code, decimal_places: places } = row.currency;
+  const amount = (minor: number) => minorToNumber(minor, places);
+  const display = (minor: number) => formatMoneyDisplay(minor, code, places);
+  const firstItem = row.items[0];
+  const method = row.payment_method;
+  return {
+    id: row.id,
+    order_number: row.order_number,
+    status: statusOf(row),
+    subscription_plan_id: row.subscription_plan_id,
+    subscription_interval: row.subscription_interval,
+    subscription_interval_unit: row.subscription_interval_unit as IntervalUnit,
+    currency_code: code,
+    amount: amount(row.total),
+    display_amount: display(row.total),
+    subtotal: amount(row.subtotal),
+    display_subtotal: display(row.subtotal),
+    tax: amount(row.tax),
+    display_tax: display(row.tax),
+    discount: amount(row.discount),
+    display_discount: display(row.discount),
+    shipping: amount(row.shipping),
+    display_shipping: display(row.shipping),
+    total: amount(row.total),
+    display_total: display(row.total),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    bill_date: row.bill_date ? isoDay(row.bill_date) : null,
+    next_bill_date: isoDay(row.next_bill_date),
+    days_until_next_bill_date: daysUntil(row.next_bill_date, now),
+    skips_count: row.skips_count,
+    cancellation_reason: row.cancellation_reason,
+    additional_feedback: row.additional_feedback,
+    order_thumbnail: firstItem ? (firstItem.variant.image_url ?? firstItem.variant.product.image_url ?? "") : "",
+    bill_to: addressView(row, "bill_to", row.bill_to_country),
+    ship_to: addressView(row, "ship_to", row.ship_to_country),
+    customer: personView(row.customer),
+    user: row.user ? personView(row.user) : null,
+    buyer: row.buyer ? personView(row.buyer) : null,
+    payment_method: method
+      ? {
+          id: method.id,
+          kind: method.kind as "credit_card" | "paypal",
+          card_type: method.card_type,
+          last_four: method.last_four,
+          exp_month: method.exp_month,
+          exp_year: method.exp_year,
+          paypal_email: method.paypal_email,
+        }
+      : null,
+    items: row.items.map((item) => ({
+      id: item.id,
+      variant_id: item.variant_id,
+      product_id: item.variant.product_id,
+      quantity: item.quantity,
+      option_value_ids: item.option_value_ids,
+      price: amount(item.unit_price),
+      display_price: display(item.unit_price),
+      subtotal: amount(item.subtotal),
+      display_subtotal: display(item.subtotal),
+      discount: amount(item.discount),
+      tax: amount(item.tax),
+      display_tax: display(item.tax),
+      product: { id: item.variant.product.id, title: item.variant.product.title, image_url: item.variant.product.image_url ?? "" },
+      variant: { id: item.variant.id, sku: item.variant.sku, title: item.variant.title, image_url: item.variant.image_url ?? "" },
+    })),
+    activities: row.activities.map(activityView),
+  };
+}

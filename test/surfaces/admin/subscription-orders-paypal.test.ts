@@ -1,0 +1,168 @@
+import { request } from "undici";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type FakePaypal, fakePaypalEnv, startFakePaypal } from "../../helpers/fake-paypal.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { countryId, createCustomer, createPlan, createVariant, usAddress } from "../../helpers/subscription-fixtures.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+const BASE = "/api/v2/subscription_orders";
+const TIMEOUT_MS = 400;
+const urls = { return_url: "https://shop.example.com/paypal/return", cancel_url: "https://shop.example.com/paypal/cancel" };
+
+let t: TestApp;
+let call: Call;
+let paypal: FakePaypal;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let customer: { id: number; email: string };
+let order: { id: number };
+
+beforeAll(async () => {
+  paypal = await startFakePaypal();
+  t = await startTestApp({ env: fakePaypalEnv(paypal.url, TIMEOUT_MS) });
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+  await paypal.close();
+});
+
+beforeEach(async () => {
+  paypal.mode = "ok";
+  await t.db.prisma.subscriptionOrder.deleteMany();
+  customer = await createCustomer(t.db.prisma, acme.id);
+  const variant = await createVariant(t.db.prisma, acme.id, { US: { price: 1500 } });
+  const plan = await createPlan(t.db.prisma, acme.id);
+  const created = await call("POST", BASE, {
+    token: acme.token,
+    body: { subscription_order: { customer_id: customer.id, subscription_plan_id: plan.id, items: [{ variant_id: variant.id, quantity: 1 }], ship_to: usAddress(await countryId(t.db.prisma, "US")) } },
+  });
+  expect(created.status).toBe(201);
+  order = created.body.subscription_order;
+});
+
+const startApproval = (id = order.id, token = acme.token) => call("PATCH", `${BASE}/${id}/update_payment`, { token, body: { payment_method: "paypal", ...urls } });
+const authorize = (token: string, id = order.id, companyToken = acme.token) =>
+  call("GET", `${BASE}/${id}/authorize_paypal?token=${encodeURIComponent(token)}`, { token: companyToken });
+/** The buyer approves on PayPal's page; PayPal sends them back with the token. */
+async function approveAt(payerActionUrl: string): Promise<string> {
+  const response = await request(payerActionUrl);
+  const { redirect } = (await response.body.json()) as { redirect: string };
+  return new URL(redirect).searchParams.get("approval_token_id") as string;
+}
+const snapshot = async () => {
+  const row = await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: order.id }, include: { activities: true, paypal_approvals: true } });
+  const methods = await t.db.prisma.paymentMethod.count({ where: { user_id: customer.id } });
+  return { status: row.status, payment_method_id: row.payment_method_id, activities: row.activities.length, approvals: row.paypal_approvals.map((a) => a.status), methods };
+};
+
+describe("PayPal through update_payment and authorize_paypal", () => {
+  it("returns PayPal's approval link, then stores the approved PayPal account on the order", async () => {
+    paypal.requests.length = 0;
+    const started = await startApproval();
+    expect(started.status).toBe(200);
+    expect(Object.keys(started.body).sort()).toEqual(["meta", "payer_action_url"]);
+    expect(started.body.payer_action_url).toMatch(new RegExp(`^${paypal.url}/agreements/approve\\?approval_token_id=`));
+    expect(paypal.requests).toEqual(expect.arrayContaining(["POST /v3/vault/setup-tokens"]));
+    expect(paypal.setupRequests.at(-1)).toMatchObject({ payment_source: { paypal: { usage_type: "MERCHANT", experience_context: urls } } });
+    expect(await snapshot()).toMatchObject({ status: "pending", payment_method_id: null, approvals: ["created"], methods: 0 });
+
+    const token = await approveAt(started.body.payer_action_url);
+    const authorized = await authorize(token);
+    expect(authorized.status).toBe(200);
+    const updated = authorized.body.subscription_order;
+    expect(updated.status).toBe("active");
+    expect(updated.payment_method).toMatchObject({ kind: "paypal", paypal_email: "buyer@example.com", last_four: null });
+    expect(updated.activities.map((a: { action: string }) => a.action)).toEqual(["created", "paypal_approval_started", "payment_updated"]);
+    const method = await t.db.prisma.paymentMethod.findUniqueOrThrow({ where: { id: updated.payment_method.id } });
+    expect(method).toMatchObject({ user_id: customer.id, company_id: acme.id, kind: "paypal", external_id: expect.stringMatching(/^pt_/) });
+
+    // The buyer reloads the return page: the same answer, and PayPal is not asked again.
+    const before = paypal.requests.length;
+    const again = await authorize(token);
+    expect(again.status).toBe(200);
+    expect(again.body.subscription_order.payment_method.id).toBe(method.id);
+    expect(paypal.requests.length).toBe(before);
+    expect(await snapshot()).toMatchObject({ approvals: ["completed"], methods: 1, activities: 3 });
+  });
+
+  it("reuses PayPal's access token until it expires", async () => {
+    await startApproval();
+    paypal.requests.length = 0;
+    await startApproval();
+    expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens"]);
+  });
+
+  it("answers 502 when the buyer has not approved yet, and changes nothing", async () => {
+    const started = await startApproval();
+    const token = new URL(started.body.payer_action_url).searchParams.get("approval_token_id") as string;
+    const before = await snapshot();
+    const response = await authorize(token);
+    expect(response.status).toBe(502);
+    expect(response.body).toMatchObject({ error_code: "paypal_error", error_message: expect.stringContaining("PayPal refused to save the approved PayPal account (HTTP 422") });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("answers 422 for a token that is not this order's approval, 404 for another company's order", async () => {
+    const started = await startApproval();
+    const token = await approveAt(started.body.payer_action_url);
+    const unknown = await authorize("NOT-A-TOKEN");
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toEqual({ token: ["does not name a PayPal approval started for this subscription order"] });
+    expect((await authorize(token, order.id, globex.token)).status).toBe(404);
+    expect((await startApproval(order.id, globex.token)).status).toBe(404);
+    expect((await call("GET", `${BASE}/${order.id}/authorize_paypal`, { token: acme.token })).status).toBe(422);
+    expect(await snapshot()).toMatchObject({ payment_method_id: null, approvals: ["created"], methods: 0 });
+  });
+
+  it("answers 422 for missing or malformed return and cancel URLs without calling PayPal", async () => {
+    paypal.requests.length = 0;
+    for (const body of [{ payment_method: "paypal" }, { payment_method: "paypal", return_url: "not a url", cancel_url: urls.cancel_url }, { payment_method: "paypal", ...urls, return_url: "javascript:alert(1)" }]) {
+      const response = await call("PATCH", `${BASE}/${order.id}/update_payment`, { token: acme.token, body });
+      expect(response.status).toBe(422);
+    }
+    expect(paypal.requests).toEqual([]);
+  });
+
+  it("answers 409 on a cancelled order without calling PayPal", async () => {
+    const started = await startApproval();
+    const token = await approveAt(started.body.payer_action_url);
+    await call("PATCH", `${BASE}/${order.id}/cancel_subscription`, { token: acme.token });
+    paypal.requests.length = 0;
+    expect((await startApproval()).status).toBe(409);
+    expect((await authorize(token)).status).toBe(409);
+    expect(paypal.requests).toEqual([]);
+  });
+
+  it("answers 502 when PayPal fails, and changes nothing", async () => {
+    const started = await startApproval();
+    const token = await approveAt(started.body.payer_action_url);
+    paypal.mode = "fail";
+    const before = await snapshot();
+    const failedStart = await startApproval();
+    expect(failedStart.status).toBe(502);
+    expect(failedStart.body).toMatchObject({ error_code: "paypal_error", errors: null, error_message: expect.stringContaining("HTTP 500: An internal server error occurred.") });
+    const failedAuthorize = await authorize(token);
+    expect(failedAuthorize.status).toBe(502);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("answers 502 when PayPal does not answer within PAYPAL_TIMEOUT_MS, and changes nothing", async () => {
+    const started = await startApproval();
+    const token = await approveAt(started.body.payer_action_url);
+    paypal.mode = "hang";
+    const before = await snapshot();
+    const startedAt = Date.now();
+    const response = await startApproval();
+    expect(response.status).toBe(502);
+    expect(response.body).toMatchObject({ error_code: "paypal_timeout", error_message: `PayPal did not answer within ${TIMEOUT_MS} ms (create a vault setup token)` });
+    expect(Date.now() - startedAt).toBeLessThan(TIMEOUT_MS + 1_500);
+    expect((await authorize(token)).body.error_code).toBe("paypal_timeout");
+    expect(await snapshot()).toEqual(before);
+  });
+});
+

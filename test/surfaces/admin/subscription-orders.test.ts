@@ -1,0 +1,639 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { smtpTransport } from "../../../src/domain/mail/transports.js";
+import { deliverDueMail } from "../../../src/domain/mail/worker.js";
+import { fixedClock } from "../../../src/platform/clock.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startSmtpSink } from "../../helpers/smtp-sink.js";
+import {
+  countryId,
+  createCard,
+  createCustomer,
+  createPlan,
+  createRep,
+  createShippingMethod,
+  createVariant,
+  setTaxRate,
+  usAddress,
+  type VariantFixture,
+} from "../../helpers/subscription-fixtures.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+const TODAY = new Date("2026-01-15T12:00:00.000Z");
+const clock = fixedClock(TODAY);
+const BASE = "/api/v2/subscription_orders";
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
+let US: number;
+let CA: number;
+let bottle: VariantFixture; // US $25.00 (rep $20.00), CA CA$30.00
+let tablet: VariantFixture; // US $10.00, no CA price
+let serum: VariantFixture; // US $40.00, tax exempt
+let foreignVariant: VariantFixture;
+let plan: { id: number };
+let customer: { id: number; email: string };
+let otherCustomer: { id: number };
+let rep: { id: number };
+let card: { id: number };
+let foreign: { customer: { id: number }; plan: { id: number } };
+
+beforeAll(async () => {
+  t = await startTestApp({ clock });
+  call = httpClient(t.url);
+  const db = t.db.prisma;
+  acme = await createCompanyWithToken(db, "Acme");
+  globex = await createCompanyWithToken(db, "Globex");
+  US = await countryId(db, "US");
+  CA = await countryId(db, "CA");
+  await setTaxRate(db, acme.id, "US", "8.25");
+  await createShippingMethod(db, acme.id, "US", 799);
+  await createShippingMethod(db, acme.id, "US", 599, 10_000); // the cheapest active method is used
+  bottle = await createVariant(db, acme.id, { US: { price: 2500, rep_price: 2000 }, CA: { price: 3000 } }, { title: "Bottle", imageUrl: "https://cdn.example.com/bottle.png" });
+  tablet = await createVariant(db, acme.id, { US: { price: 1000 } }, { title: "Tablet" });
+  serum = await createVariant(db, acme.id, { US: { price: 4000 } }, { title: "Serum", taxCategory: "exempt" });
+  plan = await createPlan(db, acme.id, { price_adjustment_type: "percentage", price_adjustment_amount: "10", max_skips: 2 });
+  customer = await createCustomer(db, acme.id);
+  otherCustomer = await createCustomer(db, acme.id, "Other");
+  rep = await createRep(db, acme.id);
+  card = await createCard(db, customer.id);
+  foreignVariant = await createVariant(db, globex.id, { US: { price: 100 } });
+  foreign = { customer: await createCustomer(db, globex.id), plan: await createPlan(db, globex.id) };
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+beforeEach(async () => {
+  clock.set(TODAY);
+  await t.db.prisma.mailOutbox.deleteMany();
+  await t.db.prisma.subscriptionOrder.deleteMany();
+});
+
+function orderBody(overrides: Record<string, unknown> = {}) {
+  return {
+    subscription_order: {
+      customer_id: customer.id,
+      subscription_plan_id: plan.id,
+      items: [
+        { variant_id: bottle.id, quantity: 2 },
+        { variant_id: tablet.id, quantity: 1 },
+      ],
+      ship_to: usAddress(US),
+      ...overrides,
+    },
+  };
+}
+
+async function createOrder(overrides: Record<string, unknown> = {}, token = acme.token) {
+  const response = await call("POST", BASE, { token, body: orderBody(overrides) });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.subscription_order;
+}
+
+const patch = (id: number, action: string, body?: unknown, token = acme.token) => call("PATCH", `${BASE}/${id}${action ? `/${action}` : ""}`, { token, body });
+const stored = (id: number) => t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id }, include: { items: { orderBy: { position: "asc" } }, activities: true } });
+
+const SHOWN_KEYS = [
+  "activities", "additional_feedback", "amount", "bill_date", "bill_to", "buyer", "cancellation_reason", "created_at", "currency_code", "customer",
+  "days_until_next_bill_date", "discount", "display_amount", "display_discount", "display_shipping", "display_subtotal", "display_tax", "display_total",
+  "id", "items", "next_bill_date", "order_number", "order_thumbnail", "payment_method", "ship_to", "shipping", "skips_count", "status",
+  "subscription_interval", "subscription_interval_unit", "subscription_plan_id", "subtotal", "tax", "total", "updated_at", "user",
+].sort();
+
+describe("POST /api/v2/subscription_orders", () => {
+  it("creates a pending subscription priced by the totals engine, with every field", async () => {
+    const response = await call("POST", BASE, { token: acme.token, body: orderBody() });
+    expect(response.status).toBe(201);
+    const order = response.body.subscription_order;
+    expect(Object.keys(order).sort()).toEqual(SHOWN_KEYS);
+    // Bottle: 2 x (25.00 - 10%) = 45.00; tablet 1 x 9.00; tax 8.25% per line 3.71 + 0.74;
+    // shipping: the cheapest US method, 5.99 (not free below 100.00).
+    expect(order).toMatchObject({
+      status: "pending",
+      order_number: `SO-${String(order.id).padStart(6, "0")}`,
+      currency_code: "USD",
+      subtotal: 54,
+      display_subtotal: "$54.00",
+      tax: 4.45,
+      display_tax: "$4.45",
+      shipping: 5.99,
+      display_shipping: "$5.99",
+      discount: 0,
+      display_discount: "$0.00",
+      total: 64.44,
+      amount: 64.44,
+      display_total: "$64.44",
+      display_amount: "$64.44",
+      bill_date: "2026-01-15",
+      next_bill_date: "2026-02-15",
+      days_until_next_bill_date: 31,
+      subscription_interval: 1,
+      subscription_interval_unit: "month",
+      subscription_plan_id: plan.id,
+      skips_count: 0,
+      cancellation_reason: null,
+      additional_feedback: null,
+      order_thumbnail: "https://cdn.example.com/bottle.png",
+      customer: { id: customer.id, email: customer.email, first_name: "Casey", last_name: "Customer" },
+      user: null,
+      buyer: null,
+      payment_method: null,
+    });
+    expect(order.ship_to).toEqual({ name: "Casey Customer", address1: "1 Main St", address2: "Apt 2", city: "Springfield", state: "IL", postal_code: "62701", country_id: US, country_code: "US", country_name: "United States" });
+    expect(order.bill_to).toEqual(order.ship_to);
+    expect(order.items).toHaveLength(2);
+    expect(order.items[0]).toMatchObject({
+      variant_id: bottle.id,
+      product_id: bottle.productId,
+      quantity: 2,
+      option_value_ids: [],
+      price: 22.5,
+      display_price: "$22.50",
+      subtotal: 45,
+      tax: 3.71,
+      product: { id: bottle.productId, title: "Bottle", image_url: "https://cdn.example.com/bottle.png" },
+      variant: { id: bottle.id, sku: bottle.sku, title: "Default", image_url: "" },
+    });
+    expect(order.activities).toEqual([
+      {
+        id: expect.any(Number),
+        action: "created",
+        performed_by: { type: "api_token", id: acme.token.slice(0, 12) },
+        before: null,
+        after: { status: "pending", next_bill_date: "2026-02-15", total: 6444 },
+        created_at: TODAY.toISOString(),
+      },
+    ]);
+    const row = await stored(order.id);
+    expect([row.subtotal, row.tax, row.shipping, row.total, row.company_id]).toEqual([5400, 445, 599, 6444, acme.id]);
+  });
+
+  it("is active with a saved payment method; a buyer rep gets rep prices; user and bill_to are kept", async () => {
+    const order = await createOrder({
+      payment_method_id: card.id,
+      buyer_id: rep.id,
+      user_id: rep.id,
+      items: [{ variant_id: bottle.id, quantity: 1, option_value_ids: [3, 4] }],
+      bill_to: { country_code: "ca", name: "Billing Person", address1: "9 Queen St", city: "Toronto" },
+    });
+    expect(order.status).toBe("active");
+    expect(order.payment_method).toEqual({ id: card.id, kind: "credit_card", card_type: "visa", last_four: "4242", exp_month: 12, exp_year: 2030, paypal_email: null });
+    expect(order.items[0]).toMatchObject({ price: 18, option_value_ids: [3, 4] }); // rep 20.00 - 10%
+    expect(order.buyer.id).toBe(rep.id);
+    expect(order.user.id).toBe(rep.id);
+    expect(order.bill_to).toMatchObject({ name: "Billing Person", country_code: "CA", address2: null, state: null, postal_code: null });
+    expect(order.ship_to.country_code).toBe("US");
+  });
+
+  it("bills first after the plan's trial, or on the next_bill_date sent; tax-exempt lines pay no tax", async () => {
+    const trial = await createPlan(t.db.prisma, acme.id, { trial_period: 2, trial_period_unit: "week" });
+    const order = await createOrder({ subscription_plan_id: trial.id, items: [{ variant_id: serum.id, quantity: 3 }] });
+    expect(order.next_bill_date).toBe("2026-01-29");
+    expect(order).toMatchObject({ subtotal: 120, tax: 0, shipping: 0, total: 120 }); // free shipping over 100.00
+    const dated = await createOrder({ next_bill_date: "2026-01-15", status: "paused" });
+    expect(dated).toMatchObject({ next_bill_date: "2026-01-15", days_until_next_bill_date: 0, status: "paused" });
+  });
+
+  it("answers 422 for references that are not the company's, and creates nothing", async () => {
+    const inactivePlan = await createPlan(t.db.prisma, acme.id, { active: false });
+    const otherCard = await createCard(t.db.prisma, otherCustomer.id, "1111");
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ customer_id: foreign.customer.id }, "subscription_order.customer_id", "does not name a customer of this company"],
+      [{ customer_id: rep.id }, "subscription_order.customer_id", "does not name a customer of this company"],
+      [{ buyer_id: customer.id }, "subscription_order.buyer_id", "does not name a rep of this company"],
+      [{ user_id: 999_999 }, "subscription_order.user_id", "does not name a rep of this company"],
+      [{ subscription_plan_id: foreign.plan.id }, "subscription_order.subscription_plan_id", "does not name a subscription plan of this company"],
+      [{ subscription_plan_id: inactivePlan.id }, "subscription_order.subscription_plan_id", "names an inactive subscription plan"],
+      [{ payment_method_id: otherCard.id }, "subscription_order.payment_method_id", "is not one of the customer's saved payment methods"],
+      [{ status: "active" }, "subscription_order.status", "active needs a payment_method_id"],
+      [{ next_bill_date: "2026-01-14" }, "subscription_order.next_bill_date", "must not be in the past"],
+      [{ items: [{ variant_id: foreignVariant.id, quantity: 1 }] }, "subscription_order.items.0.variant_id", "does not name an available variant of this company"],
+      [{ items: [{ variant_id: bottle.id, quantity: 1 }, { variant_id: bottle.id, quantity: 2 }] }, "subscription_order.items.1.variant_id", "appears more than once: set one item's quantity instead"],
+      [{ ship_to: usAddress(CA), items: [{ variant_id: tablet.id, quantity: 1 }] }, "subscription_order.items.0.variant_id", `${tablet.sku} has no price in Canada`],
+      [{ ship_to: usAddress(99_999) }, "subscription_order.ship_to.country_id", "does not name a country"],
+      [{ ship_to: { ...usAddress(US), country_id: undefined, country_code: "ZZ" } }, "subscription_order.ship_to.country_code", "does not name a country"],
+      [{ ship_to: { ...usAddress(US), country_id: undefined } }, "subscription_order.ship_to.country_id", "is required (or send country_code)"],
+    ];
+    for (const [overrides, path, message] of cases) {
+      const response = await call("POST", BASE, { token: acme.token, body: orderBody(overrides) });
+      expect(response.status, path).toBe(422);
+      expect(response.body.errors[path], path).toEqual([message]);
+    }
+    expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
+  });
+
+  it("refuses a variant whose product the plan does not offer", async () => {
+    const linked = await createPlan(t.db.prisma, acme.id, { productIds: [bottle.productId] });
+    const response = await call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: linked.id }) });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "subscription_order.items.1.variant_id": [`${tablet.sku} is not offered with this subscription plan`] });
+    await createOrder({ subscription_plan_id: linked.id, items: [{ variant_id: bottle.id, quantity: 1 }] });
+  });
+
+  it("answers 422 with field paths for a malformed body", async () => {
+    const response = await call("POST", BASE, { token: acme.token, body: { subscription_order: { customer_id: "x", items: [{ variant_id: bottle.id, quantity: 0 }], ship_to: { country_id: US } } } });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(
+      expect.arrayContaining(["subscription_order.customer_id", "subscription_order.subscription_plan_id", "subscription_order.items.0.quantity", "subscription_order.ship_to.name"]),
+    );
+    expect((await call("POST", BASE, { token: acme.token, body: orderBody({ items: [] }) })).status).toBe(422);
+    expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
+  });
+});
+
+describe("GET /api/v2/subscription_orders and /stats", () => {
+  it("lists the company's orders, soonest bill first, with flat pagination meta and without order_number", async () => {
+    const later = await createOrder({ next_bill_date: "2026-03-01" });
+    const sooner = await createOrder({ next_bill_date: "2026-02-01" });
+    await createOrder({ customer_id: foreign.customer.id, subscription_plan_id: foreign.plan.id, items: [{ variant_id: foreignVariant.id, quantity: 1 }] }, globex.token);
+    const response = await call("GET", BASE, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_orders.map((o: { id: number }) => o.id)).toEqual([sooner.id, later.id]);
+    expect(Object.keys(response.body.subscription_orders[0]).sort()).toEqual(SHOWN_KEYS.filter((key) => key !== "order_number"));
+    expect(response.body.meta).toEqual({ request_id: response.headers["x-request-id"], timestamp: TODAY.toISOString(), total_count: 2, total_pages: 1, current_page: 1 });
+    const paged = await call("GET", `${BASE}?page=2&per_page=1`, { token: acme.token });
+    expect(paged.body.subscription_orders.map((o: { id: number }) => o.id)).toEqual([later.id]);
+    expect(paged.body.meta).toMatchObject({ total_count: 2, total_pages: 2, current_page: 2 });
+  });
+
+  it("filters by customer, buyer, credited rep, ship-to country (id or ISO code) and next bill date range", async () => {
+    const plain = await createOrder({ next_bill_date: "2026-02-01" });
+    const repOrder = await createOrder({ buyer_id: rep.id, user_id: rep.id, next_bill_date: "2026-02-10" });
+    const canadian = await createOrder({ customer_id: otherCustomer.id, ship_to: usAddress(CA), items: [{ variant_id: bottle.id, quantity: 1 }], next_bill_date: "2026-02-20" });
+    const ids = async (query: string) => (await call("GET", `${BASE}?${query}`, { token: acme.token })).body.subscription_orders.map((o: { id: number }) => o.id);
+    expect(await ids(`customer_id=${customer.id}`)).toEqual([plain.id, repOrder.id]);
+    expect(await ids(`buyer_id=${rep.id}`)).toEqual([repOrder.id]);
+    expect(await ids(`user_company_id=${rep.id}`)).toEqual([repOrder.id]);
+    expect(await ids(`ship_to_country_id=${CA}`)).toEqual([canadian.id]);
+    expect(await ids("ship_to_country_id=ca")).toEqual([canadian.id]);
+    expect(await ids("ship_to_country_id=ZZ")).toEqual([]);
+    expect(await ids("next_bill_date_start_date=2026-02-10")).toEqual([repOrder.id, canadian.id]);
+    expect(await ids("next_bill_date_end_date=2026-02-10")).toEqual([plain.id, repOrder.id]);
+    expect(await ids("next_bill_date_start_date=2026-02-02&next_bill_date_end_date=2026-02-19")).toEqual([repOrder.id]);
+    expect(await ids(`customer_id=${customer.id}&status=pending`)).toEqual([plain.id, repOrder.id]);
+  });
+
+  it("answers 422 for malformed filters", async () => {
+    for (const query of ["next_bill_date_start_date=01/02/2026", "customer_id=abc", "page=0", "per_page=101", "next_bill_date_start_date=2026-03-01&next_bill_date_end_date=2026-02-01", "ship_to_country_id=USA"]) {
+      const response = await call("GET", `${BASE}?${query}`, { token: acme.token });
+      expect(response.status, query).toBe(422);
+      expect(response.body.error_code).toBe("validation_failed");
+    }
+  });
+
+  it("counts by status with the same filters, for the calling company only", async () => {
+    const first = await createOrder();
+    await createOrder({ payment_method_id: card.id });
+    await createOrder({ customer_id: otherCustomer.id, next_bill_date: "2026-06-01" });
+    await patch(first.id, "cancel_subscription");
+    await createOrder({ customer_id: foreign.customer.id, subscription_plan_id: foreign.plan.id, items: [{ variant_id: foreignVariant.id, quantity: 1 }] }, globex.token);
+    const all = await call("GET", `${BASE}/stats`, { token: acme.token });
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({
+      subscriptions_count: 3,
+      active_subscriptions_count: 1,
+      cancelled_subscriptions_count: 1,
+      pending_subscriptions_count: 1,
+      paused_subscriptions_count: 0,
+      past_due_subscriptions_count: 0,
+    });
+    expect(all.body.meta.request_id).toBe(all.headers["x-request-id"]);
+    const filtered = await call("GET", `${BASE}/stats?customer_id=${customer.id}&next_bill_date_end_date=2026-03-01&page=1`, { token: acme.token });
+    expect(filtered.body).toMatchObject({ subscriptions_count: 2, active_subscriptions_count: 1, cancelled_subscriptions_count: 1 });
+    expect((await call("GET", `${BASE}/stats`, { token: globex.token })).body.subscriptions_count).toBe(1);
+  });
+});
+
+describe("GET /api/v2/subscription_orders/{id}", () => {
+  it("shows an order; days_until_next_bill_date follows the clock", async () => {
+    const order = await createOrder();
+    clock.set(new Date("2026-02-10T23:59:00.000Z"));
+    const response = await call("GET", `${BASE}/${order.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ id: order.id, order_number: order.order_number, days_until_next_bill_date: 5, total: 64.44 });
+  });
+
+  it("answers 404 for another company's order, an unknown id and a malformed id", async () => {
+    const order = await createOrder();
+    for (const [path, token] of [[`${BASE}/${order.id}`, globex.token], [`${BASE}/999999`, acme.token], [`${BASE}/abc`, acme.token]] as const) {
+      const response = await call("GET", path, { token });
+      expect(response.status, path).toBe(404);
+      expect(response.body.error_code).toBe("not_found");
+    }
+  });
+});
+
+describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
+  it("replaces the items when update is true: kept, changed, swapped, added and removed, repriced with an activity", async () => {
+    const order = await createOrder();
+    const [bottleItem, tabletItem] = order.items;
+    const response = await patch(order.id, "", {
+      update: true,
+      items: [
+        { id: bottleItem.id, quantity: 1, option_value_ids: [7] },
+        { variant_id: serum.id, quantity: 2 },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const updated = response.body.subscription_order;
+    expect(updated.items.map((item: { id: number; variant_id: number; quantity: number }) => [item.id === bottleItem.id, item.variant_id, item.quantity])).toEqual([
+      [true, bottle.id, 1],
+      [false, serum.id, 2],
+    ]);
+    expect(updated.items[0].option_value_ids).toEqual([7]);
+    // 22.50 + 2 x 36.00 = 94.50; tax only on the bottle: 1.86; shipping 5.99 (below 100.00).
+    expect(updated).toMatchObject({ subtotal: 94.5, tax: 1.86, shipping: 5.99, total: 102.35, display_total: "$102.35" });
+    expect(updated.items.some((item: { id: number }) => item.id === tabletItem.id)).toBe(false);
+    const activity = updated.activities.at(-1);
+    expect(activity).toMatchObject({ action: "items_updated", before: { total: 6444 }, after: { total: 10235 } });
+    expect(activity.before.items).toHaveLength(2);
+
+    const swapped = await patch(order.id, "", { update: true, items: [{ id: bottleItem.id, variant_id: tablet.id, quantity: 3 }] });
+    expect(swapped.status).toBe(200);
+    expect(swapped.body.subscription_order.items).toMatchObject([{ id: bottleItem.id, variant_id: tablet.id, quantity: 3, price: 9 }]);
+    expect((await stored(order.id)).items).toHaveLength(1);
+  });
+
+  it("previews without saving when update is not true", async () => {
+    const order = await createOrder();
+    for (const update of [false, null, undefined]) {
+      const response = await patch(order.id, "", { update, items: [{ id: order.items[0].id, quantity: 10 }] });
+      expect(response.status).toBe(200);
+      expect(response.body.subscription_order).toMatchObject({ subtotal: 225, shipping: 0, items: [{ quantity: 10 }] });
+    }
+    const row = await stored(order.id);
+    expect(row.items.map((item) => item.quantity)).toEqual([2, 1]);
+    expect(row.total).toBe(6444);
+    expect(row.activities.map((activity) => activity.action)).toEqual(["created"]);
+  });
+
+  it("answers 422 for items that are not this order's, unknown variants, duplicates and an empty list; nothing changes", async () => {
+    const order = await createOrder();
+    const other = await createOrder({ customer_id: otherCustomer.id });
+    const cases: Array<[unknown[], string]> = [
+      [[{ id: other.items[0].id, quantity: 1 }], "items.0.id"],
+      [[{ variant_id: foreignVariant.id, quantity: 1 }], "items.0.variant_id"],
+      [[{ id: order.items[0].id, quantity: 1 }, { variant_id: bottle.id, quantity: 1 }], "items.1.variant_id"],
+      [[{ id: order.items[0].id, quantity: 1 }, { id: order.items[0].id, quantity: 2 }], "items.1.id"],
+      [[{ quantity: 1 }], "items.0"],
+      [[], "items"],
+      [[{ id: order.items[0].id, quantity: 0 }], "items.0.quantity"],
+    ];
+    for (const [items, path] of cases) {
+      const response = await patch(order.id, "", { update: true, items });
+      expect(response.status, path).toBe(422);
+      expect(Object.keys(response.body.errors), path).toEqual([path]);
+    }
+    const row = await stored(order.id);
+    expect(row.items.map((item) => [item.variant_id, item.quantity])).toEqual([[bottle.id, 2], [tablet.id, 1]]);
+    expect(row.activities).toHaveLength(1);
+  });
+
+  it("answers 409 on a cancelled order and 404 for another company's", async () => {
+    const order = await createOrder();
+    expect((await patch(order.id, "", { update: true, items: [{ id: order.items[0].id, quantity: 1 }] }, globex.token)).status).toBe(404);
+    await patch(order.id, "cancel_subscription");
+    const response = await patch(order.id, "", { update: true, items: [{ id: order.items[0].id, quantity: 1 }] });
+    expect(response.status).toBe(409);
+    expect(response.body.error_code).toBe("subscription_cancelled");
+  });
+});
+
+describe("PATCH .../update_shipping_address", () => {
+  it("moves the order to the new address and reprices it in that country's currency", async () => {
+    const order = await createOrder({ items: [{ variant_id: bottle.id, quantity: 1 }] });
+    const response = await patch(order.id, "update_shipping_address", { address: { country_id: CA, name: "Casey", address1: "9 Queen St", city: "Toronto", state: "ON", postal_code: "M5H 2N2" } });
+    expect(response.status).toBe(200);
+    const moved = response.body.subscription_order;
+    expect(moved.ship_to).toEqual({ name: "Casey", address1: "9 Queen St", address2: null, city: "Toronto", state: "ON", postal_code: "M5H 2N2", country_id: CA, country_code: "CA", country_name: "Canada" });
+    // CA$30.00 - 10%, no Canadian tax rate or shipping method for this company.
+    expect(moved).toMatchObject({ currency_code: "CAD", subtotal: 27, tax: 0, shipping: 0, total: 27, display_total: "CA$27.00" });
+    expect(moved.bill_to.country_code).toBe("US");
+    expect(moved.activities.at(-1)).toMatchObject({ action: "shipping_address_updated", before: { ship_to: { country_id: US }, total: 3035 }, after: { ship_to: { country_id: CA }, total: 2700 } });
+  });
+
+  it("answers 422 when an item has no price in the new country, or the country is unknown; nothing changes", async () => {
+    const order = await createOrder();
+    const noPrice = await patch(order.id, "update_shipping_address", { address: usAddress(CA) });
+    expect(noPrice.status).toBe(422);
+    expect(noPrice.body.errors).toEqual({ "address.country_id": [`${tablet.sku} has no price in Canada`] });
+    const unknown = await patch(order.id, "update_shipping_address", { address: usAddress(99_999) });
+    expect(unknown.body.errors).toEqual({ "address.country_id": ["does not name a country"] });
+    const invalid = await patch(order.id, "update_shipping_address", { address: { country_id: US, name: "", city: "X" } });
+    expect(invalid.status).toBe(422);
+    expect(Object.keys(invalid.body.errors).sort()).toEqual(["address.address1", "address.name"]);
+    const row = await stored(order.id);
+    expect([row.ship_to_country_id, row.ship_to_city, row.total, row.activities.length]).toEqual([US, "Springfield", 6444, 1]);
+  });
+
+  it("answers 409 on a cancelled order and 404 for another company's", async () => {
+    const order = await createOrder();
+    expect((await patch(order.id, "update_shipping_address", { address: usAddress(US) }, globex.token)).status).toBe(404);
+    await patch(order.id, "cancel_subscription");
+    expect((await patch(order.id, "update_shipping_address", { address: usAddress(US) })).status).toBe(409);
+  });
+});
+
+describe("PATCH .../skip_order", () => {
+  it("moves the next bill one billing interval later and counts the skip", async () => {
+    const order = await createOrder({ next_bill_date: "2026-01-31" });
+    const first = await patch(order.id, "skip_order");
+    expect(first.status).toBe(200);
+    expect(first.body.subscription_order).toMatchObject({ next_bill_date: "2026-02-28", skips_count: 1, days_until_next_bill_date: 44 });
+    expect(first.body.subscription_order.activities.at(-1)).toMatchObject({
+      action: "skipped",
+      before: { next_bill_date: "2026-01-31", skips_count: 0 },
+      after: { next_bill_date: "2026-02-28", skips_count: 1 },
+    });
+    // The day of month comes from the stored date, so a month end stays clamped (Feb 28 -> Mar 28).
+    expect((await patch(order.id, "skip_order")).body.subscription_order.next_bill_date).toBe("2026-03-28");
+  });
+
+  it("skips by the plan's unit: two weeks", async () => {
+    const biweekly = await createPlan(t.db.prisma, acme.id, { billing_interval: 2, billing_interval_unit: "week" });
+    const order = await createOrder({ subscription_plan_id: biweekly.id, next_bill_date: "2026-02-26" });
+    expect((await patch(order.id, "skip_order")).body.subscription_order.next_bill_date).toBe("2026-03-12");
+  });
+
+  it("answers 422 when the plan allows no skipping or max_skips is used up, also when skips race", async () => {
+    const noSkips = await createPlan(t.db.prisma, acme.id, { allow_skipping: false });
+    const refused = await patch((await createOrder({ subscription_plan_id: noSkips.id })).id, "skip_order");
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error_code: "skipping_not_allowed", errors: null });
+
+    const oneSkip = await createPlan(t.db.prisma, acme.id, { max_skips: 1 });
+    const order = await createOrder({ subscription_plan_id: oneSkip.id });
+    const racing = await Promise.all([patch(order.id, "skip_order"), patch(order.id, "skip_order"), patch(order.id, "skip_order")]);
+    expect(racing.map((response) => response.status).sort()).toEqual([200, 422, 422]);
+    expect(racing.find((response) => response.status === 422)?.body.error_code).toBe("max_skips_reached");
+    const row = await stored(order.id);
+    expect([row.skips_count, row.next_bill_date.toISOString().slice(0, 10)]).toEqual([1, "2026-03-15"]);
+  });
+
+  it("answers 409 for cancelled, paused and past-due orders, and 404 for another company's", async () => {
+    const paused = await createOrder({ status: "paused" });
+    expect((await patch(paused.id, "skip_order")).body.error_code).toBe("subscription_paused");
+    const pastDue = await createOrder({ status: "past_due" });
+    expect((await patch(pastDue.id, "skip_order")).status).toBe(409);
+    const order = await createOrder();
+    expect((await patch(order.id, "skip_order", undefined, globex.token)).status).toBe(404);
+    await patch(order.id, "cancel_subscription");
+    const response = await patch(order.id, "skip_order");
+    expect(response.status).toBe(409);
+    expect((await stored(order.id)).skips_count).toBe(0);
+  });
+});
+
+describe("PATCH .../cancel_subscription and .../cancellation_feedback", () => {
+  it("cancels once; a second cancel is a 409", async () => {
+    const order = await createOrder({ payment_method_id: card.id });
+    const response = await patch(order.id, "cancel_subscription");
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order.status).toBe("cancelled");
+    expect(response.body.subscription_order.activities.at(-1)).toMatchObject({ action: "cancelled", before: { status: "active" }, after: { status: "cancelled" } });
+    const again = await patch(order.id, "cancel_subscription");
+    expect(again.status).toBe(409);
+    expect(again.body.error_code).toBe("already_cancelled");
+    expect((await stored(order.id)).activities).toHaveLength(2);
+    expect((await patch(order.id, "cancel_subscription", undefined, globex.token)).status).toBe(404);
+  });
+
+  it("keeps a cancelled order, with its billing terms, when its plan is deleted", async () => {
+    const weekly = await createPlan(t.db.prisma, acme.id, { billing_interval: 3, billing_interval_unit: "week" });
+    const order = await createOrder({ subscription_plan_id: weekly.id });
+    await patch(order.id, "cancel_subscription");
+    await t.db.prisma.subscriptionPlan.delete({ where: { id: weekly.id } });
+    const response = await call("GET", `${BASE}/${order.id}`, { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ status: "cancelled", subscription_plan_id: null, subscription_interval: 3, subscription_interval_unit: "week" });
+  });
+
+  it("records the reason and feedback (one may come alone), with an activity", async () => {
+    const order = await createOrder();
+    await patch(order.id, "cancel_subscription");
+    const response = await patch(order.id, "cancellation_feedback", { reason: "too_expensive", feedback: "Loved it, but money is tight." });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ cancellation_reason: "too_expensive", additional_feedback: "Loved it, but money is tight." });
+    const reasonOnly = await patch(order.id, "cancellation_feedback", { reason: "moving" });
+    expect(reasonOnly.body.subscription_order).toMatchObject({ cancellation_reason: "moving", additional_feedback: "Loved it, but money is tight." });
+    expect(reasonOnly.body.subscription_order.activities.at(-1)).toMatchObject({
+      action: "cancellation_feedback",
+      before: { cancellation_reason: "too_expensive" },
+      after: { cancellation_reason: "moving" },
+    });
+  });
+
+  it("answers 422 without reason and feedback, 404 for another company's order", async () => {
+    const order = await createOrder();
+    for (const body of [{}, { reason: "", feedback: "" }, { reason: 5 }]) {
+      expect((await patch(order.id, "cancellation_feedback", body)).status).toBe(422);
+    }
+    expect((await patch(order.id, "cancellation_feedback", { reason: "x" }, globex.token)).status).toBe(404);
+    const row = await stored(order.id);
+    expect([row.cancellation_reason, row.activities.length]).toEqual([null, 1]);
+  });
+});
+
+describe("PATCH .../update_payment (credit_card)", () => {
+  it("puts one of the customer's saved cards on the order and activates a pending order", async () => {
+    const order = await createOrder();
+    const response = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: card.id });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ status: "active", payment_method: { id: card.id, kind: "credit_card", last_four: "4242" } });
+    expect(response.body.subscription_order.activities.at(-1)).toMatchObject({
+      action: "payment_updated",
+      before: { payment_method_id: null, status: "pending" },
+      after: { payment_method_id: card.id, status: "active" },
+    });
+  });
+
+  it("settles a past-due order and leaves a paused one paused", async () => {
+    const pastDue = await createOrder({ status: "past_due" });
+    expect((await patch(pastDue.id, "update_payment", { payment_method: "credit_card", card_id: card.id })).body.subscription_order.status).toBe("active");
+    const paused = await createOrder({ status: "paused" });
+    expect((await patch(paused.id, "update_payment", { payment_method: "credit_card", card_id: card.id })).body.subscription_order.status).toBe("paused");
+  });
+
+  it("answers 422 for another customer's card or a malformed variant; nothing changes", async () => {
+    const order = await createOrder();
+    const otherCard = await createCard(t.db.prisma, otherCustomer.id, "0005");
+    const response = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: otherCard.id });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ card_id: ["is not one of the customer's saved cards"] });
+    for (const body of [{ payment_method: "credit_card" }, { payment_method: "bitcoin", card_id: card.id }, { card_id: card.id }, { payment_method: "paypal", return_url: "https://shop.example.com/ok" }]) {
+      expect((await patch(order.id, "update_payment", body)).status, JSON.stringify(body)).toBe(422);
+    }
+    const row = await stored(order.id);
+    expect([row.payment_method_id, row.status]).toEqual([null, "pending"]);
+  });
+
+  it("answers 409 on a cancelled order and 404 for another company's", async () => {
+    const order = await createOrder();
+    expect((await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: card.id }, globex.token)).status).toBe(404);
+    await patch(order.id, "cancel_subscription");
+    expect((await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: card.id })).status).toBe(409);
+  });
+});
+
+describe("PATCH .../send_autoship_reminder_email", () => {
+  it("queues the reminder to the customer's address, and the mail worker delivers it over SMTP", async () => {
+    const order = await createOrder();
+    const response = await patch(order.id, "send_autoship_reminder_email");
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(["id", "meta"]);
+    const mail = await t.db.prisma.mailOutbox.findUniqueOrThrow({ where: { id: response.body.id } });
+    expect(mail).toMatchObject({ company_id: acme.id, to: customer.email, kind: "autoship_reminder", status: "pending", attempts: 0 });
+    expect(mail.subject).toBe("Your Acme autoship ships on 2026-02-15");
+    expect(mail.body).toContain("$64.44");
+    expect((await stored(order.id)).activities.at(-1)).toMatchObject({ action: "reminder_email_queued", after: { mail_id: mail.id, to: customer.email } });
+
+    const sink = await startSmtpSink();
+    try {
+      const sent = await deliverDueMail({ db: t.db.prisma, transport: smtpTransport(sink.url), from: t.config.mail.from, clock, logger: t.app.log as never });
+      expect(sent).toBe(1);
+      expect(sink.received).toHaveLength(1);
+      expect(sink.received[0]?.to).toEqual([customer.email]);
+      expect(sink.received[0]?.raw).toContain("Subject: Your Acme autoship ships on 2026-02-15");
+      expect(await t.db.prisma.mailOutbox.findUniqueOrThrow({ where: { id: mail.id } })).toMatchObject({ status: "sent", attempts: 1, sent_at: TODAY });
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it("answers 409 for cancelled and paused orders and 404 for another company's; nothing is queued", async () => {
+    const order = await createOrder();
+    expect((await patch(order.id, "send_autoship_reminder_email", undefined, globex.token)).status).toBe(404);
+    const paused = await createOrder({ status: "paused" });
+    expect((await patch(paused.id, "send_autoship_reminder_email")).status).toBe(409);
+    await patch(order.id, "cancel_subscription");
+    expect((await patch(order.id, "send_autoship_reminder_email")).status).toBe(409);
+    expect(await t.db.prisma.mailOutbox.count()).toBe(0);
+  });
+});
+
+describe("authentication", () => {
+  it("answers 401 without a token on every operation", async () => {
+    const order = await createOrder();
+    const operations: Array<[string, string]> = [
+      ["GET", BASE],
+      ["POST", BASE],
+      ["GET", `${BASE}/stats`],
+      ["GET", `${BASE}/${order.id}`],
+      ["PATCH", `${BASE}/${order.id}`],
+      ...["update_shipping_address", "update_payment", "skip_order", "cancel_subscription", "cancellation_feedback", "send_autoship_reminder_email"].map(
+        (action): [string, string] => ["PATCH", `${BASE}/${order.id}/${action}`],
+      ),
+      ["GET", `${BASE}/${order.id}/authorize_paypal?token=abc`],
+    ];
+    for (const [method, path] of operations) {
+      const response = await call(method, path, { body: method === "GET" ? undefined : {} });
+      expect(response.status, `${method} ${path}`).toBe(401);
+      expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
+    }
+    expect((await stored(order.id)).activities).toHaveLength(1);
+  });
+});
