@@ -1,7 +1,22 @@
 import fastifyCors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
+import { cartBuyerRoutes } from "./cart-buyer.js";
+import { cartDiscountRoutes } from "./cart-discounts.js";
+import { cartItemRoutes } from "./cart-items.js";
+import { cartMetadataRoutes } from "./cart-metadata.js";
+import { cartRoutes } from "./carts.js";
 
 /** Storefront cart endpoints, addressed by cart token; answers CORS from storefront origins. */
 export async function cartSurface(app: FastifyInstance): Promise<void> {
-  await app.register(fastifyCors, { origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins, credentials: true });
+  await app.register(fastifyCors, {
+    origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins,
+    credentials: true,
+    // @fastify/cors allows only GET, HEAD and POST by default; carts change with PATCH and DELETE.
+    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
+  });
+  await app.register(cartRoutes);
+  await app.register(cartItemRoutes);
+  await app.register(cartDiscountRoutes);
+  await app.register(cartMetadataRoutes);
+  await app.register(cartBuyerRoutes);
 }

@@ -1,0 +1,114 @@
+import type { Prisma } from "../../generated/prisma/client.js";
+import { ValidationError } from "../../platform/errors.js";
+import { buyerFromToken } from "./buyer.js";
+import type { CartContext, CartTx } from "./context.js";
+import { type CartOutcome, mutateCart } from "./mutate.js";
+import type { AddressBodyInput, AddressInput, AddressView, SkippedItem, UpdateCartInput } from "./schemas.js";
+
+// Contact data, shipping method, addresses, language and country of a cart.
+
+/** Email, phone, marketing consent and the shipping method: only the members sent change. */
+export function updateCart(ctx: CartContext, cartToken: string, input: UpdateCartInput): Promise<CartOutcome> {
+  return mutateCart(ctx, cartToken, async (tx, cart) => {
+    const data: Prisma.CartUncheckedUpdateInput = {};
+    if (input.email !== undefined) data.email = input.email === null ? null : input.email.toLowerCase();
+    if (input.phone !== undefined) data.phone = input.phone;
+    if (input.email_marketing !== undefined) data.email_marketing = input.email_marketing;
+    if (input.sms_marketing !== undefined) data.sms_marketing = input.sms_marketing;
+    if (input.shipping_method !== undefined) {
+      const method = await tx.shippingMethod.findFirst({
+        where: { id: input.shipping_method.id, company_id: cart.companyId, country_id: cart.countryId, active: true },
+        select: { id: true },
+      });
+      if (method === null) throw ValidationError.field("shipping_method.id", "is not an available shipping method for the cart's country");
+      data.shipping_method_id = method.id;
+    }
+    await tx.cart.update({ where: { id: cart.id }, data });
+  });
+}
+
+async function addressViewOf(tx: CartTx, address: AddressInput): Promise<AddressView> {
+  const country =
+    address.country_id !== undefined
+      ? await tx.country.findUnique({ where: { id: address.country_id } })
+      : address.country_code !== undefined
+        ? await tx.country.findUnique({ where: { iso: address.country_code } })
+        : null;
+  if (country === null) {
+    const path = address.country_id !== undefined ? "address.country_id" : "address.country_code";
+    throw ValidationError.field(path, address.country_id === undefined && address.country_code === undefined ? "is required" : "is not a supported country");
+  }
+  return {
+    id: address.id ?? null,
+    first_name: address.first_name ?? null,
+    last_name: address.last_name ?? null,
+    address1: address.address1,
+    address2: address.address2 ?? null,
+    city: address.city,
+    state: address.state ?? null,
+    postal_code: address.postal_code ?? null,
+    country_code: country.iso,
+    country_id: country.id,
+    phone: address.phone ?? null,
+  };
+}
+
+/**
+ * Sets the shipping (ship_to) or billing (bill_to) address from an address object. A customer
+ * token in `jwt` attaches that customer to the cart. Saved addresses are not kept by this
+ * service, so an `address_id` names nothing (422).
+ */
+export function setAddress(ctx: CartContext, cartToken: string, input: AddressBodyInput): Promise<CartOutcome> {
+  return mutateCart(ctx, cartToken, async (tx, cart) => {
+    const data: Prisma.CartUncheckedUpdateInput = {};
+    if (input.jwt != null) {
+      const buyer = await buyerFromToken(ctx, tx, input.jwt, cart.companyId);
+      if (buyer.role === "customer") data.customer_id = buyer.userId;
+    }
+    if (input.address_id != null) throw ValidationError.field("address_id", "does not name a saved address of the cart's customer");
+    if (input.address == null) throw ValidationError.field("address", "is required");
+    const address = (await addressViewOf(tx, input.address)) as unknown as Prisma.InputJsonValue;
+    if (input.type === "ship_to") {
+      data.ship_to = address;
+      const copyToBilling = input.use_shipping_address_for_billing === true;
+      data.use_shipping_address_for_billing = copyToBilling;
+      if (copyToBilling) data.bill_to = address;
+    } else {
+      data.bill_to = address;
+      data.use_shipping_address_for_billing = false;
+    }
+    await tx.cart.update({ where: { id: cart.id }, data });
+  });
+}
+
+export function changeLanguage(ctx: CartContext, cartToken: string, languageIso: string): Promise<CartOutcome> {
+  return mutateCart(ctx, cartToken, async (tx, cart) => {
+    const language = await tx.language.findUnique({ where: { iso: languageIso.toLowerCase() } });
+    if (language === null) throw ValidationError.field("language_iso", "is not a supported language");
+    await tx.cart.update({ where: { id: cart.id }, data: { language_iso: language.iso } });
+  });
+}
+
+/**
+ * Moves the cart to another country: currency, prices, tax and shipping methods follow. Lines
+ * whose variant has no price there are removed and reported in skipped_items.
+ */
+export function updateCountry(ctx: CartContext, cartToken: string, countryCode: string): Promise<CartOutcome> {
+  return mutateCart(ctx, cartToken, async (tx, cart) => {
+    const country = await tx.country.findUnique({ where: { iso: countryCode } });
+    if (country === null) throw ValidationError.field("country_code", "is not a supported country");
+    if (country.id === cart.countryId) return;
+    const unpriced = await tx.cartItem.findMany({
+      where: { cart_id: cart.id, parent_id: null, enrollment: false, variant: { prices: { none: { country_id: country.id } } } },
+      include: { variant: { select: { sku: true } } },
+    });
+    const skipped: SkippedItem[] = unpriced.map((line) => ({
+      variant_id: line.variant_id,
+      reason: "variant_unavailable",
+      message: `${line.variant.sku} is not available in ${country.name}`,
+    }));
+    if (unpriced.length > 0) await tx.cartItem.deleteMany({ where: { id: { in: unpriced.map((line) => line.id) } } });
+    await tx.cart.update({ where: { id: cart.id }, data: { country_id: country.id } });
+    return { skipped };
+  });
+}

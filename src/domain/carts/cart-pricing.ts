@@ -1,0 +1,167 @@
+import { Prisma } from "../../generated/prisma/client.js";
+import { parseDecimalToMinor } from "../../platform/money.js";
+import type { IntervalUnit } from "../subscription-plans/schedule.js";
+import type { CartState, LoadedItem } from "./cart-state.js";
+import { discountProblem } from "./discount-rules.js";
+import { computeTotals, type PriceAdjustment, type Totals, type TotalsDiscount, type TotalsLine } from "./totals.js";
+
+// Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
+// on the cart because the world changed since the last mutation (a code expired, a shipping
+// method was switched off, a saved payment method no longer belongs to the customer).
+
+export interface Corrections {
+  discountCodes: string[] | null;
+  clearShippingMethod: boolean;
+  clearPaymentMethod: boolean;
+}
+
+export interface PricedCart {
+  totals: Totals;
+  /** Totals line per cart item id. */
+  lineOf: (itemId: number) => Totals["lines"][number];
+  /** The list price of an item's variant (rep or retail), before any plan adjustment. */
+  listPriceOf: (item: LoadedItem) => number;
+  unitCvOf: (item: LoadedItem) => number;
+  unitQvOf: (item: LoadedItem) => number;
+  appliedDiscounts: TotalsDiscount[];
+  messages: { errors: string[]; warnings: string[]; info: string[] };
+  corrections: Corrections;
+  /** Whether the shipping method in effect survived the corrections. */
+  shippingMethodInEffect: boolean;
+}
+
+/** A stored decimal (Decimal(14,4)) as an amount string of the currency, rounded half-even. */
+export function decimalAmount(value: Prisma.Decimal, decimalPlaces: number): string {
+  return value.toDecimalPlaces(decimalPlaces, Prisma.Decimal.ROUND_HALF_EVEN).toFixed(decimalPlaces);
+}
+
+/** A line priced from the catalog: neither a bundled item nor part of an enrollment pack. */
+export function isPricedLine(item: Pick<LoadedItem, "parent_id" | "enrollment">): boolean {
+  return item.parent_id === null && !item.enrollment;
+}
+
+function adjustmentOf(item: LoadedItem, decimalPlaces: number): PriceAdjustment | null {
+  const plan = item.subscription_plan;
+  if (plan?.price_adjustment_type == null || plan.price_adjustment_amount == null) return null;
+  const type = plan.price_adjustment_type === "percentage" ? "percentage" : "fixed_amount";
+  const amount = type === "percentage" ? plan.price_adjustment_amount.toFixed() : decimalAmount(plan.price_adjustment_amount, decimalPlaces);
+  return { type, amount };
+}
+
+/** The variant's price row for the cart's country, when the line is priced from the catalog. */
+function priceRowOf(item: LoadedItem, countryId: number) {
+  return isPricedLine(item) ? item.variant.prices.find((price) => price.country_id === countryId) : undefined;
+}
+
+function unavailableReason(item: LoadedItem, countryId: number, countryName: string): string | null {
+  const { variant } = item;
+  if (variant.deleted_at !== null || !variant.active || variant.product.deleted_at !== null || !variant.product.active) {
+    return `${variant.sku} is no longer available`;
+  }
+  if (isPricedLine(item) && priceRowOf(item, countryId) === undefined) return `${variant.sku} is not available in ${countryName}`;
+  return null;
+}
+
+export function priceCart(state: CartState, now: Date): PricedCart {
+  const { cart } = state;
+  const decimalPlaces = cart.country.currency.decimal_places;
+  const pricing = cart.buyer_rep_id !== null ? "rep" : "retail";
+  const errors: string[] = [];
+  const warnings: string[] = [];
+
+  const listPriceOf = (item: LoadedItem): number => {
+    const price = priceRowOf(item, cart.country_id);
+    if (price === undefined) return 0;
+    return pricing === "rep" && price.rep_price !== null ? price.rep_price : price.price;
+  };
+  // Bundled items carry no volume of their own unless update_volumes gave them one.
+  const unitCvOf = (item: LoadedItem) => item.cv ?? (item.parent_id === null ? item.variant.cv : 0);
+  const unitQvOf = (item: LoadedItem) => item.qv ?? (item.parent_id === null ? item.variant.qv : 0);
+
+  const lines: TotalsLine[] = cart.items.map((item) => {
+    const price = priceRowOf(item, cart.country_id);
+    const plan = item.subscription ? item.subscription_plan : null;
+    return {
+      key: String(item.id),
+      productId: item.variant.product_id,
+      retailUnitPrice: price?.price ?? 0,
+      repUnitPrice: price?.rep_price ?? null,
+      quantity: item.quantity,
+      taxable: item.variant.tax_category !== "exempt",
+      unitCv: unitCvOf(item),
+      unitQv: unitQvOf(item),
+      subscription:
+        plan === null
+          ? null
+          : { interval: plan.billing_interval, intervalUnit: plan.billing_interval_unit as IntervalUnit, adjustment: adjustmentOf(item, decimalPlaces) },
+    };
+  });
+
+  for (const item of cart.items) {
+    const reason = unavailableReason(item, cart.country_id, cart.country.name);
+    if (reason !== null) errors.push(reason);
+  }
+  const quantityByVariant = new Map<number, { sku: string; inventory: number | null; quantity: number }>();
+  for (const item of cart.items) {
+    const entry = quantityByVariant.get(item.variant_id) ?? { sku: item.variant.sku, inventory: item.variant.inventory_quantity, quantity: 0 };
+    entry.quantity += item.quantity;
+    quantityByVariant.set(item.variant_id, entry);
+  }
+  for (const { sku, inventory, quantity } of quantityByVariant.values()) {
+    if (inventory !== null && quantity > inventory) errors.push(`Insufficient inventory for ${sku}`);
+  }
+
+  const discountByCode = new Map(state.discounts.map((discount) => [discount.code, discount]));
+  const keptCodes: string[] = [];
+  const appliedDiscounts: TotalsDiscount[] = [];
+  for (const code of cart.discount_codes) {
+    const discount = discountByCode.get(code);
+    const problem = discountProblem(discount, now);
+    if (problem !== null || discount === undefined) {
+      warnings.push(`Discount code ${code} was removed: it ${problem ?? "is not a valid code"}`);
+      continue;
+    }
+    keptCodes.push(code);
+    appliedDiscounts.push({
+      code,
+      kind: discount.kind === "percentage" ? "percentage" : "fixed_amount",
+      amount: discount.kind === "percentage" ? discount.amount.toFixed() : decimalAmount(discount.amount, decimalPlaces),
+      scope: discount.scope as TotalsDiscount["scope"],
+      productIds: discount.product_ids,
+    });
+  }
+
+  const method = cart.shipping_method;
+  const methodUsable = method !== null && method.active && method.country_id === cart.country_id;
+  if (method !== null && !methodUsable) warnings.push(`Shipping method ${method.name} is not available for ${cart.country.name} and was removed`);
+  const paymentMethodStale = cart.payment_method !== null && cart.payment_method.user_id !== cart.customer_id;
+
+  const enrollmentFee = cart.enrollment_pack === null ? 0 : parseDecimalToMinor(decimalAmount(cart.enrollment_pack.price, decimalPlaces), decimalPlaces);
+  const totals = computeTotals({
+    decimalPlaces,
+    pricing,
+    lines,
+    discounts: appliedDiscounts,
+    taxRatePercent: state.taxRatePercent,
+    shipping: methodUsable ? { price: method.price, freeOver: method.free_over } : null,
+    transactionFee: 0,
+    enrollmentFee,
+  });
+  const lineById = new Map(totals.lines.map((line) => [Number(line.key), line]));
+
+  return {
+    totals,
+    lineOf: (itemId) => lineById.get(itemId) as Totals["lines"][number],
+    listPriceOf,
+    unitCvOf,
+    unitQvOf,
+    appliedDiscounts,
+    messages: { errors, warnings, info: [] },
+    corrections: {
+      discountCodes: keptCodes.length === cart.discount_codes.length ? null : keptCodes,
+      clearShippingMethod: method !== null && !methodUsable,
+      clearPaymentMethod: paymentMethodStale,
+    },
+    shippingMethodInEffect: methodUsable,
+  };
+}

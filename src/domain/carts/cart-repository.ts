@@ -1,0 +1,101 @@
+import { Prisma } from "../../generated/prisma/client.js";
+import type { Db } from "../../platform/db/database.js";
+import { GoneError, NotFoundError } from "../../platform/errors.js";
+import { priceCart } from "./cart-pricing.js";
+import { loadCartState } from "./cart-state.js";
+import { renderCart } from "./cart-view.js";
+import type { CartTx } from "./context.js";
+import { shopUrlOf } from "./links.js";
+import type { StoredCartView } from "./schemas.js";
+
+// Loading, locking and storing carts. A cart's rendered view (totals included) is stored by
+// every mutation, so reading a cart is one indexed lookup that returns ready JSON.
+
+/** A cart as a read or a mutation returns it: the stored view and what its response meta needs. */
+export interface CartRecord {
+  id: number;
+  companyId: number;
+  customerId: number | null;
+  shopDomain: string;
+  view: StoredCartView;
+}
+
+interface CartRow {
+  id: number;
+  company_id: number;
+  country_id: number;
+  customer_id: number | null;
+  state: string;
+  immutable_items: boolean;
+  shop_domain: string;
+  view: StoredCartView;
+}
+
+const LOCKED_STATES = new Set(["payment_authorized", "payment_captured"]);
+
+function toRecord(row: CartRow): CartRecord {
+  return { id: row.id, companyId: row.company_id, customerId: row.customer_id, shopDomain: row.shop_domain, view: row.view };
+}
+
+/** The read path: one query by the unique token, joined to the company for the shop's address. */
+export async function readCart(db: Db, cartToken: string): Promise<CartRecord> {
+  const rows = await db.$queryRaw<CartRow[]>`
+    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain, c.view
+    FROM carts c JOIN companies co ON co.id = c.company_id
+    WHERE c.cart_token = ${cartToken}`;
+  const row = rows[0];
+  if (row === undefined) throw new NotFoundError("Cart not found");
+  return toRecord(row);
+}
+
+export interface LockedCart extends CartRecord {
+  countryId: number;
+  state: string;
+  immutableItems: boolean;
+}
+
+/**
+ * Locks the cart row for the rest of the transaction (concurrent mutations of one cart wait
+ * here and then see each other's work). A cart whose payment is authorized or captured cannot
+ * change: 410 with the cart and the shop's address in meta. `companyId`, when given, scopes the
+ * lookup (a company token must not reach another company's cart: 404).
+ */
+export async function lockCart(tx: CartTx, cartToken: string, shopUrlScheme: "https" | "http", companyId?: number): Promise<LockedCart> {
+  const rows = await tx.$queryRaw<CartRow[]>`
+    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain, c.view
+    FROM carts c JOIN companies co ON co.id = c.company_id
+    WHERE c.cart_token = ${cartToken} ${companyId === undefined ? Prisma.empty : Prisma.sql`AND c.company_id = ${companyId}`}
+    FOR UPDATE OF c`;
+  const row = rows[0];
+  if (row === undefined) throw new NotFoundError("Cart not found");
+  if (LOCKED_STATES.has(row.state)) {
+    throw new GoneError("The cart is locked: its payment is being processed", {
+      code: "cart_locked",
+      meta: { cart: { ...row.view, skipped_items: [] }, shop_url: shopUrlOf(shopUrlScheme, row.shop_domain) },
+    });
+  }
+  return { ...toRecord(row), countryId: row.country_id, state: row.state, immutableItems: row.immutable_items };
+}
+
+/**
+ * Recomputes the cart from its rows (prices, codes, shipping, tax, volumes), applies the
+ * corrections that recomputation found, and stores the rendered view. Runs last in every
+ * mutation's transaction.
+ */
+export async function storeCart(tx: CartTx, cartId: number, now: Date): Promise<CartRecord> {
+  const state = await loadCartState(tx, cartId);
+  const priced = priceCart(state, now);
+  const view = renderCart(state, priced, now);
+  const { corrections } = priced;
+  await tx.cart.update({
+    where: { id: cartId },
+    data: {
+      view: view as unknown as Prisma.InputJsonValue,
+      version: { increment: 1 },
+      ...(corrections.discountCodes !== null ? { discount_codes: corrections.discountCodes } : {}),
+      ...(corrections.clearShippingMethod ? { shipping_method_id: null } : {}),
+      ...(corrections.clearPaymentMethod ? { payment_method_id: null, state: view.state } : {}),
+    },
+  });
+  return { id: cartId, companyId: state.cart.company_id, customerId: state.cart.customer_id, shopDomain: state.cart.company.shop_domain, view };
+}

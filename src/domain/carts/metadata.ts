@@ -1,0 +1,55 @@
+// Cart metadata is a storefront's free-form JSON object. These pure functions are the three
+// ways it changes: a deep merge (append_metadata, json_data), removal by dot-notation keys
+// (remove_metadata) and a size guard, so one cart cannot grow without bound.
+
+export type JsonObject = Record<string, unknown>;
+
+/** Serialized metadata larger than this is refused (422): it is stored in every cart read. */
+export const MAX_METADATA_BYTES = 64 * 1024;
+
+// Keys that would reach an object's prototype if a merge ever assigned them.
+const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `patch` merged into `base`, recursively: where both sides hold an object the objects merge;
+ * anything else in `patch` (scalars, arrays, null) replaces what `base` had. Neither input is
+ * changed.
+ */
+export function deepMerge(base: JsonObject, patch: JsonObject): JsonObject {
+  const merged: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    if (UNSAFE_KEYS.has(key)) continue;
+    const current = merged[key];
+    merged[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
+  }
+  return merged;
+}
+
+/** `metadata` without the given keys; "a.b" removes `b` inside `a`. Missing keys are ignored. */
+export function removeKeys(metadata: JsonObject, keys: readonly string[]): JsonObject {
+  let result = metadata;
+  for (const key of keys) result = removePath(result, key.split("."));
+  return result;
+}
+
+function removePath(object: JsonObject, path: string[]): JsonObject {
+  const [head, ...rest] = path;
+  if (head === undefined || !Object.hasOwn(object, head)) return object;
+  if (rest.length === 0) {
+    const { [head]: _removed, ...remaining } = object;
+    return remaining;
+  }
+  const child = object[head];
+  if (!isPlainObject(child)) return object;
+  return { ...object, [head]: removePath(child, rest) };
+}
+
+/** Why metadata is refused (too large to store), or null when it may be stored. */
+export function metadataTooLarge(metadata: JsonObject): string | null {
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
+  return bytes > MAX_METADATA_BYTES ? `must be at most ${MAX_METADATA_BYTES} bytes as JSON (would be ${bytes})` : null;
+}

@@ -1,0 +1,43 @@
+import { ConflictError } from "../../platform/errors.js";
+import { type CartRecord, type LockedCart, lockCart, storeCart } from "./cart-repository.js";
+import type { CartContext, CartTx } from "./context.js";
+import type { SkippedItem } from "./schemas.js";
+
+/** A mutation's result: the stored cart plus what this request alone reports. */
+export interface CartOutcome extends CartRecord {
+  skipped: SkippedItem[];
+  /** Errors of this request that did not stop it (bundled items with unknown variants). */
+  operationErrors: string[];
+}
+
+export interface ChangeResult {
+  skipped?: SkippedItem[];
+  operationErrors?: string[];
+}
+
+// Many storefront calls on one cart queue behind its row lock; they need room to wait.
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 };
+
+/**
+ * The one way a cart changes: in one transaction, lock the cart row, apply the change,
+ * recompute and store the cart. Concurrent mutations of one cart serialize on the lock, so none
+ * is lost; anything thrown rolls the whole change back.
+ */
+export async function mutateCart(
+  ctx: CartContext,
+  cartToken: string,
+  change: (tx: CartTx, cart: LockedCart) => Promise<ChangeResult | void>,
+  options: { companyId?: number } = {},
+): Promise<CartOutcome> {
+  return ctx.db.$transaction(async (tx) => {
+    const cart = await lockCart(tx, cartToken, ctx.shopUrlScheme, options.companyId);
+    const result = (await change(tx, cart)) ?? {};
+    const stored = await storeCart(tx, cart.id, ctx.clock.now());
+    return { ...stored, skipped: result.skipped ?? [], operationErrors: result.operationErrors ?? [] };
+  }, TRANSACTION_OPTIONS);
+}
+
+/** Item changes are refused on a cart created with immutable_items. */
+export function requireMutableItems(cart: LockedCart): void {
+  if (cart.immutableItems) throw new ConflictError("This cart's items cannot be changed", { code: "immutable_items" });
+}

@@ -1,0 +1,32 @@
+import type { Prisma } from "../../generated/prisma/client.js";
+import type { CartTx } from "./context.js";
+import type { SkippedItem } from "./schemas.js";
+
+// Which variants a cart may take: the company's own, active, not deleted, of an active product,
+// priced in the cart's country and, when inventory is tracked, in stock.
+
+const variantInclude = { product: { include: { subscription_plans: true } }, prices: true } satisfies Prisma.VariantInclude;
+export type CatalogVariant = Prisma.VariantGetPayload<{ include: typeof variantInclude }>;
+
+export async function findVariants(tx: CartTx, companyId: number, variantIds: readonly number[]): Promise<Map<number, CatalogVariant>> {
+  const ids = [...new Set(variantIds)].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
+  if (ids.length === 0) return new Map();
+  const variants = await tx.variant.findMany({ where: { id: { in: ids }, company_id: companyId }, include: variantInclude });
+  return new Map(variants.map((variant) => [variant.id, variant]));
+}
+
+/** Why a variant cannot be added to a cart of the country, or null when it can. */
+export function unavailability(variant: CatalogVariant | undefined, variantId: number, countryId: number, priced = true): SkippedItem | null {
+  const purchasable =
+    variant !== undefined &&
+    variant.active &&
+    variant.deleted_at === null &&
+    variant.product.active &&
+    variant.product.deleted_at === null &&
+    (!priced || variant.prices.some((price) => price.country_id === countryId));
+  if (!purchasable) return { variant_id: variantId, reason: "variant_unavailable", message: `Variant ${variantId} is not available` };
+  if (variant.inventory_quantity !== null && variant.inventory_quantity <= 0) {
+    return { variant_id: variantId, reason: "out_of_stock", message: `${variant.sku} is out of stock` };
+  }
+  return null;
+}

@@ -1,0 +1,435 @@
+import { z } from "zod";
+
+// Request and response shapes of the cart surface. The response schemas are the contract
+// storefronts read: the OpenAPI document is generated from them and tests parse every cart
+// response with them.
+
+const positiveId = z.number().int().positive().max(2_147_483_647);
+const MAX_QUANTITY = 10_000;
+
+// ---------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------
+
+export const cartTokenParams = z.object({
+  cart_token: z.string().regex(/^ct_[0-9A-Za-z]{22}$/).describe("The cart token (ct_ + 22 base62 characters)"),
+});
+export const cartItemParams = cartTokenParams.extend({
+  item_id: z.coerce.number().int().positive().max(2_147_483_647).describe("A line of the cart"),
+});
+
+const countryCode = z.string().regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 two-letter code").transform((value) => value.toUpperCase());
+const metadataObject = z.record(z.string(), z.unknown());
+
+export const attributionInput = z
+  .union([
+    z.strictObject({ share_guid: z.string().min(1).max(200) }),
+    z.strictObject({ svc_rep_id: positiveId }),
+    z.strictObject({ email: z.string().min(1).max(320) }),
+    z.strictObject({ username: z.string().min(1).max(200) }),
+    z.strictObject({ external_id: z.string().min(1).max(200) }),
+  ])
+  .describe("Exactly one signal naming the referring rep");
+
+export const createItemInput = z.object({
+  variant_id: positiveId,
+  quantity: z.number().int().min(1).max(MAX_QUANTITY),
+  display_to_customer: z.boolean().optional(),
+  subscription: z.boolean().optional(),
+  subscription_plan_id: positiveId.optional(),
+  cv: z.number().int().optional().describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
+  qv: z.number().int().optional().describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
+  price: z.number().optional().describe("Accepted for compatibility; prices always come from the catalog"),
+  parent_id: positiveId.optional().describe("Accepted for compatibility; bundled items are set with PATCH .../bundled_items"),
+  title: z.string().max(500).optional().describe("Accepted for compatibility; titles come from the catalog"),
+  image_url: z.string().max(2000).optional().describe("Accepted for compatibility; images come from the catalog"),
+});
+
+const urlText = z.string().min(1).max(2000);
+
+export const createCartBody = z.object({
+  country_code: countryCode.describe("ISO 3166 two-letter code: prices, currency and tax follow it"),
+  svc_shop: z.string().min(1).max(253).describe("The shop's domain without scheme, or its first label"),
+  visitor_token: z.string().min(1).max(200).optional().meta({ deprecated: true, description: "Deprecated: use session_uuid" }),
+  session_uuid: z.string().min(1).max(200).optional(),
+  items: z.array(createItemInput).max(100).optional(),
+  immutable_items: z.boolean().default(false),
+  source: z.enum(["web", "mobile", "external", "admin"]).optional(),
+  attribution: attributionInput.optional(),
+  order_confirmation_url: urlText.optional().describe("May contain an {order_token} placeholder"),
+  order_failure_url: urlText.optional().describe("Where a failed external payment returns; defaults to the checkout page"),
+  timezone: z
+    .string()
+    .max(100)
+    .refine(isTimeZone, "is not an IANA time zone")
+    .default("UTC"),
+  enrollment_pack_id: positiveId.optional(),
+});
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const createCartQuery = z.object({ jwt: z.string().max(4096).optional().describe("A rep or customer token (JWT)") });
+
+export const showCartQuery = z.object({
+  payment_methods_includes: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("Comma-separated extras for available_payment_methods: saved_payment_methods adds the cart customer's saved methods"),
+});
+
+export const updateCartBody = z.object({
+  email: z.email().max(320).nullable().optional(),
+  phone: z.string().min(1).max(50).nullable().optional(),
+  email_marketing: z.boolean().nullable().optional(),
+  sms_marketing: z.boolean().nullable().optional(),
+  shipping_method: z.object({ id: positiveId }).optional().describe("Selects a shipping method of the cart's country"),
+});
+
+export const addressInput = z.object({
+  id: positiveId.optional(),
+  first_name: z.string().max(100).optional(),
+  last_name: z.string().max(100).optional(),
+  address1: z.string().min(1).max(300),
+  address2: z.string().max(300).optional(),
+  city: z.string().min(1).max(100),
+  state: z.string().max(100).optional(),
+  postal_code: z.string().max(20).optional(),
+  country_code: countryCode.optional().describe("Or country_id"),
+  country_id: positiveId.optional(),
+  phone: z.string().max(50).optional(),
+});
+
+export const addressBody = z.object({
+  type: z.enum(["ship_to", "bill_to"]),
+  use_shipping_address_for_billing: z.boolean().optional(),
+  jwt: z.string().max(4096).nullable().optional().describe("A customer token: attaches that customer to the cart"),
+  address_id: positiveId.nullable().optional(),
+  address: addressInput.nullable().optional(),
+});
+
+export const discountBody = z.object({
+  discount_codes: z.array(z.string().min(1).max(100)).max(20).optional(),
+  discount_code: z.string().min(1).max(100).optional().describe("A single code, as older storefront scripts send"),
+});
+export const removeDiscountBody = z.object({ discount_codes: z.array(z.string().min(1).max(100)).min(1).max(20) });
+
+export const appendMetadataBody = z.object({ metadata: metadataObject });
+export const replaceMetadataBody = z.object({ metadata: metadataObject });
+export const removeMetadataBody = z.object({
+  cart: z.object({ metadata: z.array(z.string().min(1).max(500)).max(200).describe("Keys to remove; dot notation for nested keys") }),
+});
+export const jsonDataBody = z.object({ json_data: metadataObject });
+
+export const subscribeQuery = z.object({ subscription_plan_id: z.coerce.number().int().positive().max(2_147_483_647).optional() });
+
+export const bundledItemsBody = z.object({
+  bundled_items: z
+    .array(
+      z.object({
+        variant_id: z.number().int(),
+        quantity: z.number().int().min(0).max(MAX_QUANTITY).describe("0 removes the entry"),
+        display_to_customer: z.boolean(),
+      }),
+    )
+    .max(100),
+});
+
+export const updateVolumesBody = z.object({ cv: z.number().int().min(0).max(1_000_000_000).optional(), qv: z.number().int().min(0).max(1_000_000_000).optional() });
+
+export const changeVariantBody = z.object({ variant_id: positiveId, quantity: z.number().int().min(1).max(MAX_QUANTITY).optional() });
+
+export const attributionBody = z.object({ attribution: attributionInput });
+
+export const savedPaymentMethodBody = z.object({ payment_method_id: positiveId });
+
+export const addItemsBody = z.object({
+  items: z
+    .array(
+      z.object({
+        variant_id: positiveId,
+        quantity: z.number().int().min(0).max(MAX_QUANTITY).describe("Added to the variant's line; with item_id it sets that line's quantity; 0 removes"),
+        subscription: z.boolean().optional(),
+        subscription_plan_id: positiveId.optional(),
+        item_id: positiveId.optional(),
+        display_to_customer: z.boolean().optional(),
+      }),
+    )
+    .min(1)
+    .max(100),
+});
+export const removeItemsBody = z.object({ items: z.array(z.object({ variant_id: positiveId })).min(1).max(100) });
+
+export const changeLanguageBody = z.object({ language_iso: z.string().min(2).max(10) });
+export const updateCountryBody = z.object({ country_code: countryCode });
+
+export type CreateCartInput = z.infer<typeof createCartBody>;
+export type CreateItemInput = z.infer<typeof createItemInput>;
+export type AddItemInput = z.infer<typeof addItemsBody>["items"][number];
+export type AttributionInput = z.infer<typeof attributionInput>;
+export type AddressBodyInput = z.infer<typeof addressBody>;
+export type AddressInput = z.infer<typeof addressInput>;
+export type UpdateCartInput = z.infer<typeof updateCartBody>;
+export type BundledItemInput = z.infer<typeof bundledItemsBody>["bundled_items"][number];
+
+// ---------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------
+
+const amount = z.string().regex(/^-?\d+(\.\d+)?$/).describe("Decimal with the currency's decimal places");
+const display = z.string().describe("Display text with the currency symbol");
+
+const userSummary = z
+  .object({
+    id: z.number().int(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    email: z.string(),
+    username: z.string().nullable(),
+    image_url: z.string().nullable(),
+  })
+  .meta({ id: "CartRep" });
+
+const productSummary = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  sku: z.string(),
+  image_url: z.string().describe('"" when the product has no image'),
+  image_path: z.string().nullable(),
+  price: amount,
+  price_in_currency: display,
+  cv: z.number().int(),
+  tax: amount,
+});
+
+const variantSummary = z.object({
+  id: z.number().int(),
+  sku: z.string(),
+  title: z.string().nullable(),
+  image_url: z.string().nullable(),
+  image_path: z.string().nullable(),
+  primary_image: z.string().nullable(),
+  price: amount,
+  price_in_currency: display,
+});
+
+const itemFields = {
+  id: z.number().int(),
+  variant_id: z.number().int(),
+  quantity: z.number().int(),
+  price: amount.describe("Unit price (rep price for a rep's cart, plan-adjusted when subscribed)"),
+  price_in_currency: display,
+  subtotal: amount.describe("price x quantity"),
+  subtotal_in_currency: display,
+  tax: amount.describe("Tax of the line"),
+  tax_in_currency: display,
+  cv: z.number().int().describe("Unit commissionable volume"),
+  qv: z.number().int().describe("Unit qualifying volume"),
+  cv_in_currency: display,
+  qv_in_currency: display,
+  subscription: z.boolean(),
+  subscription_plan_id: z.number().int().nullable(),
+  enrollment: z.boolean(),
+  display_to_customer: z.boolean(),
+  parent_id: z.number().int().nullable(),
+  product_title: z.string(),
+  variant_title: z.string().nullable(),
+  variant_image: z.string().nullable(),
+  product: productSummary,
+  variant: variantSummary,
+};
+
+export const bundledCartItem = z.object(itemFields).meta({ id: "CartBundledItem" });
+export const cartItem = z.object({ ...itemFields, bundled_items: z.array(bundledCartItem) }).meta({ id: "CartItem" });
+
+const shippingMethodView = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    price: amount,
+    price_in_currency: display,
+    free_over: amount.nullable(),
+    free_over_in_currency: display.nullable(),
+  })
+  .meta({ id: "CartShippingMethod" });
+
+export const addressView = z
+  .object({
+    id: z.number().int().nullable(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    address1: z.string(),
+    address2: z.string().nullable(),
+    city: z.string(),
+    state: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    country_code: z.string(),
+    country_id: z.number().int(),
+    phone: z.string().nullable(),
+  })
+  .meta({ id: "CartAddress" });
+
+const attributionView = z
+  .union([
+    z.object({ id: z.number().int(), share_guid: z.string() }),
+    z.object({ id: z.number().int(), svc_rep_id: z.number().int() }),
+    z.object({ id: z.number().int(), email: z.string() }),
+    z.object({ id: z.number().int(), username: z.string() }),
+    z.object({ id: z.number().int(), external_id: z.string() }),
+  ])
+  .meta({ id: "CartAttribution" });
+
+const paymentMethodView = z
+  .union([
+    z.object({
+      id: z.number().int(),
+      type: z.literal("credit_card"),
+      card_type: z.string().nullable(),
+      last_four: z.string().nullable(),
+      exp_month: z.number().int().nullable(),
+      exp_year: z.number().int().nullable(),
+    }),
+    z.object({ id: z.number().int(), type: z.literal("paypal"), email: z.string().nullable() }),
+  ])
+  .meta({ id: "CartPaymentMethod" });
+
+const paymentOptionView = z.object({ type: z.enum(["credit_card", "paypal"]), name: z.string() }).meta({ id: "CartPaymentOption" });
+const savedPaymentMethodView = z
+  .object({
+    id: z.number().int(),
+    type: z.literal("saved_payment_method"),
+    kind: z.string(),
+    card_type: z.string().nullable(),
+    last_four: z.string().nullable(),
+    exp_month: z.number().int().nullable(),
+    exp_year: z.number().int().nullable(),
+    paypal_email: z.string().nullable(),
+  })
+  .meta({ id: "CartSavedPaymentMethod" });
+
+export const skippedItemView = z
+  .object({
+    variant_id: z.number().int(),
+    reason: z.enum(["out_of_stock", "variant_unavailable"]),
+    message: z.string(),
+  })
+  .meta({ id: "CartSkippedItem" });
+
+export const cartView = z
+  .object({
+    id: z.number().int(),
+    cart_token: z.string(),
+    state: z.enum(["start", "payment_method", "payment_authorized", "payment_captured"]),
+    processed: z.boolean(),
+    valid_for_checkout: z.boolean(),
+    type: z.enum(["regular", "enrollment"]),
+    buyer_rep_id: z.number().int().nullable(),
+    buyer_rep: userSummary.nullable(),
+    volume_rep: userSummary.nullable().describe("The rep the attribution names"),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    email_marketing: z.boolean().nullable(),
+    sms_marketing: z.boolean().nullable(),
+    language_iso: z.string().nullable(),
+    currency_symbol: z.string(),
+    currency_code: z.string(),
+    currency_decimal_places: z.number().int(),
+    sub_total: amount,
+    discount_total: amount,
+    subtotal_after_discounts: amount,
+    tax_total: amount,
+    shipping_total: amount.nullable(),
+    amount_total: amount,
+    transaction_fee: amount,
+    enrollment_fee: amount,
+    shipping_discount: z.number().describe("The shipping part of discount_total"),
+    sub_total_in_currency: display,
+    discount_total_in_currency: display,
+    subtotal_after_discounts_in_currency: display,
+    tax_total_in_currency: display,
+    shipping_total_in_currency: display,
+    amount_total_in_currency: display,
+    transaction_fee_in_currency: display,
+    enrollment_fee_in_currency: display,
+    shipping_total_for_display: z.string().describe('"Free" when a chosen method ships free, else the display amount'),
+    cv_total: z.number().int(),
+    qv_total: z.number().int(),
+    discount_codes: z.array(z.string()).describe("Every applied code"),
+    product_discount_codes: z.array(z.string()),
+    shipping_discount_codes: z.array(z.string()),
+    discount_breakdown: z.record(z.string(), z.object({ scope: z.enum(["order", "product", "shipping"]), amount, amount_in_currency: display })).describe("What each applied code took"),
+    external_discount: z.object({ amount, amount_in_currency: display }),
+    company: z.object({ id: z.number().int(), name: z.string(), logo_url: z.string().nullable() }),
+    company_logo_url: z.string(),
+    country: z.object({ id: z.number().int(), iso: z.string(), name: z.string(), country_code: z.string() }),
+    messages: z.object({ errors: z.array(z.string()), warnings: z.array(z.string()), info: z.array(z.string()) }),
+    metadata: z.record(z.string(), z.unknown()),
+    attribution: attributionView.nullable(),
+    agreements: z.array(z.record(z.string(), z.unknown())).nullable(),
+    payment_account: z.string().nullable(),
+    payment_method: paymentMethodView.nullable(),
+    payment_method_auto_assignable: z.boolean(),
+    available_payment_methods: z.array(z.union([paymentOptionView, savedPaymentMethodView])),
+    immutable_items: z.boolean(),
+    digital_only: z.boolean(),
+    requires_3ds: z.boolean(),
+    items: z.array(cartItem),
+    skipped_items: z.array(skippedItemView).describe("Items this request could not add; empty otherwise"),
+    available_shipping_methods: z.array(shippingMethodView),
+    shipping_method: shippingMethodView.nullable(),
+    ship_to: addressView.nullable(),
+    bill_to: addressView.nullable(),
+    shipping_address: addressView.nullable(),
+    billing_address: addressView.nullable(),
+    enrollment_pack_id: z.number().int().nullable(),
+    enrollment_pack: z.object({ id: z.number().int(), title: z.string(), price: amount, price_in_currency: display }).nullable(),
+    recurring: z
+      .array(
+        z.object({
+          subtotal: amount,
+          subtotal_in_currency: display,
+          interval: z.number().int(),
+          interval_unit: z.string(),
+          subtotal_for_display: z.string(),
+          start_date: z.iso.date(),
+        }),
+      )
+      .nullable()
+      .describe("One entry per distinct subscription interval among subscribed items"),
+    points_enabled: z.boolean(),
+    points_applied: z.number().int(),
+    customer_total_points: z.number().int(),
+    remaining_customer_points: z.number().int(),
+    max_applicable_points: z.number().int(),
+    total_creditable_points: z.number().int(),
+    points_applied_amount_in_currency: z.number(),
+    customer_total_points_in_currency: z.number(),
+    remaining_customer_points_amount_in_currency: z.number(),
+    remaining_cart_amount_after_points: z.number(),
+    remaining_cart_amount_after_points_in_currency: z.string(),
+  })
+  .meta({ id: "Cart" });
+
+export type CartView = z.infer<typeof cartView>;
+export type StoredCartView = Omit<CartView, "skipped_items">;
+export type SkippedItem = z.infer<typeof skippedItemView>;
+export type AddressView = z.infer<typeof addressView>;
+
+export const cartMetaSchema = z
+  .object({
+    request_id: z.uuid(),
+    timestamp: z.iso.datetime(),
+    checkout_url: z.string().describe("The checkout page for this cart, with a signed jwt naming it"),
+    shop_url: z.string(),
+  })
+  .meta({ id: "CartMeta" });
+
+/** The body of every cart operation. */
+export const cartResponse = z.object({ cart: cartView, meta: cartMetaSchema }).meta({ id: "CartResponse" });

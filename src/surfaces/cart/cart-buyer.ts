@@ -1,0 +1,44 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { logout, setAttribution, setSavedPaymentMethod } from "../../domain/carts/cart-buyer.js";
+import { attributionBody, cartResponse, cartTokenParams, savedPaymentMethodBody } from "../../domain/carts/schemas.js";
+import { paymentMethodCredential } from "./cart-credentials.js";
+import { cartContext, cartReply } from "./cart-reply.js";
+
+const tags = ["Cart buyer"];
+const response = { 200: cartResponse };
+
+export async function cartBuyerRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.delete(
+    "/:cart_token/logout",
+    { schema: { tags, summary: "Remove the buyer rep and the customer (retail pricing again)", params: cartTokenParams, response } },
+    async (request) => cartReply(request, await logout(cartContext(request), request.params.cart_token)),
+  );
+
+  app.patch(
+    "/:cart_token/attribution",
+    { schema: { tags, summary: "Attribute the cart to a referring rep", params: cartTokenParams, body: attributionBody, response } },
+    async (request) => cartReply(request, await setAttribution(cartContext(request), request.params.cart_token, request.body.attribution)),
+  );
+
+  app.post(
+    "/:cart_token/set_saved_payment_method",
+    {
+      schema: {
+        tags,
+        security: [{ bearer: [] }],
+        summary: "Use one of the customer's saved payment methods",
+        description: "Bearer: a company API token of the cart's company, or the cart customer's user token. The method must be in the customer's account (404 otherwise).",
+        params: cartTokenParams,
+        body: savedPaymentMethodBody,
+        response,
+      },
+    },
+    async (request) => {
+      const credential = await paymentMethodCredential(request);
+      return cartReply(request, await setSavedPaymentMethod(cartContext(request), request.params.cart_token, credential, request.body.payment_method_id));
+    },
+  );
+}

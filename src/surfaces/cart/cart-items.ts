@@ -1,0 +1,133 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import {
+  addItems,
+  changeVariant,
+  removeItem,
+  removeItemsByVariant,
+  setBundledItems,
+  subscribeItem,
+  unsubscribeItem,
+  updateVolumes,
+} from "../../domain/carts/items.js";
+import {
+  addItemsBody,
+  bundledItemsBody,
+  cartItemParams,
+  cartResponse,
+  cartTokenParams,
+  changeVariantBody,
+  removeItemsBody,
+  subscribeQuery,
+  updateVolumesBody,
+} from "../../domain/carts/schemas.js";
+import { requiredCompanyToken } from "./cart-credentials.js";
+import { cartContext, cartReply } from "./cart-reply.js";
+
+const tags = ["Cart items"];
+const response = { 200: cartResponse };
+
+export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    "/:cart_token/items",
+    {
+      schema: {
+        tags,
+        summary: "Add items, or set a line's quantity",
+        description:
+          "An entry's quantity is added to the variant's line; an entry with `item_id` sets that line's quantity; quantity 0 removes. Unavailable variants are skipped (`skipped_items`); when every entry is skipped the request is a 422.",
+        params: cartTokenParams,
+        body: addItemsBody,
+        response,
+      },
+    },
+    async (request) => cartReply(request, await addItems(cartContext(request), request.params.cart_token, request.body.items)),
+  );
+
+  app.delete(
+    "/:cart_token/items",
+    { schema: { tags, summary: "Remove the lines of the given variants", params: cartTokenParams, body: removeItemsBody, response } },
+    async (request) =>
+      cartReply(request, await removeItemsByVariant(cartContext(request), request.params.cart_token, request.body.items.map((item) => item.variant_id))),
+  );
+
+  app.delete(
+    "/:cart_token/items/:item_id",
+    { schema: { tags, summary: "Remove a line (and its bundled items)", params: cartItemParams, response } },
+    async (request) => cartReply(request, await removeItem(cartContext(request), request.params.cart_token, request.params.item_id)),
+  );
+
+  app.post(
+    "/:cart_token/items/:item_id/subscribe",
+    {
+      schema: {
+        tags,
+        summary: "Subscribe a line",
+        description: "The plan must be linked to the line's product; without `subscription_plan_id` the product's default plan is used (422 when it has none).",
+        params: cartItemParams,
+        querystring: subscribeQuery,
+        response,
+      },
+    },
+    async (request) =>
+      cartReply(request, await subscribeItem(cartContext(request), request.params.cart_token, request.params.item_id, request.query.subscription_plan_id)),
+  );
+
+  app.delete(
+    "/:cart_token/items/:item_id/subscribe",
+    { schema: { tags, summary: "Unsubscribe a line", params: cartItemParams, response } },
+    async (request) => cartReply(request, await unsubscribeItem(cartContext(request), request.params.cart_token, request.params.item_id)),
+  );
+
+  app.patch(
+    "/:cart_token/items/:item_id/bundled_items",
+    {
+      schema: {
+        tags,
+        summary: "Set a line's bundled items",
+        description: "Quantity 0 removes an entry. Unknown or unavailable variants are reported in `messages.errors` while the other entries are applied.",
+        params: cartItemParams,
+        body: bundledItemsBody,
+        response,
+      },
+    },
+    async (request) =>
+      cartReply(request, await setBundledItems(cartContext(request), request.params.cart_token, request.params.item_id, request.body.bundled_items)),
+  );
+
+  app.patch(
+    "/:cart_token/items/:item_id/update_volumes",
+    {
+      schema: {
+        tags,
+        security: [{ bearer: [] }],
+        summary: "Set a line's unit volumes (company token)",
+        description: "Only the sent volumes change; cv_total and qv_total are recalculated.",
+        params: cartItemParams,
+        body: updateVolumesBody,
+        response,
+      },
+    },
+    async (request) => {
+      const companyId = await requiredCompanyToken(request);
+      return cartReply(request, await updateVolumes(cartContext(request), request.params.cart_token, companyId, request.params.item_id, request.body));
+    },
+  );
+
+  app.patch(
+    "/:cart_token/items/:item_id/variant",
+    {
+      schema: {
+        tags,
+        summary: "Change a line's variant",
+        description: "When a line of the target variant exists, the quantity (the sent one, else the line's) is added to it and this line is removed.",
+        params: cartItemParams,
+        body: changeVariantBody,
+        response,
+      },
+    },
+    async (request) => cartReply(request, await changeVariant(cartContext(request), request.params.cart_token, request.params.item_id, request.body)),
+  );
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { changeLanguage, setAddress, updateCart, updateCountry } from "../../domain/carts/cart-details.js";
+import { createCart } from "../../domain/carts/create-cart.js";
+import {
+  addressBody,
+  cartResponse,
+  cartTokenParams,
+  changeLanguageBody,
+  createCartBody,
+  createCartQuery,
+  showCartQuery,
+  updateCartBody,
+  updateCountryBody,
+} from "../../domain/carts/schemas.js";
+import { showCart } from "../../domain/carts/show-cart.js";
+import { cartContext, cartReply } from "./cart-reply.js";
+
+const tags = ["Carts"];
+const response = { 200: cartResponse };
+const SESSION_COOKIE = "_svc_session";
+
+export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    "/",
+    {
+      schema: {
+        tags,
+        summary: "Create a cart for a shop",
+        description:
+          "The buyer comes from the `jwt` query parameter, else the `_svc_session` cookie (a rep token: buyer rep with rep pricing; a customer token: the cart's customer). An invalid token is a 401. Items that cannot be bought are skipped and listed in `skipped_items`; when all are, nothing is created (422). Answers 200, as the platform does.",
+        querystring: createCartQuery,
+        body: createCartBody,
+        response,
+      },
+    },
+    async (request) => {
+      const userToken = request.query.jwt || request.cookies[SESSION_COOKIE] || null;
+      return cartReply(request, await createCart(cartContext(request), request.body, userToken));
+    },
+  );
+
+  app.get(
+    "/:cart_token",
+    { schema: { tags, summary: "Show a cart with its computed totals", params: cartTokenParams, querystring: showCartQuery, response } },
+    async (request) => {
+      const includes = (request.query.payment_methods_includes ?? "").split(",").map((name) => name.trim());
+      return cartReply(request, await showCart(cartContext(request), request.params.cart_token, includes));
+    },
+  );
+
+  app.patch(
+    "/:cart_token",
+    { schema: { tags, summary: "Change the cart's email, phone, marketing consent or shipping method", params: cartTokenParams, body: updateCartBody, response } },
+    async (request) => cartReply(request, await updateCart(cartContext(request), request.params.cart_token, request.body)),
+  );
+
+  app.post(
+    "/:cart_token",
+    {
+      schema: {
+        tags,
+        summary: "Select a shipping method",
+        params: cartTokenParams,
+        body: z.object({ shipping_method: z.object({ id: z.number().int().positive().max(2_147_483_647) }) }),
+        response,
+      },
+    },
+    async (request) => cartReply(request, await updateCart(cartContext(request), request.params.cart_token, request.body)),
+  );
+
+  app.post(
+    "/:cart_token/address",
+    { schema: { tags, summary: "Set the shipping (ship_to) or billing (bill_to) address", params: cartTokenParams, body: addressBody, response } },
+    async (request) => cartReply(request, await setAddress(cartContext(request), request.params.cart_token, request.body)),
+  );
+
+  app.patch(
+    "/:cart_token/change_language",
+    { schema: { tags, summary: "Change the cart's language", params: cartTokenParams, body: changeLanguageBody, response } },
+    async (request) => cartReply(request, await changeLanguage(cartContext(request), request.params.cart_token, request.body.language_iso)),
+  );
+
+  app.patch(
+    "/:cart_token/update_country",
+    {
+      schema: {
+        tags,
+        summary: "Move the cart to another country (currency, prices, tax, shipping follow)",
+        description: "Lines whose variant has no price in the new country are removed and listed in `skipped_items`.",
+        params: cartTokenParams,
+        body: updateCountryBody,
+        response,
+      },
+    },
+    async (request) => cartReply(request, await updateCountry(cartContext(request), request.params.cart_token, request.body.country_code)),
+  );
+}

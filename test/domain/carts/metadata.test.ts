@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { deepMerge, MAX_METADATA_BYTES, metadataTooLarge, removeKeys } from "../../../src/domain/carts/metadata.js";
+
+describe("deepMerge", () => {
+  it("merges nested objects and keeps what the patch does not mention", () => {
+    expect(deepMerge({ a: 1, nested: { x: 1, y: { z: 1 } } }, { b: 2, nested: { y: { w: 2 } } })).toEqual({ a: 1, b: 2, nested: { x: 1, y: { z: 1, w: 2 } } });
+  });
+
+  it("replaces scalars, arrays and null, and objects by non-objects", () => {
+    expect(deepMerge({ a: [1, 2], b: { c: 1 }, d: 1 }, { a: [3], b: "text", d: null })).toEqual({ a: [3], b: "text", d: null });
+    expect(deepMerge({ a: null }, { a: { b: 1 } })).toEqual({ a: { b: 1 } });
+  });
+
+  it("changes neither input", () => {
+    const base = { nested: { x: 1 } };
+    const patch = { nested: { y: 2 } };
+    deepMerge(base, patch);
+    expect(base).toEqual({ nested: { x: 1 } });
+    expect(patch).toEqual({ nested: { y: 2 } });
+  });
+
+  it("never assigns prototype keys", () => {
+    const patch = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"x": 1}, "ok": 1}');
+    const merged = deepMerge({}, patch);
+    expect(merged).toEqual({ ok: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("removeKeys", () => {
+  it("removes top-level and dot-notation nested keys", () => {
+    expect(removeKeys({ a: 1, b: { c: 1, d: { e: 1, f: 2 } } }, ["a", "b.d.e"])).toEqual({ b: { c: 1, d: { f: 2 } } });
+  });
+
+  it("ignores keys that are missing or that walk through a non-object", () => {
+    const metadata = { a: 1, b: { c: 1 } };
+    expect(removeKeys(metadata, ["x", "a.b", "b.x.y"])).toEqual(metadata);
+  });
+});
+
+describe("metadataTooLarge", () => {
+  it("accepts metadata up to the limit and refuses more", () => {
+    expect(metadataTooLarge({ a: "x".repeat(100) })).toBeNull();
+    expect(metadataTooLarge({ a: "x".repeat(MAX_METADATA_BYTES) })).toMatch(/at most/);
+  });
+});

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cartResponse } from "../../../src/domain/carts/schemas.js";
+import { createCartOverHttp, createProduct, createShop, parseCart, type Shop } from "../../helpers/cart-fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: Shop;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createShop(t.db.prisma, "Acme");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+describe("concurrent mutations of one cart serialize on its row lock", () => {
+  it("keeps all 50 keys of 50 concurrent append_metadata calls", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => call("PATCH", `/api/carts/${cart.cart_token}/append_metadata`, { body: { metadata: { [`key${index}`]: index } } })),
+    );
+    for (const response of responses) cartResponse.parse(response.body);
+    expect(responses.map((response) => response.status)).toEqual(Array(50).fill(200));
+    const { cart: after } = parseCart(await call("GET", `/api/carts/${cart.cart_token}`));
+    expect(Object.keys(after.metadata).sort()).toEqual(Array.from({ length: 50 }, (_, index) => `key${index}`).sort());
+  });
+
+  it("leaves the exact summed quantity after 20 concurrent adds, with totals to match", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, cv: 2 }] });
+    const { cart } = await createCartOverHttp(call, acme);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: variant.id, quantity: index + 1 }] } })),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+    const { cart: after } = parseCart(await call("GET", `/api/carts/${cart.cart_token}`));
+    expect(after.items).toHaveLength(1);
+    expect(after.items[0]?.quantity).toBe(210);
+    expect(after).toMatchObject({ sub_total: "2100.00", cv_total: 420 });
+    expect(await t.db.prisma.cartItem.count({ where: { cart_id: after.id } })).toBe(1);
+  });
+});

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixedClock } from "../../../src/platform/clock.js";
+import { createBuyer, createCartOverHttp, createDiscount, createProduct, createShippingMethod, createShop, parseCart, savedCard, type Shop } from "../../helpers/cart-fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+const NOW = new Date("2026-03-15T12:00:00.000Z");
+let t: TestApp;
+let call: Call;
+let acme: Shop;
+let globex: Shop;
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: fixedClock(NOW) });
+  call = httpClient(t.url);
+  acme = await createShop(t.db.prisma, "Acme");
+  globex = await createShop(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+const stored = (cartToken: string) => t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cartToken } });
+
+describe("discount codes", () => {
+  it("applies order, product and shipping codes (case-insensitive, single discount_code too) and removes them", async () => {
+    const { product, variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 5000 } }] });
+    const method = await createShippingMethod(t.db.prisma, acme.id, { price: 800 });
+    await createDiscount(t.db.prisma, acme.id, { code: "TENOFF", amount: "10" });
+    await createDiscount(t.db.prisma, acme.id, { code: "PROD5", kind: "fixed_amount", amount: "5", scope: "product", productIds: [product.id] });
+    await createDiscount(t.db.prisma, acme.id, { code: "FREESHIP", amount: "100", scope: "shipping" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id: method.id } } }));
+
+    const applied = parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["tenoff", "prod5"] } }));
+    expect(applied.cart).toMatchObject({ discount_codes: ["TENOFF", "PROD5"], product_discount_codes: ["PROD5"], shipping_discount_codes: [], discount_total: "9.50", subtotal_after_discounts: "40.50", amount_total: "48.50" });
+    expect(applied.cart.discount_breakdown).toEqual({
+      TENOFF: { scope: "order", amount: "4.50", amount_in_currency: "$4.50" },
+      PROD5: { scope: "product", amount: "5.00", amount_in_currency: "$5.00" },
+    });
+
+    const single = parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_code: "FreeShip" } }));
+    expect(single.cart).toMatchObject({ shipping_discount_codes: ["FREESHIP"], shipping_discount: 8, discount_total: "17.50", amount_total: "40.50" });
+
+    const removed = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["prod5", "NOT-APPLIED"] } }));
+    expect(removed.cart.discount_codes).toEqual(["TENOFF", "FREESHIP"]);
+  });
+
+  it("refuses the whole request (422 errors.discount_codes) when any code is unknown, inactive, expired, not started or exhausted", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    await createDiscount(t.db.prisma, acme.id, { code: "GOOD", amount: "10" });
+    await createDiscount(t.db.prisma, acme.id, { code: "OFF", amount: "10", active: false });
+    await createDiscount(t.db.prisma, acme.id, { code: "OLD", amount: "10", endsAt: new Date("2026-01-01T00:00:00Z") });
+    await createDiscount(t.db.prisma, acme.id, { code: "SOON", amount: "10", startsAt: new Date("2026-06-01T00:00:00Z") });
+    await createDiscount(t.db.prisma, acme.id, { code: "USEDUP", amount: "10", usageLimit: 5, usageCount: 5 });
+    await createDiscount(t.db.prisma, globex.id, { code: "THEIRS", amount: "10" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const response = await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["GOOD", "NOPE", "OFF", "OLD", "SOON", "USEDUP", "THEIRS"] } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      discount_codes: ["NOPE is not a valid code", "OFF is not active", "OLD has expired", "SOON is not valid yet", "USEDUP has reached its usage limit", "THEIRS is not a valid code"],
+    });
+    expect((await stored(cart.cart_token)).discount_codes).toEqual([]);
+    const empty = await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: {} });
+    expect(empty.status).toBe(422);
+    expect(empty.body.errors).toEqual({ discount_codes: ["is required"] });
+  });
+
+  it("drops an applied code that stopped being valid at the next change, with a warning", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const discount = await createDiscount(t.db.prisma, acme.id, { code: "FLEETING", amount: "10" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["FLEETING"] } }));
+    await t.db.prisma.discount.update({ where: { id: discount.id }, data: { active: false } });
+    const next = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } }));
+    expect(next.cart.discount_codes).toEqual([]);
+    expect(next.cart.discount_total).toBe("0.00");
+    expect(next.cart.messages.warnings).toEqual(["Discount code FLEETING was removed: it is not active"]);
+  });
+});
+
+describe("metadata", () => {
+  it("appends with a deep merge, removes dot-notation keys, merges json_data and replaces with PATCH /metadata", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const base = `/api/carts/${cart.cart_token}`;
+    parseCart(await call("PATCH", `${base}/append_metadata`, { body: { metadata: { utm: { source: "ig", medium: "social" }, note: "gift" } } }));
+    const merged = parseCart(await call("PATCH", `${base}/append_metadata`, { body: { metadata: { utm: { campaign: "spring" } } } }));
+    expect(merged.cart.metadata).toEqual({ utm: { source: "ig", medium: "social", campaign: "spring" }, note: "gift" });
+    const removed = parseCart(await call("PATCH", `${base}/remove_metadata`, { body: { cart: { metadata: ["utm.medium", "note", "missing.key"] } } }));
+    expect(removed.cart.metadata).toEqual({ utm: { source: "ig", campaign: "spring" } });
+    const jsonData = parseCart(await call("PATCH", `${base}/json_data`, { body: { json_data: { utm: { source: "fb" } } } }));
+    expect(jsonData.cart.metadata).toEqual({ utm: { source: "fb", campaign: "spring" } });
+    const replaced = parseCart(await call("PATCH", `${base}/metadata`, { body: { metadata: { only: true } } }));
+    expect(replaced.cart.metadata).toEqual({ only: true });
+  });
+
+  it("answers 422 for missing or non-object bodies and oversized metadata, changing nothing", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const base = `/api/carts/${cart.cart_token}`;
+    for (const [path, body, field] of [
+      [`${base}/append_metadata`, {}, "metadata"],
+      [`${base}/append_metadata`, { metadata: [1] }, "metadata"],
+      [`${base}/remove_metadata`, { cart: {} }, "cart.metadata"],
+      [`${base}/json_data`, { json_data: "x" }, "json_data"],
+      [`${base}/metadata`, { metadata: null }, "metadata"],
+      [`${base}/append_metadata`, { metadata: { big: "x".repeat(70_000) } }, "metadata"],
+    ] as const) {
+      const response = await call("PATCH", path, { body });
+      expect(response.status, path).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual([field]);
+    }
+    expect((await stored(cart.cart_token)).metadata).toEqual({});
+    expect((await call("PATCH", "/api/carts/ct_0000000000000000000000/append_metadata", { body: { metadata: {} } })).status).toBe(404);
+  });
+});
+
+describe("attribution", () => {
+  it("stores each of the five shapes with its id and resolves the rep", async () => {
+    const rep = await createBuyer(t.db.prisma, acme.id, "rep", { username: "rita", shareGuid: "guid-rita", externalId: "ext-rita" });
+    const { cart } = await createCartOverHttp(call, acme);
+    for (const attribution of [{ share_guid: "guid-rita" }, { svc_rep_id: rep.user.id }, { email: rep.user.email.toUpperCase() }, { username: "rita" }, { external_id: "ext-rita" }]) {
+      const { cart: updated } = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution } }));
+      expect(updated.attribution).toEqual({ id: expect.any(Number), ...attribution });
+      expect(updated.volume_rep?.id).toBe(rep.user.id);
+    }
+    const unknown = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution: { username: "nobody" } } }));
+    expect(unknown.cart.attribution).toMatchObject({ username: "nobody" });
+    expect(unknown.cart.volume_rep).toBeNull();
+  });
+
+  it("answers 422 for a body that is not exactly one of the five shapes", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    for (const body of [{}, { attribution: {} }, { attribution: { share_guid: "a", email: "b" } }, { attribution: { svc_rep_id: "7" } }, { attribution: { color: "red" } }]) {
+      const response = await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body });
+      expect(response.status).toBe(422);
+    }
+    expect(await t.db.prisma.cartAttribution.count({ where: { cart: { cart_token: cart.cart_token } } })).toBe(0);
+  });
+});
+
+describe("logout", () => {
+  it("removes the customer and the rep and their payment method", async () => {
+    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const card = await savedCard(t.db.prisma, customer.user.id);
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}/set_saved_payment_method`, { token: acme.token, body: { payment_method_id: card.id } }));
+    const loggedOut = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/logout`));
+    expect(loggedOut.cart).toMatchObject({ state: "start", payment_method: null, buyer_rep_id: null });
+    expect(await stored(cart.cart_token)).toMatchObject({ customer_id: null, buyer_rep_id: null, payment_method_id: null });
+  });
+});
+
+describe("POST set_saved_payment_method", () => {
+  it("accepts the company's token or the cart customer's token; the cart moves to payment_method", async () => {
+    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const card = await savedCard(t.db.prisma, customer.user.id);
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    const path = `/api/carts/${cart.cart_token}/set_saved_payment_method`;
+    const byCompany = parseCart(await call("POST", path, { token: acme.token, body: { payment_method_id: card.id } }));
+    expect(byCompany.cart).toMatchObject({ state: "payment_method", payment_method: { id: card.id, type: "credit_card", last_four: "4242", card_type: "visa" }, payment_method_auto_assignable: false });
+    const byCustomer = parseCart(await call("POST", path, { token: customer.token, body: { payment_method_id: card.id } }));
+    expect(byCustomer.cart.payment_method?.id).toBe(card.id);
+  });
+
+  it("refuses: 401 without or with a bad credential, 403 for a rep or another customer, 404 for another company's token or a method outside the account", async () => {
+    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const stranger = await createBuyer(t.db.prisma, acme.id, "customer");
+    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
+    await savedCard(t.db.prisma, customer.user.id);
+    const strangersCard = await savedCard(t.db.prisma, stranger.user.id);
+    const card = await savedCard(t.db.prisma, customer.user.id);
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    const path = `/api/carts/${cart.cart_token}/set_saved_payment_method`;
+    const body = { payment_method_id: card.id };
+    expect((await call("POST", path, { body })).status).toBe(401);
+    expect((await call("POST", path, { token: "sct_nope", body })).status).toBe(401);
+    expect((await call("POST", path, { token: "a.b.c", body })).status).toBe(401);
+    expect((await call("POST", path, { token: rep.token, body })).status).toBe(403);
+    expect((await call("POST", path, { token: stranger.token, body })).status).toBe(403);
+    expect((await call("POST", path, { token: globex.token, body })).status).toBe(404);
+    expect((await call("POST", path, { token: acme.token, body: { payment_method_id: strangersCard.id } })).status).toBe(404);
+    expect((await call("POST", path, { token: acme.token, body: {} })).status).toBe(422);
+    expect(await stored(cart.cart_token)).toMatchObject({ payment_method_id: null, state: "start" });
+
+    const anonymous = await createCartOverHttp(call, acme);
+    const noCustomer = await call("POST", `/api/carts/${anonymous.cart.cart_token}/set_saved_payment_method`, { token: acme.token, body });
+    expect(noCustomer.status).toBe(422);
+  });
+});

@@ -1,0 +1,277 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBuyer, createCartOverHttp, createPlan, createProduct, createShop, parseCart, type Shop } from "../../helpers/cart-fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: Shop;
+let globex: Shop;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createShop(t.db.prisma, "Acme");
+  globex = await createShop(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+const lines = (cartToken: string) => t.db.prisma.cartItem.findMany({ where: { cart: { cart_token: cartToken } }, orderBy: { id: "asc" } });
+
+describe("POST /api/carts/{cart_token}/items", () => {
+  it("adds lines, adds to the variant's existing line, sets a line's quantity by item_id and removes with quantity 0", async () => {
+    const { variant: a } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { variant: b } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 250 } }] });
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/items`;
+
+    const added = parseCart(await call("POST", path, { body: { items: [{ variant_id: a.id, quantity: 2 }, { variant_id: b.id, quantity: 1 }] } }));
+    expect(added.cart.items.map((item) => [item.variant_id, item.quantity])).toEqual([[a.id, 2], [b.id, 1]]);
+    expect(added.cart.sub_total).toBe("22.50");
+
+    const merged = parseCart(await call("POST", path, { body: { items: [{ variant_id: a.id, quantity: 3 }] } }));
+    expect(merged.cart.items.map((item) => [item.variant_id, item.quantity])).toEqual([[a.id, 5], [b.id, 1]]);
+
+    const lineA = merged.cart.items[0]?.id as number;
+    const set = parseCart(await call("POST", path, { body: { items: [{ variant_id: a.id, quantity: 1, item_id: lineA }] } }));
+    expect(set.cart.items[0]).toMatchObject({ id: lineA, quantity: 1 });
+
+    const removed = parseCart(await call("POST", path, { body: { items: [{ variant_id: b.id, quantity: 0 }, { variant_id: a.id, quantity: 0, item_id: lineA }] } }));
+    expect(removed.cart.items).toEqual([]);
+    expect(removed.cart).toMatchObject({ sub_total: "0.00", amount_total: "0.00", valid_for_checkout: false });
+  });
+
+  it("skips unavailable variants; all skipped is a 422 that changes nothing", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { variant: foreign } = await createProduct(t.db.prisma, globex.id);
+    const { variant: inactive } = await createProduct(t.db.prisma, acme.id, { variants: [{ active: false }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items`;
+    const partly = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 1 }, { variant_id: foreign.id, quantity: 1 }] } }));
+    expect(partly.cart.items[0]?.quantity).toBe(2);
+    expect(partly.cart.skipped_items).toEqual([{ variant_id: foreign.id, reason: "variant_unavailable", message: `Variant ${foreign.id} is not available` }]);
+
+    const refused = await call("POST", path, { body: { items: [{ variant_id: inactive.id, quantity: 1 }] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ "items.0.variant_id": [`Variant ${inactive.id} is not available`] });
+    expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2]);
+  });
+
+  it("answers 422 for malformed entries, 404 for an unknown item_id, and changes nothing", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items`;
+    for (const body of [{ items: [] }, { items: [{ variant_id: variant.id, quantity: -1 }] }, { items: [{ variant_id: variant.id }] }, {}]) {
+      expect((await call("POST", path, { body })).status).toBe(422);
+    }
+    const unknownItem = await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 3 }, { variant_id: variant.id, quantity: 2, item_id: 999_999 }] } });
+    expect(unknownItem.status).toBe(404);
+    expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([1]);
+  });
+
+  it("answers 409 on a cart created with immutable_items", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { immutable_items: true, items: [{ variant_id: variant.id, quantity: 1 }] });
+    const response = await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: variant.id, quantity: 1 }] } });
+    expect(response.status).toBe(409);
+    expect(response.body.error_code).toBe("immutable_items");
+    expect((await call("DELETE", `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}`)).status).toBe(409);
+  });
+});
+
+describe("DELETE items", () => {
+  it("removes the lines of the given variants; 422 for a variant not in the cart", async () => {
+    const { variant: a } = await createProduct(t.db.prisma, acme.id);
+    const { variant: b } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: a.id, quantity: 1 }, { variant_id: b.id, quantity: 1 }] });
+    const removed = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: a.id }] } }));
+    expect(removed.cart.items.map((item) => item.variant_id)).toEqual([b.id]);
+    const missing = await call("DELETE", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: b.id }, { variant_id: a.id }] } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual({ "items.1.variant_id": ["is not in the cart"] });
+    expect((await lines(cart.cart_token)).map((line) => line.variant_id)).toEqual([b.id]);
+  });
+
+  it("removes one line by id with its bundled items; 404 for an unknown id or another cart's line", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { variant: child } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const other = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const itemId = cart.items[0]?.id as number;
+    parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/items/${itemId}/bundled_items`, { body: { bundled_items: [{ variant_id: child.id, quantity: 1, display_to_customer: true }] } }));
+    expect((await call("DELETE", `/api/carts/${cart.cart_token}/items/${other.cart.items[0]?.id}`)).status).toBe(404);
+    expect((await call("DELETE", `/api/carts/${cart.cart_token}/items/abc`)).status).toBe(404);
+    const removed = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/items/${itemId}`));
+    expect(removed.cart.items).toEqual([]);
+    expect(await lines(cart.cart_token)).toEqual([]);
+  });
+});
+
+describe("subscribe / unsubscribe", () => {
+  it("subscribes with the product's default plan, applying its price adjustment and a recurring entry", async () => {
+    const { product, variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 } }] });
+    const plan = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10", productIds: [product.id], defaultFor: [product.id] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }] });
+    const itemId = cart.items[0]?.id as number;
+    const subscribed = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items/${itemId}/subscribe`));
+    expect(subscribed.cart.items[0]).toMatchObject({ subscription: true, subscription_plan_id: plan.id, price: "18.00" });
+    expect(subscribed.cart).toMatchObject({ sub_total: "36.00", discount_total: "0.00" });
+    expect(subscribed.cart.recurring).toEqual([
+      expect.objectContaining({ subtotal: "36.00", subtotal_in_currency: "$36.00", interval: 1, interval_unit: "month", subtotal_for_display: "$36.00 every month" }),
+    ]);
+    const unsubscribed = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/items/${itemId}/subscribe`));
+    expect(unsubscribed.cart.items[0]).toMatchObject({ subscription: false, subscription_plan_id: null, price: "20.00" });
+    expect(unsubscribed.cart.recurring).toEqual([]);
+  });
+
+  it("takes a named plan linked to the product; 422 for an unlinked plan or no default, changing nothing", async () => {
+    const { product, variant } = await createProduct(t.db.prisma, acme.id);
+    const linked = await createPlan(t.db.prisma, acme.id, { name: "Every 2 weeks", interval: 2, unit: "week", productIds: [product.id] });
+    const unlinked = await createPlan(t.db.prisma, acme.id, { name: "Other" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/subscribe`;
+    const noDefault = await call("POST", path);
+    expect(noDefault.status).toBe(422);
+    expect(noDefault.body.errors).toEqual({ subscription: ["the product has no default subscription plan"] });
+    const wrongPlan = await call("POST", `${path}?subscription_plan_id=${unlinked.id}`);
+    expect(wrongPlan.status).toBe(422);
+    expect(wrongPlan.body.errors).toEqual({ subscription_plan_id: ["is not an active subscription plan of this product"] });
+    expect((await lines(cart.cart_token))[0]?.subscription).toBe(false);
+    const ok = parseCart(await call("POST", `${path}?subscription_plan_id=${linked.id}`));
+    expect(ok.cart.items[0]?.subscription_plan_id).toBe(linked.id);
+    expect(ok.cart.recurring?.[0]).toMatchObject({ interval: 2, interval_unit: "week", subtotal_for_display: "$19.99 every 2 weeks" });
+    expect((await call("POST", `/api/carts/${cart.cart_token}/items/999999/subscribe`)).status).toBe(404);
+  });
+
+  it("subscribes on add with subscription: true, one recurring entry per distinct interval", async () => {
+    const { product: p1, variant: v1 } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { product: p2, variant: v2 } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    await createPlan(t.db.prisma, acme.id, { productIds: [p1.id, p2.id], defaultFor: [p1.id, p2.id] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: v1.id, quantity: 1, subscription: true }, { variant_id: v2.id, quantity: 2, subscription: true }] });
+    expect(cart.recurring).toHaveLength(1);
+    expect(cart.recurring?.[0]?.subtotal).toBe("20.00");
+  });
+});
+
+describe("PATCH bundled_items", () => {
+  it("sets bundled items, removes with quantity 0, reports invalid variants while applying the valid ones", async () => {
+    const { variant: bundle } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 5000 } }] });
+    const { variant: c1 } = await createProduct(t.db.prisma, acme.id);
+    const { variant: c2 } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: bundle.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/bundled_items`;
+    const set = parseCart(
+      await call("PATCH", path, {
+        body: {
+          bundled_items: [
+            { variant_id: c1.id, quantity: 2, display_to_customer: true },
+            { variant_id: c2.id, quantity: 1, display_to_customer: false },
+            { variant_id: 999_999, quantity: 1, display_to_customer: true },
+          ],
+        },
+      }),
+    );
+    const top = set.cart.items[0];
+    expect(top?.bundled_items.map((child) => [child.variant_id, child.quantity, child.display_to_customer, child.parent_id])).toEqual([
+      [c1.id, 2, true, top?.id],
+      [c2.id, 1, false, top?.id],
+    ]);
+    expect(set.cart.messages.errors).toEqual(["Variant 999999 is not available"]);
+    expect(set.cart.items).toHaveLength(1);
+    expect(set.cart.sub_total).toBe("50.00");
+
+    const removed = parseCart(await call("PATCH", path, { body: { bundled_items: [{ variant_id: c1.id, quantity: 0, display_to_customer: true }] } }));
+    expect(removed.cart.items[0]?.bundled_items.map((child) => child.variant_id)).toEqual([c2.id]);
+    expect(removed.cart.messages.errors).toEqual([]);
+  });
+
+  it("answers 422 for entries missing a required member and 404 for an unknown item", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const response = await call("PATCH", `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/bundled_items`, { body: { bundled_items: [{ variant_id: variant.id, quantity: 1 }] } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "bundled_items.0.display_to_customer": ["is required"] });
+    expect((await call("PATCH", `/api/carts/${cart.cart_token}/items/999999/bundled_items`, { body: { bundled_items: [] } })).status).toBe(404);
+  });
+});
+
+describe("PATCH update_volumes", () => {
+  it("needs the cart company's token: 401 without or with a bad one, 404 with another company's", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 10, qv: 4 }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }] });
+    const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/update_volumes`;
+    expect((await call("PATCH", path, { body: { cv: 1 } })).status).toBe(401);
+    expect((await call("PATCH", path, { token: "sct_wrong", body: { cv: 1 } })).status).toBe(401);
+    expect((await call("PATCH", path, { token: globex.token, body: { cv: 1 } })).status).toBe(404);
+    expect((await lines(cart.cart_token))[0]?.cv).toBeNull();
+  });
+
+  it("changes only the sent volumes and recalculates the totals", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 10, qv: 4 }] });
+    const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 1, qv: 1 }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }, { variant_id: other.id, quantity: 1 }] });
+    expect(cart).toMatchObject({ cv_total: 21, qv_total: 9 });
+    const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/update_volumes`;
+    const cvOnly = parseCart(await call("PATCH", path, { token: acme.token, body: { cv: 25 } }));
+    expect(cvOnly.cart.items[0]).toMatchObject({ cv: 25, qv: 4 });
+    expect(cvOnly.cart).toMatchObject({ cv_total: 51, qv_total: 9 });
+    const qvOnly = parseCart(await call("PATCH", path, { token: acme.token, body: { qv: 0 } }));
+    expect(qvOnly.cart).toMatchObject({ cv_total: 51, qv_total: 1 });
+    const invalid = await call("PATCH", path, { token: acme.token, body: { cv: -1 } });
+    expect(invalid.status).toBe(422);
+    expect(Object.keys(invalid.body.errors)).toEqual(["cv"]);
+  });
+});
+
+describe("PATCH variant", () => {
+  it("changes the line's variant directly when no line has the target variant, with the sent quantity", async () => {
+    const { variant: small, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }, { prices: { US: 1800 } }] });
+    const large = (await t.db.prisma.variant.findMany({ where: { product_id: product.id }, orderBy: { id: "asc" } }))[1];
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: small.id, quantity: 1 }] });
+    const changed = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/variant`, { body: { variant_id: large?.id, quantity: 3 } }));
+    expect(changed.cart.items.map((item) => [item.id, item.variant_id, item.quantity])).toEqual([[cart.items[0]?.id, large?.id, 3]]);
+    expect(changed.cart.sub_total).toBe("54.00");
+  });
+
+  it("merges into an existing line of the target variant, the sent quantity replacing the source's", async () => {
+    const { variant: a } = await createProduct(t.db.prisma, acme.id);
+    const { variant: b } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: a.id, quantity: 5 }, { variant_id: b.id, quantity: 2 }] });
+    const [lineA, lineB] = cart.items;
+    const merged = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/items/${lineA?.id}/variant`, { body: { variant_id: b.id, quantity: 1 } }));
+    expect(merged.cart.items.map((item) => [item.id, item.variant_id, item.quantity])).toEqual([[lineB?.id, b.id, 3]]);
+
+    const again = await createCartOverHttp(call, acme, { items: [{ variant_id: a.id, quantity: 5 }, { variant_id: b.id, quantity: 2 }] });
+    const withoutQuantity = parseCart(await call("PATCH", `/api/carts/${again.cart.cart_token}/items/${again.cart.items[0]?.id}/variant`, { body: { variant_id: b.id } }));
+    expect(withoutQuantity.cart.items.map((item) => item.quantity)).toEqual([7]);
+  });
+
+  it("answers 422 for quantity below 1 or an unavailable variant, 404 for an unknown item, changing nothing", async () => {
+    const { variant: a } = await createProduct(t.db.prisma, acme.id);
+    const { variant: foreign } = await createProduct(t.db.prisma, globex.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: a.id, quantity: 2 }] });
+    const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/variant`;
+    const zero = await call("PATCH", path, { body: { variant_id: a.id, quantity: 0 } });
+    expect(zero.status).toBe(422);
+    expect(Object.keys(zero.body.errors)).toEqual(["quantity"]);
+    const unavailable = await call("PATCH", path, { body: { variant_id: foreign.id } });
+    expect(unavailable.status).toBe(422);
+    expect(unavailable.body.errors).toEqual({ variant_id: [`Variant ${foreign.id} is not available`] });
+    expect((await call("PATCH", `/api/carts/${cart.cart_token}/items/999999/variant`, { body: { variant_id: a.id } })).status).toBe(404);
+    expect((await lines(cart.cart_token)).map((line) => [line.variant_id, line.quantity])).toEqual([[a.id, 2]]);
+  });
+});
+
+describe("rep pricing after logout", () => {
+  it("reprices to retail when the rep logs out", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 }, repPrices: { US: 1500 } }] });
+    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] }, `/api/carts?jwt=${rep.token}`);
+    expect(cart.sub_total).toBe("15.00");
+    const loggedOut = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/logout`));
+    expect(loggedOut.cart).toMatchObject({ buyer_rep_id: null, buyer_rep: null, sub_total: "20.00" });
+  });
+});

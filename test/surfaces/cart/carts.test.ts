@@ -1,0 +1,428 @@
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createBuyer,
+  createCartOverHttp,
+  createDiscount,
+  createEnrollmentPack,
+  createProduct,
+  createShippingMethod,
+  createShop,
+  parseCart,
+  savedCard,
+  setTaxRate,
+  type Shop,
+} from "../../helpers/cart-fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+
+let t: TestApp;
+let call: Call;
+let acme: Shop;
+let globex: Shop;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { CHECKOUT_BASE_URL: "https://checkout.example.com" } });
+  call = httpClient(t.url);
+  acme = await createShop(t.db.prisma, "Acme");
+  globex = await createShop(t.db.prisma, "Globex");
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+const cartCount = () => t.db.prisma.cart.count();
+
+describe("POST /api/carts", () => {
+  it("creates a cart with every Cart member, computed totals and the four meta members (200)", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1999 }, cv: 10, qv: 5 }] });
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const response = await call("POST", "/api/carts", {
+      body: { country_code: "us", svc_shop: acme.shop, items: [{ variant_id: variant.id, quantity: 3 }], session_uuid: "sess-1", source: "web" },
+    });
+    const { cart, meta } = parseCart(response);
+    expect(cart).toMatchObject({
+      state: "start",
+      type: "regular",
+      processed: false,
+      valid_for_checkout: true,
+      currency_code: "USD",
+      currency_symbol: "$",
+      currency_decimal_places: 2,
+      sub_total: "59.97",
+      tax_total: "4.95",
+      shipping_total: "0.00",
+      amount_total: "64.92",
+      amount_total_in_currency: "$64.92",
+      cv_total: 30,
+      qv_total: 15,
+      country: { iso: "US", country_code: "US", name: "United States" },
+      company: { id: acme.id, name: "Acme", logo_url: null },
+      company_logo_url: "",
+      skipped_items: [],
+      recurring: [],
+    });
+    expect(cart.cart_token).toMatch(/^ct_[0-9A-Za-z]{22}$/);
+    expect(cart.items[0]).toMatchObject({ variant_id: variant.id, quantity: 3, price: "19.99", cv: 10, qv: 5, tax: "4.95", product_title: "Vitamin C" });
+    expect(meta.request_id).toBe(response.headers["x-request-id"]);
+    expect(meta.shop_url).toBe(`https://${acme.shop}`);
+    expect(meta.checkout_url).toMatch(/^https:\/\/checkout\.example\.com\/checkout\?jwt=/);
+    const claims = decodeJwt(new URL(meta.checkout_url).searchParams.get("jwt") as string);
+    expect(claims).toMatchObject({ sub: cart.cart_token, aud: "checkout", company_id: acme.id });
+  });
+
+  it("names the shop by its first label too, and defaults timezone and immutable_items", async () => {
+    const { cart } = await createCartOverHttp(call, acme, { svc_shop: acme.shop.split(".")[0], immutable_items: true });
+    expect(cart.immutable_items).toBe(true);
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(row.timezone).toBe("UTC");
+    expect(row.company_id).toBe(acme.id);
+  });
+
+  it("keeps order urls (with the {order_token} placeholder) and maps the deprecated visitor_token", async () => {
+    const { cart } = await createCartOverHttp(call, acme, {
+      order_confirmation_url: "https://shop.example.com/thanks/{order_token}",
+      order_failure_url: "https://shop.example.com/failed",
+      visitor_token: "visitor-1",
+      timezone: "Europe/Berlin",
+    });
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(row).toMatchObject({
+      order_confirmation_url: "https://shop.example.com/thanks/{order_token}",
+      order_failure_url: "https://shop.example.com/failed",
+      session_uuid: "visitor-1",
+      timezone: "Europe/Berlin",
+    });
+  });
+
+  it("answers 422 with field errors, creating nothing, when country_code or svc_shop is missing or invalid", async () => {
+    const before = await cartCount();
+    for (const [body, field] of [
+      [{ svc_shop: acme.shop }, "country_code"],
+      [{ country_code: "US" }, "svc_shop"],
+      [{ country_code: "USA", svc_shop: acme.shop }, "country_code"],
+      [{ country_code: "US", svc_shop: acme.shop, timezone: "Mars/Base" }, "timezone"],
+      [{ country_code: "US", svc_shop: acme.shop, source: "fax" }, "source"],
+    ] as const) {
+      const response = await call("POST", "/api/carts", { body });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toContain(field);
+    }
+    const unknownCountry = await call("POST", "/api/carts", { body: { country_code: "ZZ", svc_shop: acme.shop } });
+    expect(unknownCountry.status).toBe(422);
+    expect(unknownCountry.body.errors).toEqual({ country_code: ["is not a supported country"] });
+    expect(await cartCount()).toBe(before);
+  });
+
+  it("answers 404 for an unknown shop", async () => {
+    const response = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: "nowhere.example.com" } });
+    expect(response.status).toBe(404);
+    expect(response.body.error_code).toBe("not_found");
+  });
+
+  it("makes a rep from the jwt parameter the buyer rep, with rep pricing", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 }, repPrices: { US: 1500 } }] });
+    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }] }, `/api/carts?jwt=${rep.token}`);
+    expect(cart.buyer_rep_id).toBe(rep.user.id);
+    expect(cart.buyer_rep).toMatchObject({ id: rep.user.id, email: rep.user.email, first_name: "Rita" });
+    expect(cart.items[0]?.price).toBe("15.00");
+    expect(cart.sub_total).toBe("30.00");
+  });
+
+  it("takes the buyer from the _svc_session cookie when there is no jwt, and prefers the jwt over the cookie", async () => {
+    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
+    const otherRep = await createBuyer(t.db.prisma, acme.id, "rep");
+    const fromCookie = parseCart(await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop }, headers: { cookie: `_svc_session=${rep.token}` } }));
+    expect(fromCookie.cart.buyer_rep_id).toBe(rep.user.id);
+    const both = parseCart(
+      await call("POST", `/api/carts?jwt=${otherRep.token}`, { body: { country_code: "US", svc_shop: acme.shop }, headers: { cookie: `_svc_session=${rep.token}` } }),
+    );
+    expect(both.cart.buyer_rep_id).toBe(otherRep.user.id);
+  });
+
+  it("makes a customer token the cart's customer (no buyer rep), with the customer's email", async () => {
+    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    expect(cart.buyer_rep_id).toBeNull();
+    expect(cart.email).toBe(customer.user.email);
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(row.customer_id).toBe(customer.user.id);
+  });
+
+  it("answers 401 for an invalid, expired or foreign token (jwt or cookie), creating nothing", async () => {
+    const before = await cartCount();
+    const foreignRep = await createBuyer(t.db.prisma, globex.id, "rep");
+    for (const options of [
+      { path: "/api/carts?jwt=not-a-jwt" },
+      { path: `/api/carts?jwt=${foreignRep.token}` },
+      { path: "/api/carts", cookie: "_svc_session=garbage" },
+    ]) {
+      const response = await call("POST", options.path, { body: { country_code: "US", svc_shop: acme.shop }, ...(options.cookie ? { headers: { cookie: options.cookie } } : {}) });
+      expect(response.status).toBe(401);
+      expect(response.body.error_code).toBe("invalid_user_token");
+    }
+    expect(await cartCount()).toBe(before);
+  });
+
+  it("skips unavailable items and lists them; when all are skipped it is a 422 and nothing is created", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { variant: soldOut } = await createProduct(t.db.prisma, acme.id, { variants: [{ inventory: 0, sku: `SOLD-${Date.now()}` }] });
+    const { variant: notInUs } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 2500 } }] });
+    const { variant: foreign } = await createProduct(t.db.prisma, globex.id);
+    const { cart } = await createCartOverHttp(call, acme, {
+      items: [
+        { variant_id: variant.id, quantity: 1 },
+        { variant_id: soldOut.id, quantity: 1 },
+        { variant_id: notInUs.id, quantity: 1 },
+        { variant_id: foreign.id, quantity: 1 },
+      ],
+    });
+    expect(cart.items.map((item) => item.variant_id)).toEqual([variant.id]);
+    expect(cart.skipped_items).toEqual([
+      { variant_id: soldOut.id, reason: "out_of_stock", message: `${soldOut.sku} is out of stock` },
+      { variant_id: notInUs.id, reason: "variant_unavailable", message: `Variant ${notInUs.id} is not available` },
+      { variant_id: foreign.id, reason: "variant_unavailable", message: `Variant ${foreign.id} is not available` },
+    ]);
+
+    const before = await cartCount();
+    const allSkipped = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, items: [{ variant_id: soldOut.id, quantity: 1 }] } });
+    expect(allSkipped.status).toBe(422);
+    expect(allSkipped.body.errors).toEqual({ "items.0.variant_id": [`${soldOut.sku} is out of stock`] });
+    expect(await cartCount()).toBe(before);
+  });
+
+  it("adds a variant with too little stock as asked, reporting it and marking the cart not valid for checkout", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ inventory: 2 }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 5 }] });
+    expect(cart.items[0]?.quantity).toBe(5);
+    expect(cart.messages.errors).toEqual([`Insufficient inventory for ${variant.sku}`]);
+    expect(cart.valid_for_checkout).toBe(false);
+  });
+
+  it("creates an enrollment cart: the pack's price is the enrollment fee and its variants are enrollment lines", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 7 }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { price: "49.00", variants: [{ id: variant.id, quantity: 2 }] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(cart).toMatchObject({ type: "enrollment", enrollment_pack_id: pack.id, enrollment_fee: "49.00", enrollment_fee_in_currency: "$49.00", amount_total: "49.00", cv_total: 14 });
+    expect(cart.enrollment_pack).toEqual({ id: pack.id, title: "Starter pack", price: "49.00", price_in_currency: "$49.00" });
+    expect(cart.items[0]).toMatchObject({ enrollment: true, quantity: 2, price: "0.00" });
+
+    const foreignPack = await createEnrollmentPack(t.db.prisma, globex.id, { price: "10.00" });
+    const refused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: foreignPack.id } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ enrollment_pack_id: ["is not an active enrollment pack of this shop"] });
+  });
+
+  it("stores an attribution given on create and resolves its rep as volume_rep", async () => {
+    const rep = await createBuyer(t.db.prisma, acme.id, "rep", { shareGuid: `guid-${Date.now()}` });
+    const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: rep.user.share_guid } });
+    expect(cart.attribution).toMatchObject({ share_guid: rep.user.share_guid });
+    expect(cart.attribution?.id).toEqual(expect.any(Number));
+    expect(cart.volume_rep?.id).toBe(rep.user.id);
+  });
+
+  it("computes JPY (0 decimals) and KWD (3 decimals) carts in their own minor units", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { JP: 1200, KW: 1500 } }] });
+    const yen = await createCartOverHttp(call, acme, { country_code: "JP", items: [{ variant_id: variant.id, quantity: 2 }] });
+    expect(yen.cart).toMatchObject({ currency_code: "JPY", currency_decimal_places: 0, sub_total: "2400", amount_total_in_currency: "¥2,400" });
+    const dinar = await createCartOverHttp(call, acme, { country_code: "KW", items: [{ variant_id: variant.id, quantity: 1 }] });
+    expect(dinar.cart).toMatchObject({ currency_code: "KWD", currency_decimal_places: 3, sub_total: "1.500" });
+  });
+});
+
+describe("GET /api/carts/{cart_token}", () => {
+  it("returns the stored cart; 404 for an unknown or malformed token", async () => {
+    const created = await createCartOverHttp(call, acme);
+    const shown = parseCart(await call("GET", `/api/carts/${created.cart.cart_token}`));
+    expect(shown.cart).toEqual(created.cart);
+    for (const token of ["ct_0000000000000000000000", "nope"]) {
+      const response = await call("GET", `/api/carts/${token}`);
+      expect(response.status).toBe(404);
+    }
+  });
+
+  it("includes the customer's saved payment methods when payment_methods_includes asks for them", async () => {
+    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const card = await savedCard(t.db.prisma, customer.user.id);
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    expect(cart.payment_method_auto_assignable).toBe(true);
+    const plain = parseCart(await call("GET", `/api/carts/${cart.cart_token}`));
+    expect(plain.cart.available_payment_methods).toHaveLength(2);
+    const withSaved = parseCart(await call("GET", `/api/carts/${cart.cart_token}?payment_methods_includes=saved_payment_methods`));
+    expect(withSaved.cart.available_payment_methods).toContainEqual(expect.objectContaining({ id: card.id, type: "saved_payment_method", last_four: "4242" }));
+  });
+});
+
+describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
+  it("changes only the sent contact members", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const updated = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "Buyer@Example.com", phone: "+1 555 0100" } }));
+    expect(updated.cart).toMatchObject({ email: "buyer@example.com", phone: "+1 555 0100", email_marketing: null });
+    const again = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { sms_marketing: true } }));
+    expect(again.cart).toMatchObject({ email: "buyer@example.com", phone: "+1 555 0100", sms_marketing: true });
+  });
+
+  it("answers 422 for an invalid email and changes nothing", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const response = await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "not-an-email", phone: "+1" } });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors)).toEqual(["email"]);
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(row.phone).toBeNull();
+  });
+
+  it("selects a shipping method of the cart's country; free over the threshold; 422 for another country's or company's", async () => {
+    const shop = await createShop(t.db.prisma, "Shipper");
+    const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 3000 } }] });
+    const method = await createShippingMethod(t.db.prisma, shop.id, { name: "Ground", price: 500, freeOver: 5000 });
+    const canadian = await createShippingMethod(t.db.prisma, shop.id, { country: "CA", price: 700 });
+    const foreign = await createShippingMethod(t.db.prisma, globex.id, { price: 100 });
+    const { cart } = await createCartOverHttp(call, shop, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    expect(cart.available_shipping_methods.map((available) => available.id)).toEqual([method.id]);
+    expect(cart.shipping_method).toBeNull();
+
+    const chosen = parseCart(await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id: method.id } } }));
+    expect(chosen.cart).toMatchObject({ shipping_total: "5.00", amount_total: "35.00", shipping_total_for_display: "$5.00" });
+    expect(chosen.cart.shipping_method).toMatchObject({ id: method.id, price: "5.00", free_over: "50.00" });
+
+    const more = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: variant.id, quantity: 1 }] } }));
+    expect(more.cart).toMatchObject({ sub_total: "60.00", shipping_total: "0.00", shipping_total_for_display: "Free" });
+
+    for (const id of [canadian.id, foreign.id, 999_999]) {
+      const response = await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id } } });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "shipping_method.id": ["is not an available shipping method for the cart's country"] });
+    }
+  });
+});
+
+describe("POST /api/carts/{cart_token}/address", () => {
+  const address = { first_name: "Ada", last_name: "Lovelace", address1: "1 Main St", city: "Springfield", state: "IL", postal_code: "62701", country_code: "US" };
+
+  it("sets ship_to, copies it to bill_to when asked, and sets bill_to alone", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const shipped = parseCart(await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", use_shipping_address_for_billing: true, address } }));
+    expect(shipped.cart.ship_to).toMatchObject({ ...address, address2: null, id: null });
+    expect(shipped.cart.shipping_address).toEqual(shipped.cart.ship_to);
+    expect(shipped.cart.bill_to).toEqual(shipped.cart.ship_to);
+    const billed = parseCart(await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "bill_to", address: { ...address, city: "Shelbyville" } } }));
+    expect(billed.cart.bill_to?.city).toBe("Shelbyville");
+    expect(billed.cart.billing_address).toEqual(billed.cart.bill_to);
+    expect(billed.cart.ship_to?.city).toBe("Springfield");
+  });
+
+  it("attaches the customer of a jwt; 401 for a bad one", async () => {
+    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const { cart } = await createCartOverHttp(call, acme);
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", jwt: customer.token, address } }));
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).customer_id).toBe(customer.user.id);
+    const bad = await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", jwt: "x.y.z", address } });
+    expect(bad.status).toBe(401);
+  });
+
+  it("answers 422 for an unknown country, a missing address, an address_id or a bad type, changing nothing", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    for (const [body, field] of [
+      [{ type: "ship_to", address: { ...address, country_code: "ZZ" } }, "address.country_code"],
+      [{ type: "ship_to", address: { ...address, country_code: undefined } }, "address.country_code"],
+      [{ type: "ship_to" }, "address"],
+      [{ type: "ship_to", address_id: 5 }, "address_id"],
+      [{ type: "home", address }, "type"],
+      [{ type: "ship_to", address: { ...address, city: "" } }, "address.city"],
+    ] as const) {
+      const response = await call("POST", `/api/carts/${cart.cart_token}/address`, { body });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toContain(field);
+    }
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(row.ship_to).toBeNull();
+  });
+});
+
+describe("PATCH change_language and update_country", () => {
+  it("changes the language to a supported one; 422 otherwise", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const changed = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/change_language`, { body: { language_iso: "FR" } }));
+    expect(changed.cart.language_iso).toBe("fr");
+    const refused = await call("PATCH", `/api/carts/${cart.cart_token}/change_language`, { body: { language_iso: "xx" } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ language_iso: ["is not a supported language"] });
+  });
+
+  it("reprices in the new country, reports lines without a price there and drops the old country's shipping method", async () => {
+    const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const method = await createShippingMethod(t.db.prisma, acme.id, { price: 500 });
+    await setTaxRate(t.db.prisma, acme.id, "CA", "5");
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: everywhere.id, quantity: 1 }, { variant_id: usOnly.id, quantity: 1 }] });
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id: method.id } } }));
+    const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } }));
+    expect(moved.cart).toMatchObject({ currency_code: "CAD", sub_total: "13.00", tax_total: "0.65", shipping_method: null, shipping_total: "0.00" });
+    expect(moved.cart.items.map((item) => item.variant_id)).toEqual([everywhere.id]);
+    expect(moved.cart.skipped_items).toEqual([{ variant_id: usOnly.id, reason: "variant_unavailable", message: `${usOnly.sku} is not available in Canada` }]);
+    expect(moved.cart.messages.warnings[0]).toMatch(/Shipping method .* was removed/);
+    const refused = await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "ZZ" } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ country_code: ["is not a supported country"] });
+  });
+});
+
+describe("locked carts", () => {
+  it("answers 410 to every mutation of a cart whose payment is authorized or captured, with the cart and shop_url in meta; reads still work", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const code = await createDiscount(t.db.prisma, acme.id, { code: `LOCK${Date.now()}`, amount: "10" });
+    for (const state of ["payment_authorized", "payment_captured"]) {
+      const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+      await t.db.prisma.cart.update({ where: { cart_token: cart.cart_token }, data: { state } });
+      const base = `/api/carts/${cart.cart_token}`;
+      const itemId = cart.items[0]?.id;
+      const mutations: Array<[string, string, unknown]> = [
+        ["PATCH", base, { email: "a@example.com" }],
+        ["POST", base, { shipping_method: { id: 1 } }],
+        ["POST", `${base}/address`, { type: "ship_to", address: { address1: "x", city: "y", country_code: "US" } }],
+        ["POST", `${base}/discount`, { discount_codes: [code.code] }],
+        ["DELETE", `${base}/discount`, { discount_codes: [code.code] }],
+        ["PATCH", `${base}/append_metadata`, { metadata: { a: 1 } }],
+        ["PATCH", `${base}/remove_metadata`, { cart: { metadata: ["a"] } }],
+        ["PATCH", `${base}/json_data`, { json_data: { a: 1 } }],
+        ["PATCH", `${base}/metadata`, { metadata: {} }],
+        ["POST", `${base}/items`, { items: [{ variant_id: variant.id, quantity: 1 }] }],
+        ["DELETE", `${base}/items`, { items: [{ variant_id: variant.id }] }],
+        ["DELETE", `${base}/items/${itemId}`, undefined],
+        ["POST", `${base}/items/${itemId}/subscribe`, undefined],
+        ["DELETE", `${base}/items/${itemId}/subscribe`, undefined],
+        ["PATCH", `${base}/items/${itemId}/bundled_items`, { bundled_items: [] }],
+        ["PATCH", `${base}/items/${itemId}/variant`, { variant_id: variant.id }],
+        ["DELETE", `${base}/logout`, undefined],
+        ["PATCH", `${base}/attribution`, { attribution: { email: "x@example.com" } }],
+        ["PATCH", `${base}/change_language`, { language_iso: "en" }],
+        ["PATCH", `${base}/update_country`, { country_code: "CA" }],
+      ];
+      for (const [method, path, body] of mutations) {
+        const response = await call(method, path, body === undefined ? {} : { body });
+        expect(response.status, `${method} ${path}`).toBe(410);
+        expect(response.body.error_code).toBe("cart_locked");
+        expect(response.body.meta.shop_url).toBe(`https://${acme.shop}`);
+        expect(response.body.meta.cart.cart_token).toBe(cart.cart_token);
+      }
+      const volumes = await call("PATCH", `${base}/items/${itemId}/update_volumes`, { token: acme.token, body: { cv: 1 } });
+      expect(volumes.status).toBe(410);
+      expect((await call("GET", base)).status).toBe(200);
+      const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+      expect(row.email).toBeNull();
+      expect(row.metadata).toEqual({});
+    }
+  });
+});
+
+describe("CORS", () => {
+  it("answers a storefront's preflight for a cart mutation", async () => {
+    const response = await call("OPTIONS", "/api/carts/ct_0000000000000000000000/append_metadata", {
+      headers: { origin: "https://shop.example.com", "access-control-request-method": "PATCH" },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers["access-control-allow-methods"]).toContain("PATCH");
+  });
+});
