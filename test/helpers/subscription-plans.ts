@@ -1,22 +1,34 @@
+import { createSubscriptionOrder } from "../../src/domain/subscription-orders/service.js";
+import { systemClock } from "../../src/platform/clock.js";
 import type { Db } from "../../src/platform/db/database.js";
+import { countryId, createCustomer, createVariant, usAddress } from "./subscription-fixtures.js";
 
 /** A product of the company (the catalog admin that manages them is another area). */
 export async function createProduct(db: Db, companyId: number, title = "Coffee") {
   return db.product.create({ data: { company_id: companyId, title } });
 }
 
-/**
- * A subscription order of a plan, with the members the plan service reads. Subscription
- * orders are built by another area in parallel: while their table is not in the migrations
- * yet, this creates a stand-in with just those columns in the test's own database. Once the
- * subscription orders branch is merged, replace this with that area's fixture.
- */
+/** A subscription order of a plan, created through the subscription orders service, then put in `status`. */
 export async function addSubscriptionOrder(db: Db, companyId: number, planId: number, status: string): Promise<number> {
-  const [table] = await db.$queryRaw<{ present: boolean }[]>`SELECT to_regclass('subscription_orders') IS NOT NULL AS present`;
-  if (!table?.present) {
-    await db.$executeRaw`CREATE TABLE subscription_orders (id serial PRIMARY KEY, company_id integer NOT NULL, subscription_plan_id integer NOT NULL, status text NOT NULL)`;
-  }
-  const [row] = await db.$queryRaw<{ id: number }[]>`
-    INSERT INTO subscription_orders (company_id, subscription_plan_id, status) VALUES (${companyId}, ${planId}, ${status}) RETURNING id`;
-  return (row as { id: number }).id;
+  const ctx = { db, clock: systemClock, companyId, actor: { type: "test", id: null } };
+  const us = await countryId(db, "US");
+  const offered = await db.productSubscriptionPlan.findFirst({ where: { subscription_plan_id: planId } });
+  const variant = offered ? await variantOf(db, companyId, offered.product_id, us) : await createVariant(db, companyId, { US: { price: 1000 } });
+  const customer = await createCustomer(db, companyId);
+  const order = await createSubscriptionOrder(ctx, {
+    customer_id: customer.id,
+    subscription_plan_id: planId,
+    items: [{ variant_id: variant.id, quantity: 1 }],
+    ship_to: usAddress(us),
+    status: "pending",
+  } as Parameters<typeof createSubscriptionOrder>[1]);
+  await db.subscriptionOrder.update({ where: { id: order.id }, data: { status } });
+  return order.id;
+}
+
+/** A variant of a product the plan offers, priced in the US. */
+async function variantOf(db: Db, companyId: number, productId: number, usId: number) {
+  return db.variant.create({
+    data: { company_id: companyId, product_id: productId, sku: `SUB-${productId}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, prices: { create: { country_id: usId, price: 1000 } } },
+  });
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { companyLeadRoutes } from "./company-leads.js";
 import { useCompanyHostCheck } from "./company-server.js";
 import { conversationRoutes } from "./conversations.js";
 import { customPageRoutes } from "./custom-pages.js";
@@ -10,4 +11,5 @@ export async function companyServerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(labelRoutes);
   await app.register(customPageRoutes);
   await app.register(conversationRoutes);
+  await app.register(companyLeadRoutes);
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { companyContactView, companyLeadBody, leadListQuery, leadView } from "../../domain/leads/schemas.js";
+import { leadListQuery, leadView } from "../../domain/leads/schemas.js";
 import * as leads from "../../domain/leads/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
-import { envelope, listEnvelope } from "../../platform/http/envelope.js";
-import { withListMeta, withMeta } from "../../platform/http/schemas.js";
+import { listEnvelope } from "../../platform/http/envelope.js";
+import { withListMeta } from "../../platform/http/schemas.js";
 
 const tags = ["Leads"];
 const security = [{ bearer: [] }];
@@ -28,20 +28,5 @@ export async function leadRoutes(fastify: FastifyInstance): Promise<void> {
       const result = await leads.listLeads(companyContext(request), request.query);
       return listEnvelope(request, { leads: result.rows }, result.pagination);
     },
-  );
-
-  app.post(
-    "/api/company/leads",
-    {
-      schema: {
-        tags,
-        security,
-        summary: "Capture a lead from the company's server",
-        description: "Creates the contact, or updates the one with this `contact.id` (the company server's id), and stores the lead.",
-        body: companyLeadBody,
-        response: { 201: withMeta({ lead: leadView, contact: companyContactView }) },
-      },
-    },
-    async (request, reply) => reply.code(201).send(envelope(request, await leads.captureCompanyLead(companyContext(request), request.body))),
   );
 }

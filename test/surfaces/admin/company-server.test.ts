@@ -98,6 +98,7 @@ describe("the OpenAPI document", () => {
         "GET /api/company/messaging/conversations",
         "POST /api/company/messaging/conversations.json",
         "GET /api/company/messaging/conversations/{id}.json",
+        "POST /api/company/leads",
       ].sort(),
     );
     for (const operation of companyOperations) {
