@@ -9,7 +9,7 @@
 //
 // Usage: npm run db:new-migration -- <name> [--from <git-rev>]
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
@@ -44,10 +44,15 @@ const emptySchema = 'datasource db {\n  provider = "postgresql"\n}\n';
 const show = spawnSync("git", ["show", `${values.from}:prisma/schema.prisma`], { cwd: root, encoding: "utf8" });
 const fromSchema = show.status === 0 ? show.stdout : emptySchema;
 const toSchema = execFileSync("cat", [join(root, "prisma/schema.prisma")], { encoding: "utf8" });
-writeFileSync(join(toolDir, "from.prisma"), asPrisma6Schema(fromSchema));
-writeFileSync(join(toolDir, "to.prisma"), asPrisma6Schema(toSchema));
+// A folder of this run's own inside the tool's: module resolution finds the tool's packages,
+// and checkouts sharing node_modules (git worktrees) do not read each other's schemas.
+mkdirSync(join(toolDir, "runs"), { recursive: true });
+const runDir = mkdtempSync(join(toolDir, "runs", "diff-"));
+process.on("exit", () => rmSync(runDir, { recursive: true, force: true }));
+writeFileSync(join(runDir, "from.prisma"), asPrisma6Schema(fromSchema));
+writeFileSync(join(runDir, "to.prisma"), asPrisma6Schema(toSchema));
 writeFileSync(
-  join(toolDir, "prisma.config.ts"),
+  join(runDir, "prisma.config.ts"),
   `import { defineConfig } from "prisma/config";
 import { PrismaPg } from "@prisma/adapter-pg";
 export default defineConfig({
@@ -64,7 +69,7 @@ const diff = spawnSync(
   join(toolDir, "node_modules/.bin/prisma"),
   ["migrate", "diff", "--from-schema-datamodel", "from.prisma", "--to-schema-datamodel", "to.prisma", "--script"],
   {
-    cwd: toolDir,
+    cwd: runDir,
     encoding: "utf8",
     env: {
       ...process.env,

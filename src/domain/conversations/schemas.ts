@@ -21,8 +21,7 @@ const optionalText = (max: number) => z.string().trim().max(max).nullable().opti
 
 export const conversationCreateBody = z.object({
   conversation: z.object({
-    // zod reports a missing enum as an invalid option; the platform's wording is "is required".
-    type: z.enum(conversationTypes, { error: (issue) => (issue.input === undefined ? "is required" : undefined) }),
+    type: z.enum(conversationTypes),
     name: optionalText(255),
     description: optionalText(5000),
     announcing: z.boolean().optional(),

@@ -5,8 +5,7 @@ import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
 const recordId = z.number().int().positive().max(2_147_483_647);
-// A missing unit reads "is required", as every other missing member does.
-const intervalUnit = z.enum(["day", "week", "month", "year"], { error: (issue) => (issue.input === undefined ? "is required" : undefined) });
+const intervalUnit = z.enum(["day", "week", "month", "year"]);
 const interval = z.number().int().min(1).max(29);
 // The seed bounds these from below only; the upper bound keeps schedule arithmetic in range.
 const count = z.number().int().min(1).max(1000);

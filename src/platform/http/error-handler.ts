@@ -27,13 +27,25 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   FST_ERR_NOT_FOUND: { status: 404, code: "route_not_found", message: "No route matches this method and path" },
 };
 
-function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined): FieldErrors {
+/** The value the client sent at a path (undefined when absent), to tell "missing" from "wrong". */
+function sentValue(source: unknown, segments: string[]): unknown {
+  let value = source;
+  for (const segment of segments) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
+}
+
+function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined, request: FastifyRequest): FieldErrors {
   const errors: FieldErrors = {};
+  const source = context === "querystring" ? request.query : request.body;
   for (const issue of issues) {
-    const path = issue.instancePath.replace(/^\//, "").split("/").filter(Boolean).join(".");
-    const key = path || (context === "querystring" ? "query" : "body");
-    const message = issue.keyword === "invalid_type" && /received undefined/.test(issue.message ?? "") ? "is required" : (issue.message ?? "is invalid");
-    (errors[key] ??= []).push(message);
+    const segments = issue.instancePath.replace(/^\//, "").split("/").filter(Boolean);
+    const key = segments.join(".") || (context === "querystring" ? "query" : "body");
+    // zod words a missing member by its expected type ("expected string", "Invalid option"); say what the client can fix.
+    const missing = segments.length > 0 && sentValue(source, segments) === undefined && issue.keyword !== "custom";
+    (errors[key] ??= []).push(missing ? "is required" : (issue.message ?? "is invalid"));
   }
   return errors;
 }
@@ -53,7 +65,7 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
     if (fastifyError.validationContext === "params") {
       return { status: 404, body: body(request, "Not found", "not_found", null), headers: {} };
     }
-    const errors = fieldErrorsFrom(fastifyError.validation as unknown as ValidationIssue[], fastifyError.validationContext);
+    const errors = fieldErrorsFrom(fastifyError.validation as unknown as ValidationIssue[], fastifyError.validationContext, request);
     return { status: 422, body: body(request, "Validation failed", "validation_failed", errors), headers: {} };
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
