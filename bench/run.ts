@@ -5,7 +5,7 @@ import pg from "pg";
 import { projectRoot } from "../src/platform/paths.js";
 import { type Measurement, measure, type Scenario } from "./measure.js";
 import { markdownTable, referenceName } from "./report.js";
-import { startBenchServer } from "./server.js";
+import { BENCH_JWT_SECRET, startBenchServer } from "./server.js";
 import { referenceScenarios, surfaceScenarios } from "./scenarios.js";
 import { seedBenchData } from "./seed.js";
 
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     await client.query("CREATE TABLE bench_writes (id bigserial PRIMARY KEY, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
     await client.end();
     console.error("seeding the data set through the services...");
-    const data = await seedBenchData(databaseUrl);
+    const data = await seedBenchData(databaseUrl, BENCH_JWT_SECRET);
 
     const scenarios: Scenario[] = [...referenceScenarios(data), ...surfaceScenarios(data)];
     const measurements: Measurement[] = [];

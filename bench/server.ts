@@ -4,6 +4,8 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { projectRoot } from "../src/platform/paths.js";
 
+export const BENCH_JWT_SECRET = "bench-jwt-secret-0123456789abcdefghijklmnop";
+
 export interface BenchServer {
   url: string;
   pid: number;
@@ -35,7 +37,7 @@ export async function startBenchServer(databaseUrl: string, extraEnv: Record<str
       PORT: String(port),
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: "20",
-      JWT_SECRET: "bench-jwt-secret-0123456789abcdefghijklmnop",
+      JWT_SECRET: BENCH_JWT_SECRET,
       COOKIE_SECRET: "bench-cookie-secret-0123456789abcdefghijk",
       BENCH_ROUTES: "true",
       PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
