@@ -10,6 +10,7 @@ import { registerErrorHandlers } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
 import { registerOpenApi } from "./platform/http/openapi.js";
 import { operationsRoutes } from "./platform/http/operations.js";
+import { rateLimiting } from "./platform/http/rate-limit.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./platform/http/request-id.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { cartSurface } from "./surfaces/cart/index.js";
@@ -37,9 +38,17 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
-    connectionTimeout: 30_000,
-    requestTimeout: 30_000,
-    keepAliveTimeout: 5_000,
+    // Slow and idle clients: a socket silent for idleTimeout is closed, headers must arrive
+    // within headersTimeout and the whole request within requestTimeout, an idle keep-alive
+    // connection is closed after keepAliveTimeout. Node checks the first two only every
+    // connectionsCheckingInterval, so that follows the shortest timeout.
+    connectionTimeout: config.http.idleTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4))),
+    },
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -51,7 +60,8 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorateRequest("companyId", null);
 
   registerJsonBodyParser(app);
-  registerErrorHandlers(app);
+  await app.register(rateLimiting);
+  registerErrorHandlers(app, { notFoundPreHandler: app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 }) });
   app.addHook("onSend", async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     reply.headers(SECURITY_HEADERS);

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { isDatabaseUnavailable, isUniqueViolation } from "../db/errors.js";
 import { AppError, type FieldErrors } from "../errors.js";
@@ -80,14 +80,18 @@ export function logError(request: FastifyRequest, error: unknown, reply: ErrorRe
   else request.log.info({ status: reply.status, error_code: reply.body.error_code }, "request rejected");
 }
 
-/** The default handlers for the whole app; a surface may wrap toErrorReply in its own. */
-export function registerErrorHandlers(app: FastifyInstance): void {
+/**
+ * The default handlers for the whole app; a surface may wrap toErrorReply in its own.
+ * `notFoundPreHandler` runs before the 404 answer (the app rate-limits it: scanners probing
+ * for paths are the commonest hostile traffic).
+ */
+export function registerErrorHandlers(app: FastifyInstance, options: { notFoundPreHandler?: preHandlerAsyncHookHandler } = {}): void {
   app.setErrorHandler((error, request, reply) => {
     const errorReply = toErrorReply(error, request);
     logError(request, error, errorReply);
     return sendError(reply, errorReply);
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(options.notFoundPreHandler ? { preHandler: options.notFoundPreHandler } : {}, (request, reply) => {
     const errorReply = toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request);
     return sendError(reply, errorReply);
   });
