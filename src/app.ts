@@ -23,10 +23,12 @@ export interface AppDependencies {
   clock?: Clock;
 }
 
+// An API answers JSON: nothing in a response may run, load or be framed. /docs sets its own CSP.
 const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 };
 
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
