@@ -131,8 +131,8 @@ describe("body limits per surface", () => {
   it("admin takes BODY_LIMIT; a storefront surface's helper lowers it for the routes it registers", async () => {
     const limited = await startTestApp({
       env: { BODY_LIMIT: "8192" },
-      configure(app: FastifyInstance) {
-        return app.register(
+      async configure(app: FastifyInstance) {
+        await app.register(
           async (surface) => {
             useBodyLimit(surface, 1024);
             surface.post("/echo-size", async (request) => ({ size: JSON.stringify(request.body).length }));
