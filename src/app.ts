@@ -64,9 +64,16 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   registerJsonBodyParser(app);
   await app.register(rateLimiting);
   registerErrorHandlers(app, { notFoundPreHandler: app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 }) });
+  // While shutting down, each response closes its connection: a keep-alive connection left
+  // idle after its last response would otherwise hold the exit back until keepAliveTimeout.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     reply.headers(SECURITY_HEADERS);
+    if (closing) reply.header("connection", "close");
   });
 
   await registerOpenApi(app);
