@@ -6,8 +6,9 @@ import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
-import { registerErrorHandlers } from "./platform/http/error-handler.js";
+import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
+import { registerNulGuard } from "./platform/http/nul-guard.js";
 import { registerOpenApi } from "./platform/http/openapi.js";
 import { operationsRoutes } from "./platform/http/operations.js";
 import { rateLimiting } from "./platform/http/rate-limit.js";
@@ -52,6 +53,8 @@ export async function buildApp({ config, database, logger, clock = systemClock }
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4))),
     },
     return503OnClosing: true,
+    // Errors raised while routing (a URL that does not decode, an overlong path parameter) get the documented body too.
+    frameworkErrors: (error, request, reply) => sendError(reply, toErrorReply(error, request)),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -62,6 +65,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorateRequest("companyId", null);
 
   registerJsonBodyParser(app);
+  registerNulGuard(app);
   await app.register(rateLimiting);
   registerErrorHandlers(app, { notFoundPreHandler: app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 }) });
   // While shutting down, each response closes its connection: a keep-alive connection left

@@ -25,6 +25,10 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "bad_request", message: "Content-Length does not match the body" },
   FST_ERR_CTP_INVALID_TYPE: { status: 415, code: "unsupported_media_type", message: "Unsupported content type" },
   FST_ERR_NOT_FOUND: { status: 404, code: "route_not_found", message: "No route matches this method and path" },
+  // Routing errors (reported through the app's frameworkErrors): a path parameter too long to
+  // be an id names nothing; a URL that does not decode is malformed.
+  FST_ERR_MAX_PARAM_LENGTH: { status: 404, code: "not_found", message: "Not found" },
+  FST_ERR_BAD_URL: { status: 400, code: "bad_request", message: "The URL is malformed" },
 };
 
 function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined): FieldErrors {
