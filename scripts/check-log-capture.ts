@@ -1,0 +1,51 @@
+/**
+ * `npm run test:logs`: runs the whole test suite with TEST_LOG_CAPTURE pointing at a fresh file
+ * (every test app, capturing logger and server process appends its log lines there; see
+ * test/helpers/log-capture.ts), then proves the run's logs hold no credential: no company
+ * token, cart token, JWT, bearer header or session cookie value. Extra arguments go to vitest.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { projectRoot } from "../src/platform/paths.js";
+
+const SECRETS: [string, RegExp][] = [
+  ["company API token", /sct_[0-9A-Za-z]{20,}/],
+  ["cart token", /\bct_[0-9A-Za-z]{22}\b/],
+  ["JWT", /eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*/],
+  ["bearer credential", /Bearer\s+(?!\[REDACTED\])[\w.~+/-]{8,}/i],
+  ["authorization header value", /"authorization":"(?!\[REDACTED\])/i],
+  ["session cookie value", /_svc_session=(?!\[REDACTED\])[^;"\s]+/],
+  ["cookie header value", /"cookie":"(?!\[REDACTED\])/i],
+  ["jwt query member", /[?&]jwt=(?!\[REDACTED\])[^&"\s]+/],
+];
+// A scan of an empty or tiny capture proves nothing.
+const MINIMUM_LINES = 1_000;
+
+const folder = mkdtempSync(join(tmpdir(), "svc-log-capture-"));
+const file = join(folder, "run.log");
+try {
+  const run = spawnSync(join(projectRoot, "node_modules", ".bin", "vitest"), ["run", ...process.argv.slice(2)], {
+    cwd: projectRoot,
+    env: { ...process.env, TEST_LOG_CAPTURE: file },
+    stdio: "inherit",
+  });
+  if (run.status !== 0) {
+    process.stderr.write("the test run failed: fix it first, its logs are not worth scanning\n");
+    process.exit(1);
+  }
+  const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+  const requests = lines.filter((line) => line.includes('"incoming request"')).length;
+  process.stdout.write(`\nlog capture: ${lines.length} lines, ${requests} requests\n`);
+  let leaks = 0;
+  for (const [what, pattern] of SECRETS) {
+    const hits = lines.filter((line) => pattern.test(line));
+    leaks += hits.length;
+    process.stdout.write(`${hits.length === 0 ? "  ok  " : "  LEAK"} no ${what}${hits.length ? ` (${hits.length} lines), e.g.:\n        ${hits[0]?.slice(0, 400)}` : ""}\n`);
+  }
+  if (lines.length < MINIMUM_LINES) process.stdout.write(`  FAIL only ${lines.length} lines captured (at least ${MINIMUM_LINES} expected)\n`);
+  process.exit(leaks === 0 && lines.length >= MINIMUM_LINES ? 0 : 1);
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+}
