@@ -10,16 +10,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { projectRoot } from "../src/platform/paths.js";
 
-const SECRETS: [string, RegExp][] = [
-  ["company API token", /sct_[0-9A-Za-z]{20,}/],
-  ["cart token", /\bct_[0-9A-Za-z]{22}\b/],
-  ["JWT", /eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*/],
-  ["bearer credential", /Bearer\s+(?!\[REDACTED\])[\w.~+/-]{8,}/i],
-  ["authorization header value", /"authorization":"(?!\[REDACTED\])/i],
-  ["session cookie value", /_svc_session=(?!\[REDACTED\])[^;"\s]+/],
-  ["cookie header value", /"cookie":"(?!\[REDACTED\])/i],
-  ["jwt query member", /[?&]jwt=(?!\[REDACTED\])[^&"\s]+/],
+// Each pattern with a leak it must catch and the redacted form it must let through: a pattern
+// that matches nothing would pass any scan.
+const SECRETS: [string, RegExp, string, string][] = [
+  ["company API token", /sct_[0-9A-Za-z]{20,}/, "sct_0123456789abcdefghijABCDEFGHIJ0123456789", "sct_01234567"],
+  ["cart token", /\bct_[0-9A-Za-z]{22}\b/, "/api/carts/ct_0123456789abcdefghijAB", "/api/carts/:cart_token"],
+  ["JWT", /eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*/, "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "eyJ[REDACTED]"],
+  ["bearer credential", /Bearer\s+(?!\[REDACTED\])[\w.~+/-]{8,}/i, "Bearer abcdefgh12345", "Bearer [REDACTED]"],
+  ["authorization header value", /"authorization":"(?!\[REDACTED\])/i, '"authorization":"Basic eDp5"', '"authorization":"[REDACTED]"'],
+  ["session cookie value", /_svc_session=(?!\[REDACTED\])[^;"\s]+/, "_svc_session=abc", "_svc_session=[REDACTED]"],
+  ["cookie header value", /"cookie":"(?!\[REDACTED\])/i, '"cookie":"a=b"', '"cookie":"[REDACTED]"'],
+  ["jwt query member", /[?&]jwt=(?!\[REDACTED\])[^&"\s]+/, "/api/carts?jwt=abc", "/api/carts?jwt=[REDACTED]"],
 ];
+for (const [what, pattern, leak, redacted] of SECRETS) {
+  if (!pattern.test(leak) || pattern.test(redacted)) throw new Error(`the ${what} pattern does not tell a leak from a redacted value`);
+}
 // A scan of an empty or tiny capture proves nothing.
 const MINIMUM_LINES = 1_000;
 
