@@ -7,10 +7,12 @@ import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
-import { registerErrorHandlers } from "./platform/http/error-handler.js";
+import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
+import { registerNulGuard } from "./platform/http/nul-guard.js";
 import { registerOpenApi } from "./platform/http/openapi.js";
 import { operationsRoutes } from "./platform/http/operations.js";
+import { rateLimiting } from "./platform/http/rate-limit.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./platform/http/request-id.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { cartSurface } from "./surfaces/cart/index.js";
@@ -23,10 +25,12 @@ export interface AppDependencies {
   clock?: Clock;
 }
 
+// An API answers JSON: nothing in a response may run, load or be framed. /docs sets its own CSP.
 const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 };
 
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
@@ -38,10 +42,20 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
-    connectionTimeout: 30_000,
-    requestTimeout: 30_000,
-    keepAliveTimeout: 5_000,
+    // Slow and idle clients: a socket silent for idleTimeout is closed, headers must arrive
+    // within headersTimeout and the whole request within requestTimeout, an idle keep-alive
+    // connection is closed after keepAliveTimeout. Node checks the first two only every
+    // connectionsCheckingInterval, so that follows the shortest timeout.
+    connectionTimeout: config.http.idleTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4))),
+    },
     return503OnClosing: true,
+    // Errors raised while routing (a URL that does not decode, an overlong path parameter) get the documented body too.
+    frameworkErrors: (error, request, reply) => sendError(reply, toErrorReply(error, request)),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -52,10 +66,19 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorateRequest("companyId", null);
 
   registerJsonBodyParser(app);
-  registerErrorHandlers(app);
+  registerNulGuard(app);
+  await app.register(rateLimiting);
+  registerErrorHandlers(app, { notFoundPreHandler: app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 }) });
+  // While shutting down, each response closes its connection: a keep-alive connection left
+  // idle after its last response would otherwise hold the exit back until keepAliveTimeout.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     reply.headers(SECURITY_HEADERS);
+    if (closing) reply.header("connection", "close");
   });
 
   await registerOpenApi(app);

@@ -26,6 +26,11 @@ const envSchema = z.object({
   COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   PUBLIC_BODY_LIMIT: z.coerce.number().int().min(1024).default(65_536),
+  CART_BODY_LIMIT: z.coerce.number().int().min(1024).default(262_144),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   CORS_ORIGINS: commaList.default(["*"]),
   PUBLIC_BASE_URL: z.url().optional(),
   CHECKOUT_BASE_URL: z.url().optional(),
@@ -39,6 +44,7 @@ const envSchema = z.object({
   REDIS_URL: z.url().optional(),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  NOT_FOUND_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   SEED_DEMO: booleanFromEnv.optional(),
   TRUST_PROXY: booleanFromEnv.default(false),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -57,6 +63,9 @@ export interface Config {
   cookieSecret: string;
   bodyLimit: number;
   publicBodyLimit: number;
+  cartBodyLimit: number;
+  /** Socket timeouts against slow and idle clients (see docs/security.md). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
   corsOrigins: string[];
   publicBaseUrl: string;
   checkoutBaseUrl: string;
@@ -64,7 +73,7 @@ export interface Config {
   paypal: { apiBase: string; clientId: string; clientSecret: string; timeoutMs: number };
   mail: { smtpUrl: string | undefined; from: string };
   redisUrl: string | undefined;
-  rateLimits: { publicPerMinute: number; sessionPerMinute: number };
+  rateLimits: { publicPerMinute: number; sessionPerMinute: number; notFoundPerMinute: number };
   seedDemo: boolean;
   trustProxy: boolean;
   shutdownGraceMs: number;
@@ -106,6 +115,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     cookieSecret: env.COOKIE_SECRET ?? developmentSecret(),
     bodyLimit: env.BODY_LIMIT,
     publicBodyLimit: env.PUBLIC_BODY_LIMIT,
+    cartBodyLimit: env.CART_BODY_LIMIT,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      idleTimeoutMs: env.HTTP_IDLE_TIMEOUT_MS,
+    },
     corsOrigins: env.CORS_ORIGINS,
     publicBaseUrl,
     checkoutBaseUrl: env.CHECKOUT_BASE_URL ?? publicBaseUrl,
@@ -118,7 +134,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     redisUrl: env.REDIS_URL,
-    rateLimits: { publicPerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE, sessionPerMinute: env.SESSION_RATE_LIMIT_PER_MINUTE },
+    rateLimits: {
+      publicPerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,
+      sessionPerMinute: env.SESSION_RATE_LIMIT_PER_MINUTE,
+      notFoundPerMinute: env.NOT_FOUND_RATE_LIMIT_PER_MINUTE,
+    },
     seedDemo: env.SEED_DEMO ?? env.NODE_ENV === "development",
     trustProxy: env.TRUST_PROXY,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,

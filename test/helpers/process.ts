@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { projectRoot } from "../../src/platform/paths.js";
+import { captureProcessOutput } from "./log-capture.js";
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -21,6 +22,8 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   });
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // After "close" the output is complete (it may still arrive after "exit").
+  child.on("close", () => captureProcessOutput(output));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from "fastify";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { buildApp } from "../../src/app.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { Clock } from "../../src/platform/clock.js";
 import type { Database } from "../../src/platform/db/database.js";
+import { testLogger } from "./log-capture.js";
 import { createTestDatabase } from "./test-database.js";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-0123456789abcdefghijklmnop";
@@ -44,7 +45,7 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const testDb = options.database ? { database: options.database, destroy: async () => {} } : await createTestDatabase();
   const config = testConfig(options.env);
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? testLogger(config.logLevel);
   const app = await buildApp({ config, database: testDb.database, logger, ...(options.clock ? { clock: options.clock } : {}) });
   await options.configure?.(app);
   let url = "";

@@ -11,12 +11,18 @@ const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
 
+// An error, its causes, and what a Prisma driver adapter reports under
+// `meta.driverAdapterError` (there a terminated session arrives as P2039 wrapping SQLSTATE 57P01).
 function* causeChain(error: unknown): Generator<Record<string, unknown>> {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && current && typeof current === "object"; depth++) {
+  const pending: unknown[] = [error];
+  const seen = new Set<unknown>();
+  while (pending.length > 0 && seen.size < 16) {
+    const current = pending.shift();
+    if (!current || typeof current !== "object" || seen.has(current)) continue;
+    seen.add(current);
     yield current as Record<string, unknown>;
-    const next = (current as { cause?: unknown }).cause;
-    current = next === current ? undefined : next;
+    const { cause, meta } = current as { cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    pending.push(cause, meta?.driverAdapterError);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { isDatabaseUnavailable, isUniqueViolation } from "../db/errors.js";
 import { AppError, type FieldErrors } from "../errors.js";
@@ -25,6 +25,10 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "bad_request", message: "Content-Length does not match the body" },
   FST_ERR_CTP_INVALID_TYPE: { status: 415, code: "unsupported_media_type", message: "Unsupported content type" },
   FST_ERR_NOT_FOUND: { status: 404, code: "route_not_found", message: "No route matches this method and path" },
+  // Routing errors (reported through the app's frameworkErrors): a path parameter too long to
+  // be an id names nothing; a URL that does not decode is malformed.
+  FST_ERR_MAX_PARAM_LENGTH: { status: 404, code: "not_found", message: "Not found" },
+  FST_ERR_BAD_URL: { status: 400, code: "bad_request", message: "The URL is malformed" },
 };
 
 /** The value the client sent at a path (undefined when absent), to tell "missing" from "wrong". */
@@ -92,14 +96,18 @@ export function logError(request: FastifyRequest, error: unknown, reply: ErrorRe
   else request.log.info({ status: reply.status, error_code: reply.body.error_code }, "request rejected");
 }
 
-/** The default handlers for the whole app; a surface may wrap toErrorReply in its own. */
-export function registerErrorHandlers(app: FastifyInstance): void {
+/**
+ * The default handlers for the whole app; a surface may wrap toErrorReply in its own.
+ * `notFoundPreHandler` runs before the 404 answer (the app rate-limits it: scanners probing
+ * for paths are the commonest hostile traffic).
+ */
+export function registerErrorHandlers(app: FastifyInstance, options: { notFoundPreHandler?: preHandlerAsyncHookHandler } = {}): void {
   app.setErrorHandler((error, request, reply) => {
     const errorReply = toErrorReply(error, request);
     logError(request, error, errorReply);
     return sendError(reply, errorReply);
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(options.notFoundPreHandler ? { preHandler: options.notFoundPreHandler } : {}, (request, reply) => {
     const errorReply = toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request);
     return sendError(reply, errorReply);
   });

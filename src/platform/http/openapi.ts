@@ -10,6 +10,15 @@ export const API_VERSION = "1.0";
 const baseTransform = createJsonSchemaTransform({});
 
 /**
+ * The API reference page is the one HTML page we serve: it may load its own scripts, styles
+ * and the document from this origin and nothing else. swagger-ui sets style attributes at run
+ * time, hence 'unsafe-inline' for styles only; it has no inline scripts.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+  "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'";
+
+/**
  * The OpenAPI 3.1 document is generated from the routes' zod schemas; every operation also
  * lists the one error body for 4XX and 5XX so clients can rely on it.
  */
@@ -41,15 +50,35 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: (input) => {
       if (input.schema?.hide) return baseTransform(input);
       const response = { ...(input.schema?.response as object | undefined), "4XX": errorBodySchema, "5XX": errorBodySchema };
-      return baseTransform({ ...input, schema: { ...input.schema, response } });
+      const transformed = baseTransform({ ...input, schema: { ...input.schema, response } });
+      return input.route.config?.idempotencyKey ? withIdempotencyKeyHeader(transformed) : transformed;
     },
     transformObject: (input) => dropUnreferencedComponents(jsonSchemaTransformObject(input)),
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: "/docs",
-    uiConfig: { deepLinking: true },
+    // No badge from validator.swagger.io: the page loads nothing from another origin.
+    uiConfig: { deepLinking: true, validatorUrl: null },
+    staticCSP: DOCS_CONTENT_SECURITY_POLICY,
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+}
+
+type TransformResult = ReturnType<typeof baseTransform>;
+
+/** Documents the Idempotency-Key header (src/platform/http/idempotency.ts) on the operations that honour it. */
+function withIdempotencyKeyHeader(transformed: TransformResult): TransformResult {
+  const schema = transformed.schema as { headers?: { type?: string; properties?: Record<string, unknown> } };
+  const headers = schema.headers ?? { type: "object" };
+  const idempotencyKey = {
+    type: "string",
+    minLength: 1,
+    maxLength: 255,
+    description:
+      "Makes a retry safe: the first response (2xx or 422) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, " +
+      "to a request with the same key and body; a different body is a 422 `idempotency_key_reused`, a retry while the first still runs a 409 `idempotency_key_in_progress`.",
+  };
+  return { ...transformed, schema: { ...schema, headers: { ...headers, properties: { ...headers.properties, "Idempotency-Key": idempotencyKey } } } } as TransformResult;
 }
 
 type OpenApiObject = ReturnType<typeof jsonSchemaTransformObject>;

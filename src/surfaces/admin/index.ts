@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { useCompanyAuth } from "../../platform/http/company-auth.js";
+import { useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { agreementRoutes } from "./agreements.js";
 import { companyServerRoutes } from "./company-server-routes.js";
 import { discountRoutes } from "./discounts.js";
@@ -18,6 +19,7 @@ import { taxRateRoutes } from "./tax-rates.js";
 /** Company administration: every route needs a company API token unless it says otherwise. */
 export async function adminSurface(app: FastifyInstance): Promise<void> {
   useCompanyAuth(app);
+  useIdempotencyKeys(app, { scopeOf: (request) => (request.companyId === null ? null : `company:${request.companyId}`) });
   await app.register(dropletInstallationRoutes);
   await app.register(productRoutes);
   await app.register(referenceDataRoutes);

@@ -1,5 +1,7 @@
 import fastifyCors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
+import { useBodyLimit } from "../../platform/http/body-limit.js";
+import { scopeFromSecret, useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { cartBuyerRoutes } from "./cart-buyer.js";
 import { cartDiscountRoutes } from "./cart-discounts.js";
 import { cartItemRoutes } from "./cart-items.js";
@@ -8,6 +10,15 @@ import { cartRoutes } from "./carts.js";
 
 /** Storefront cart endpoints, addressed by cart token; answers CORS from storefront origins. */
 export async function cartSurface(app: FastifyInstance): Promise<void> {
+  useBodyLimit(app, app.config.cartBodyLimit);
+  // The cart token is the credential of every cart operation but create, which has none: a
+  // key there is ignored rather than shared by every anonymous caller.
+  useIdempotencyKeys(app, {
+    scopeOf: (request) => {
+      const cartToken = (request.params as { cart_token?: unknown } | undefined)?.cart_token;
+      return typeof cartToken === "string" && cartToken !== "" ? scopeFromSecret("cart", cartToken) : null;
+    },
+  });
   await app.register(fastifyCors, {
     origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins,
     credentials: true,

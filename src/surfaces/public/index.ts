@@ -1,6 +1,7 @@
 import fastifyCors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
 import { ShopDirectory } from "../../domain/companies/shop-directory.js";
+import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
 import { eventRoutes } from "./events.js";
@@ -11,11 +12,9 @@ import { sessionRoutes } from "./session.js";
 
 /** The public SDK: no credential; shop and visitor come from the request's metadata. */
 export async function publicSurface(app: FastifyInstance): Promise<void> {
-  await app.register(fastifyCors, { origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins });
   // Anyone on the internet calls these: a small body limit on every route of the surface.
-  app.addHook("onRoute", (route) => {
-    route.bodyLimit ??= app.config.publicBodyLimit;
-  });
+  useBodyLimit(app, app.config.publicBodyLimit);
+  await app.register(fastifyCors, { origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins });
   app.decorate("shops", new ShopDirectory(app.db.prisma, app.clock));
   registerPublicErrorHandlers(app);
   await registerPublicRateLimits(app);

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
+import { type Call, httpClient } from "../helpers/http.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** U+0000 cannot be stored by PostgreSQL: it is refused up front instead of failing as a 500 (found by test/security/bad-input). */
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const MESSAGE = ["must not contain the NUL character"];
+
+describe("NUL characters", () => {
+  it("in a query value: 422 naming the parameter", async () => {
+    const response = await call("GET", "/api/droplet_installations?category=a%00b", { token: acme.token });
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ error_code: "validation_failed", errors: { category: MESSAGE } });
+  });
+
+  it("in body strings and member names, at any depth: 422 naming each path, nothing written", async () => {
+    const response = await call("POST", "/api/droplet_installations", {
+      token: acme.token,
+      body: { droplet_uuid: "x\u0000", scopes: ["ok", "\u0000"], "bad\u0000key": 1 },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ droplet_uuid: MESSAGE, "scopes.1": MESSAGE, "bad\u0000key": MESSAGE });
+    expect(await t.db.prisma.dropletInstallation.count()).toBe(0);
+  });
+
+  it("in a path parameter: 404", async () => {
+    const response = await call("GET", "/api/droplet_installations/%00", { token: acme.token });
+    expect(response.status).toBe(404);
+    expect(response.body.error_code).toBe("not_found");
+  });
+
+  it("walks bodies of any depth JSON.parse accepts without overflowing the stack", async () => {
+    for (const depth of [2_000, 50_000]) {
+      const rawBody = `{"droplet_uuid":${"[".repeat(depth)}"leaf\\u0000"${"]".repeat(depth)}}`;
+      const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody, headers: { "content-type": "application/json" } });
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)[0]).toBe(`droplet_uuid${".0".repeat(depth)}`);
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import { generateKeyPair, SignJWT } from "jose";
+import { afterAll, describe, expect, it } from "vitest";
+import { createDroplet } from "../../src/domain/droplets/service.js";
+import { issueCompanyToken, revokeCompanyToken } from "../../src/platform/auth/company-tokens.js";
+import { systemClock } from "../../src/platform/clock.js";
+import { scopeFromSecret } from "../../src/platform/http/idempotency.js";
+import { changedTables, fingerprintQuery } from "../helpers/database-fingerprint.js";
+import { createCompanyWithToken } from "../helpers/fixtures.js";
+import { httpClient } from "../helpers/http.js";
+import { startTestApp, TEST_JWT_SECRET } from "../helpers/test-app.js";
+import { documentOf, fillPath, type Operation, operationsOf } from "./openapi-operations.js";
+import { teachings } from "./teachings/index.js";
+
+/** Credentials: stored only hashed, revocation immediate, every bad JWT refused over HTTP. */
+const t = await startTestApp();
+const call = httpClient(t.url);
+const owner = await createCompanyWithToken(t.db.prisma, "Credentials");
+const fingerprint = await fingerprintQuery(t.db.sql);
+const operations = operationsOf(documentOf(t.app));
+afterAll(async () => {
+  await t.close();
+});
+
+/** Every row of every table, as text: where a stored secret would show. */
+async function wholeDatabaseText(): Promise<string> {
+  const tables = await t.db.sql.query<{ table_name: string }>(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+  );
+  const dumps = await Promise.all(tables.map(({ table_name }) => t.db.sql.query<{ dump: string | null }>(`SELECT string_agg(to_jsonb(x)::text, '\n') AS dump FROM "${table_name}" x`)));
+  return dumps.map((rows) => rows[0]?.dump ?? "").join("\n");
+}
+
+describe("company API tokens", () => {
+  it("are stored only as hashes: no table holds a token or its secret part, even after use", async () => {
+    const tokens = [owner.token, await issueCompanyToken(t.db.prisma, owner.id)];
+    const droplet = await createDroplet(t.db.prisma, { name: "Hashed", category: "security", scopes: ["orders:read"] });
+    for (const token of tokens) {
+      expect((await call("GET", "/api/droplet_installations", { token })).status).toBe(200);
+    }
+    const created = await call("POST", "/api/droplet_installations", { token: tokens[1], body: { droplet_uuid: droplet.uuid }, headers: { "idempotency-key": "hashed-1" } });
+    expect(created.status).toBe(201);
+    const everything = await wholeDatabaseText();
+    expect(everything).toContain("hashed-1"); // the dump does see what the requests wrote
+    for (const token of tokens) {
+      expect(everything).not.toContain(token);
+      expect(everything).not.toContain(token.slice(12)); // the part after the displayed prefix
+    }
+    expect(scopeFromSecret("cart", "ct_secretcarttoken0000000")).not.toContain("secretcarttoken");
+  });
+
+  it("fails at once when revoked, also for a client in the middle of a stream of requests", async () => {
+    const token = await issueCompanyToken(t.db.prisma, owner.id);
+    let revokedAt = Number.POSITIVE_INFINITY;
+    const results: { startedAt: number; status: number }[] = [];
+    const stream = (async () => {
+      for (let i = 0; i < 60; i++) {
+        const startedAt = Date.now();
+        results.push({ startedAt, status: (await call("GET", "/api/droplet_installations", { token })).status });
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await revokeCompanyToken(t.db.prisma, token, systemClock)).toBe(true);
+    revokedAt = Date.now();
+    await stream;
+    const after = results.filter((result) => result.startedAt > revokedAt);
+    expect(results.some((result) => result.startedAt < revokedAt && result.status === 200)).toBe(true);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((result) => result.status === 401)).toBe(true);
+  });
+});
+
+/** Operations that take a user JWT: a `jwt` query parameter or body member, or the `_svc_session` cookie. */
+const takesJwt = (operation: Operation) =>
+  operation.parameters.some((parameter) => (parameter.in === "query" && parameter.name === "jwt") || (parameter.in === "cookie" && parameter.name === "_svc_session")) ||
+  Boolean(operation.bodySchema?.properties?.jwt);
+const jwtOperations = operations.filter(takesJwt);
+
+// Until a surface takes a JWT (the cart's create and address operations will), verifyUserToken's
+// refusals are proven by test/platform/user-tokens.test.ts; from then on, over HTTP here.
+if (jwtOperations.length > 0) describe("user JWTs over HTTP", () => {
+  const claims = { company_id: owner.id, role: "customer" };
+  const secret = new TextEncoder().encode(TEST_JWT_SECRET);
+  const now = Math.floor(Date.now() / 1000);
+  const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+  async function badTokens(): Promise<[string, string][]> {
+    const { privateKey } = await generateKeyPair("RS256");
+    return [
+      ["alg none", `${base64url({ alg: "none", typ: "JWT" })}.${base64url({ ...claims, sub: "1", exp: now + 600 })}.`],
+      ["another algorithm (HS512, right secret)", await new SignJWT(claims).setProtectedHeader({ alg: "HS512" }).setSubject("1").setExpirationTime(now + 600).sign(secret)],
+      ["another algorithm (RS256)", await new SignJWT(claims).setProtectedHeader({ alg: "RS256" }).setSubject("1").setExpirationTime(now + 600).sign(privateKey)],
+      ["a wrong key", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("1").setExpirationTime(now + 600).sign(new TextEncoder().encode("x".repeat(40)))],
+      ["no exp", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("1").sign(secret)],
+      ["an expired exp", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("1").setExpirationTime(now - 60).sign(secret)],
+    ];
+  }
+
+  for (const operation of jwtOperations) {
+    it(`${operation.key} refuses every bad JWT with 401 and changes nothing`, async () => {
+      const teaching = teachings[operation.key];
+      expect(teaching, `teach me: ${operation.key}`).toBeDefined();
+      const request = await (teaching as NonNullable<typeof teaching>).setup({ db: t.db.prisma, call, owner });
+      for (const [what, jwt] of await badTokens()) {
+        const viaQuery = operation.parameters.some((parameter) => parameter.name === "jwt");
+        const query = new URLSearchParams({ ...request.query, ...(viaQuery ? { jwt } : {}) }).toString();
+        const viaBody = Boolean(operation.bodySchema?.properties?.jwt);
+        const body = viaBody ? { ...(request.body as object), jwt } : request.body;
+        const viaCookie = operation.parameters.some((parameter) => parameter.in === "cookie");
+        const before = await fingerprint();
+        const response = await call(operation.method, `${fillPath(operation.path, request.params ?? {})}${query ? `?${query}` : ""}`, {
+          ...(operation.bearer ? { token: owner.token } : {}),
+          ...(body !== undefined ? { body } : {}),
+          headers: { ...request.headers, ...(viaCookie && !viaQuery && !viaBody ? { cookie: `_svc_session=${jwt}` } : {}) },
+        });
+        expect(response.status, `${what}: ${response.text}`).toBe(401);
+        expect(response.body.error_code, what).toBe("invalid_user_token");
+        expect(changedTables(before, await fingerprint()), what).toEqual([]);
+      }
+    });
+  }
+});

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DOCS_CONTENT_SECURITY_POLICY } from "../../src/platform/http/openapi.js";
+import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
+import { type Call, type HttpResponse, httpClient } from "../helpers/http.js";
+import { startTestApp, type TestApp } from "../helpers/test-app.js";
+
+/** Security headers on every kind of response, CORS as DESIGN.md says, nothing that names our stack. */
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { BODY_LIMIT: "2048" } });
+  call = httpClient(t.url);
+  acme = await createCompanyWithToken(t.db.prisma);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const preflight = (origin: string) => ({ origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" });
+
+function expectHardened(response: HttpResponse, what: string) {
+  expect(response.headers["x-content-type-options"], what).toBe("nosniff");
+  expect(response.headers["x-frame-options"], what).toBe("DENY");
+  expect(response.headers["referrer-policy"], what).toBe("no-referrer");
+  expect(response.headers["content-security-policy"], what).toBeDefined();
+  for (const leak of ["x-powered-by", "server", "x-aspnet-version", "x-runtime", "via"]) {
+    expect(response.headers[leak], `${what}: ${leak}`).toBeUndefined();
+  }
+}
+
+describe("security headers", () => {
+  it("are on every response: success, each error, preflight, docs and the document", async () => {
+    const installation = { droplet_uuid: "00000000-0000-4000-8000-000000000000" };
+    const responses: [string, HttpResponse][] = [
+      ["200 health", await call("GET", "/health")],
+      ["200 admin list", await call("GET", "/api/droplet_installations", { token: acme.token })],
+      ["401", await call("GET", "/api/droplet_installations")],
+      ["404 route", await call("GET", "/nothing/here")],
+      ["404 resource", await call("POST", "/api/droplet_installations", { token: acme.token, body: installation })],
+      ["400", await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "{", headers: { "content-type": "application/json" } })],
+      ["413", await call("POST", "/api/droplet_installations", { token: acme.token, body: { droplet_uuid: "x".repeat(4096) } })],
+      ["415", await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } })],
+      ["422", await call("POST", "/api/droplet_installations", { token: acme.token, body: {} })],
+      ["cart preflight", await call("OPTIONS", "/api/carts/ct_x", { headers: preflight("https://shop.example") })],
+      ["docs", await call("GET", "/docs/")],
+      ["document", await call("GET", "/openapi.json")],
+    ];
+    for (const [what, response] of responses) expectHardened(response, what);
+    // API answers are data: nothing in them may run or load anything.
+    expect(responses[1]?.[1].headers["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+  });
+
+  it("give /docs its own policy: swagger-ui's files from this origin only, no inline script, no framing", async () => {
+    let page = await call("GET", "/docs");
+    for (let hops = 0; page.status >= 300 && page.status < 400 && hops < 3; hops++) {
+      page = await call("GET", new URL(String(page.headers.location), `${t.url}/docs/`).pathname);
+    }
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/text\/html/);
+    const csp = String(page.headers["content-security-policy"]);
+    expect(csp).toBe(DOCS_CONTENT_SECURITY_POLICY);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*'unsafe-(inline|eval)'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    // Everything the page loads is allowed by that policy: same-origin files, no inline scripts.
+    const scripts = [...page.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes, inline] of scripts) {
+      expect(inline?.trim(), "inline script").toBe("");
+      expect(attributes).toMatch(/src="\.?\/?[\w./-]+"/);
+    }
+    for (const [, src] of page.text.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      expect(src, "loads only from this origin").not.toMatch(/^(https?:)?\/\//);
+      const asset = await call("GET", new URL(src as string, `${t.url}/docs/`).pathname);
+      expect(asset.status, src).toBe(200);
+      expect(asset.headers["content-security-policy"]).toBe(DOCS_CONTENT_SECURITY_POLICY);
+    }
+  });
+});
+
+describe("CORS", () => {
+  it("storefront surfaces answer a preflight from any origin by default; admin answers none", async () => {
+    for (const path of ["/api/carts", "/api/carts/ct_x/items", "/api/public/v2025-06/session"]) {
+      const response = await call("OPTIONS", path, { headers: preflight("https://any-shop.example") });
+      expect(response.status, path).toBeLessThan(300);
+      expect(response.headers["access-control-allow-origin"], path).toBe("https://any-shop.example");
+      expect(String(response.headers.vary)).toMatch(/origin/i);
+    }
+    const admin = await call("OPTIONS", "/api/droplet_installations", { headers: preflight("https://any-shop.example") });
+    expect(admin.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(admin.headers["access-control-allow-methods"]).toBeUndefined();
+    const adminGet = await call("GET", "/api/droplet_installations", { token: acme.token, headers: { origin: "https://any-shop.example" } });
+    expect(adminGet.status).toBe(200);
+    expect(adminGet.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
+  it("with CORS_ORIGINS set, allows exactly the listed origins", async () => {
+    const listed = await startTestApp({ env: { CORS_ORIGINS: "https://a.example, https://b.example" } });
+    try {
+      const listedCall = httpClient(listed.url);
+      for (const path of ["/api/carts/ct_x", "/api/public/v2025-06/session"]) {
+        const allowed = await listedCall("OPTIONS", path, { headers: preflight("https://b.example") });
+        expect(allowed.headers["access-control-allow-origin"], path).toBe("https://b.example");
+        for (const origin of ["https://evil.example", "https://a.example.evil.example", "null"]) {
+          const refused = await listedCall("OPTIONS", path, { headers: preflight(origin) });
+          expect(refused.headers["access-control-allow-origin"], `${path} ${origin}`).toBeUndefined();
+        }
+      }
+    } finally {
+      await listed.close();
+    }
+  });
+});
