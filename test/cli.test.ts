@@ -51,7 +51,7 @@ function expectOneJsonLine(run: Run) {
 }
 
 // The CLI is a second process: it needs a database server to share with the test.
-describe.skipIf(!inject("databaseServer"))("cli", () => {
+describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
   it("creates a company and prints its token once; the token is stored only hashed", async () => {
     const run = await cli("companies:create", "--name", "Initech", "--shop", "initech.example.com");
     expectOneJsonLine(run);
