@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
@@ -20,13 +19,17 @@ export interface MetadataEcho {
   svc_locale?: string | null | undefined;
 }
 
-/** ResponseMetadata: the request's shop, session and locale, a fresh request_uuid, the time. */
+/**
+ * ResponseMetadata: the request's shop, session and locale, the time, and the request's own id
+ * as `request_uuid` (fresh per request, and the same as X-Request-Id, so a storefront's report
+ * of a failed call finds its log lines).
+ */
 export function responseMetadata(request: FastifyRequest, metadata: MetadataEcho): ResponseMetadata {
   return {
     svc_shop: metadata.svc_shop,
     svc_session: metadata.svc_session,
     svc_locale: metadata.svc_locale ?? null,
-    request_uuid: randomUUID(),
+    request_uuid: request.id,
     timestamp: request.server.clock.now().toISOString(),
   };
 }

@@ -42,6 +42,7 @@ describe("POST /session", () => {
       expect(response.body.status).toBe(201);
       expect(response.body.svc_session).toMatch(/^ss_[1-9A-HJ-NP-Za-km-z]{22}$/);
       expect(response.body.metadata).toMatchObject({ svc_session: response.body.svc_session, request_uuid: expect.stringMatching(UUID) });
+      expect(response.body.metadata.request_uuid).toBe(response.headers["x-request-id"]);
     }
     const [a, b] = await Promise.all([1, 2].map(() => call("POST", `${PUBLIC_PREFIX}/session`, { body: { svc_shop: acme.shop } })));
     expect(a?.body.svc_session).not.toBe(b?.body.svc_session);
