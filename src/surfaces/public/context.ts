@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
+import type { EventStore } from "../../domain/tracking/event-store.js";
 import { LOCALE_PATTERN, type ResponseMetadata } from "../../domain/tracking/schemas.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
@@ -11,6 +12,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** Decorated by the public surface only. */
     shops: ShopDirectory;
+    /** Decorated by the public surface only. */
+    events: EventStore;
   }
 }
 
