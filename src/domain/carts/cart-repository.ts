@@ -54,7 +54,7 @@ export async function readCart(sql: SqlPool, cartToken: string): Promise<CartRec
   return toRecord(row);
 }
 
-export interface LockedCart extends CartRecord {
+export interface LockedCart extends Omit<CartRecord, "view"> {
   countryId: number;
   state: string;
   immutableItems: boolean;
@@ -67,8 +67,10 @@ export interface LockedCart extends CartRecord {
  * lookup (a company token must not reach another company's cart: 404).
  */
 export async function lockCart(tx: CartTx, cartToken: string, shopUrlScheme: "https" | "http", companyId?: number): Promise<LockedCart> {
+  // The stored view is only needed for the 410 of a locked cart: a mutation renders a new one.
   const rows = await tx.$queryRaw<CartRow[]>`
-    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain, c.view
+    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain,
+           CASE WHEN c.state IN ('payment_authorized', 'payment_captured') THEN c.view END AS view
     FROM carts c JOIN companies co ON co.id = c.company_id
     WHERE c.cart_token = ${cartToken} ${companyId === undefined ? Prisma.empty : Prisma.sql`AND c.company_id = ${companyId}`}
     FOR UPDATE OF c`;
@@ -80,7 +82,15 @@ export async function lockCart(tx: CartTx, cartToken: string, shopUrlScheme: "ht
       meta: { cart: { ...row.view, skipped_items: [] }, shop_url: shopUrlOf(shopUrlScheme, row.shop_domain) },
     });
   }
-  return { ...toRecord(row), countryId: row.country_id, state: row.state, immutableItems: row.immutable_items };
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    customerId: row.customer_id,
+    shopDomain: row.shop_domain,
+    countryId: row.country_id,
+    state: row.state,
+    immutableItems: row.immutable_items,
+  };
 }
 
 /**
@@ -95,6 +105,7 @@ export async function storeCart(tx: CartTx, cartId: number, now: Date): Promise<
   const { corrections } = priced;
   await tx.cart.update({
     where: { id: cartId },
+    select: { id: true },
     data: {
       view: view as unknown as Prisma.InputJsonValue,
       version: { increment: 1 },
