@@ -15,6 +15,7 @@ import { operationsRoutes } from "./platform/http/operations.js";
 import { rateLimiting } from "./platform/http/rate-limit.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./platform/http/request-id.js";
 import { responseSerializerCompiler } from "./platform/http/response-serializer.js";
+import { trackRunningHandlers } from "./platform/http/running-handlers.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { cartSurface } from "./surfaces/cart/index.js";
 import { publicSurface } from "./surfaces/public/index.js";
@@ -65,6 +66,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorate("clock", clock);
   app.decorate("config", config);
   app.decorateRequest("companyId", null);
+  trackRunningHandlers(app);
 
   registerJsonBodyParser(app);
   registerNulGuard(app);
