@@ -84,7 +84,7 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
     );
     const variantIds = products.flatMap((product) => product.variants.map((variant) => variant.id));
 
-    const cartContext = { db, clock: systemClock, jwtSecret, shopUrlScheme: "https" as const };
+    const cartContext = { db, sql: database.sql, clock: systemClock, jwtSecret, shopUrlScheme: "https" as const };
     const cartTokens = await times(SIZES.carts, async (c) => {
       const itemCount = c % 4 === 0 ? 5 : 1 + (c % 8);
       const items = Array.from({ length: itemCount }, (_, i) => ({ variant_id: pick(variantIds, c * 8 + i), quantity: 1 + (i % 3) }));

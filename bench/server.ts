@@ -26,9 +26,9 @@ async function freePort(): Promise<number> {
 }
 
 /** The production build, as deployed: NODE_ENV=production, warn-level logs, bench routes on. */
-export async function startBenchServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<BenchServer> {
+export async function startBenchServer(databaseUrl: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [join(projectRoot, "dist", "src", "server.js")], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(projectRoot, "dist", "src", "server.js")], {
     env: {
       ...process.env,
       NODE_ENV: "production",

@@ -1,6 +1,6 @@
 import fastifyCookie from "@fastify/cookie";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { type Clock, systemClock } from "./platform/clock.js";
@@ -14,6 +14,8 @@ import { registerOpenApi } from "./platform/http/openapi.js";
 import { operationsRoutes } from "./platform/http/operations.js";
 import { rateLimiting } from "./platform/http/rate-limit.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./platform/http/request-id.js";
+import { responseSerializerCompiler } from "./platform/http/response-serializer.js";
+import { trackRunningHandlers } from "./platform/http/running-handlers.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { cartSurface } from "./surfaces/cart/index.js";
 import { publicSurface } from "./surfaces/public/index.js";
@@ -59,11 +61,12 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler);
   app.decorate("db", database);
   app.decorate("clock", clock);
   app.decorate("config", config);
   app.decorateRequest("companyId", null);
+  trackRunningHandlers(app);
 
   registerJsonBodyParser(app);
   registerNulGuard(app);

@@ -5,6 +5,7 @@ import { mailTransportFor } from "./domain/mail/transports.js";
 import { MAIL_POLL_INTERVAL_MS, startMailWorker } from "./domain/mail/worker.js";
 import { systemClock } from "./platform/clock.js";
 import { openDatabase } from "./platform/db/database.js";
+import { closeApp } from "./platform/http/running-handlers.js";
 import { migrate } from "./platform/db/migrator.js";
 import { createLogger } from "./platform/logger.js";
 
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     forceExit.unref();
-    await app.close();
+    // Handlers of clients that already hung up still run: the database closes after them.
+    await closeApp(app);
     await mailWorker.stop();
     await database.close();
     logger.info("stopped");

@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client.js";
-import type { Db } from "../../platform/db/database.js";
+import type { SqlPool } from "../../platform/db/sql.js";
 import { GoneError, NotFoundError } from "../../platform/errors.js";
 import { priceCart } from "./cart-pricing.js";
 import { loadCartState } from "./cart-state.js";
@@ -33,22 +33,28 @@ interface CartRow {
 
 const LOCKED_STATES = new Set(["payment_authorized", "payment_captured"]);
 
-function toRecord(row: CartRow): CartRecord {
+function toRecord(row: Pick<CartRow, "id" | "company_id" | "customer_id" | "shop_domain" | "view">): CartRecord {
   return { id: row.id, companyId: row.company_id, customerId: row.customer_id, shopDomain: row.shop_domain, view: row.view };
 }
 
-/** The read path: one query by the unique token, joined to the company for the shop's address. */
-export async function readCart(db: Db, cartToken: string): Promise<CartRecord> {
-  const rows = await db.$queryRaw<CartRow[]>`
-    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain, c.view
-    FROM carts c JOIN companies co ON co.id = c.company_id
-    WHERE c.cart_token = ${cartToken}`;
+/**
+ * The read path: one query by the unique token, joined to the company for the shop's address.
+ * Plain pg rather than Prisma's $queryRaw: measured under load on the bench data set, 0.16 ms
+ * of CPU per read against 0.44 ms (docs/performance.md); the stored view is returned as is.
+ */
+export async function readCart(sql: SqlPool, cartToken: string): Promise<CartRecord> {
+  const rows = await sql.query<Pick<CartRow, "id" | "company_id" | "customer_id" | "shop_domain" | "view">>(
+    `SELECT c.id, c.company_id, c.customer_id, co.shop_domain, c.view
+     FROM carts c JOIN companies co ON co.id = c.company_id
+     WHERE c.cart_token = $1`,
+    [cartToken],
+  );
   const row = rows[0];
   if (row === undefined) throw new NotFoundError("Cart not found");
   return toRecord(row);
 }
 
-export interface LockedCart extends CartRecord {
+export interface LockedCart extends Omit<CartRecord, "view"> {
   countryId: number;
   state: string;
   immutableItems: boolean;
@@ -61,8 +67,10 @@ export interface LockedCart extends CartRecord {
  * lookup (a company token must not reach another company's cart: 404).
  */
 export async function lockCart(tx: CartTx, cartToken: string, shopUrlScheme: "https" | "http", companyId?: number): Promise<LockedCart> {
+  // The stored view is only needed for the 410 of a locked cart: a mutation renders a new one.
   const rows = await tx.$queryRaw<CartRow[]>`
-    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain, c.view
+    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain,
+           CASE WHEN c.state IN ('payment_authorized', 'payment_captured') THEN c.view END AS view
     FROM carts c JOIN companies co ON co.id = c.company_id
     WHERE c.cart_token = ${cartToken} ${companyId === undefined ? Prisma.empty : Prisma.sql`AND c.company_id = ${companyId}`}
     FOR UPDATE OF c`;
@@ -74,7 +82,15 @@ export async function lockCart(tx: CartTx, cartToken: string, shopUrlScheme: "ht
       meta: { cart: { ...row.view, skipped_items: [] }, shop_url: shopUrlOf(shopUrlScheme, row.shop_domain) },
     });
   }
-  return { ...toRecord(row), countryId: row.country_id, state: row.state, immutableItems: row.immutable_items };
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    customerId: row.customer_id,
+    shopDomain: row.shop_domain,
+    countryId: row.country_id,
+    state: row.state,
+    immutableItems: row.immutable_items,
+  };
 }
 
 /**
@@ -89,6 +105,7 @@ export async function storeCart(tx: CartTx, cartId: number, now: Date): Promise<
   const { corrections } = priced;
   await tx.cart.update({
     where: { id: cartId },
+    select: { id: true },
     data: {
       view: view as unknown as Prisma.InputJsonValue,
       version: { increment: 1 },

@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
+import type { SqlPool } from "../../platform/db/sql.js";
 import { NotFoundError } from "../../platform/errors.js";
 import type { PublicMediaView } from "./schemas.js";
 import { languageOf } from "./service.js";
@@ -84,11 +85,22 @@ export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
   };
 }
 
-export async function getPublishedMedia(ctx: ServiceContext, slug: string, locale: string | null | undefined): Promise<PublicMediaView> {
-  const rows = await ctx.db.$queryRaw<PublicMediaRow[]>`
+/** A shop's service context with plain SQL for the public read path. */
+export interface PublicReadContext extends ServiceContext {
+  sql: SqlPool;
+}
+
+/**
+ * The statement is built with Prisma.sql (shared with the playlists' reads) and sent through
+ * plain pg: under load that took 0.2 ms of CPU per read against 0.45 ms through $queryRaw
+ * (docs/performance.md).
+ */
+export async function getPublishedMedia(ctx: PublicReadContext, slug: string, locale: string | null | undefined): Promise<PublicMediaView> {
+  const statement = Prisma.sql`
     SELECT ${PUBLIC_MEDIA_COLUMNS}
       FROM media m ${translationJoin(locale)}
      WHERE m.company_id = ${ctx.companyId} AND m.slug = ${slug} AND ${publishedSql("m", ctx.clock.now())}`;
+  const rows = await ctx.sql.query<PublicMediaRow>(statement.text, statement.values);
   const row = rows[0];
   if (!row) throw new NotFoundError("Media not found");
   return toPublicMedia(row);

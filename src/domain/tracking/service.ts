@@ -1,7 +1,12 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { resolveRep } from "../affiliates/service.js";
-import { insertLead, insertPageVisit } from "./event-store.js";
+import type { EventStore } from "./event-store.js";
 import type { LeadInput, RequestMetadata, UrlPage } from "./schemas.js";
+
+/** A shop's service context plus the group-committing store events are written through. */
+export interface TrackingContext extends ServiceContext {
+  events: EventStore;
+}
 
 function sessionColumns(metadata: RequestMetadata) {
   return {
@@ -9,14 +14,14 @@ function sessionColumns(metadata: RequestMetadata) {
     svc_shop: metadata.svc_shop,
     svc_locale: metadata.svc_locale ?? null,
     svc_journey: metadata.svc_journey ?? null,
-    attribution: metadata.attribution ?? undefined,
+    attribution: metadata.attribution ?? null,
   };
 }
 
 /** Stores a storefront lead, attributed to the rep the metadata names (if any). */
-export async function captureLead(ctx: ServiceContext, lead: LeadInput, page: UrlPage | undefined, metadata: RequestMetadata): Promise<{ id: number }> {
+export async function captureLead(ctx: TrackingContext, lead: LeadInput, page: UrlPage | undefined, metadata: RequestMetadata): Promise<{ id: number }> {
   const rep = await resolveRep(ctx, metadata.attribution);
-  return insertLead(ctx.db, {
+  return ctx.events.insertLead({
     company_id: ctx.companyId,
     source: "public",
     message: lead.message,
@@ -33,10 +38,10 @@ export async function captureLead(ctx: ServiceContext, lead: LeadInput, page: Ur
   });
 }
 
-export async function recordPageVisit(ctx: ServiceContext, page: UrlPage, metadata: RequestMetadata): Promise<{ id: number }> {
+export async function recordPageVisit(ctx: TrackingContext, page: UrlPage, metadata: RequestMetadata): Promise<{ id: number }> {
   const rep = await resolveRep(ctx, metadata.attribution);
   const { svc_session, svc_shop, ...rest } = sessionColumns(metadata);
-  return insertPageVisit(ctx.db, {
+  return ctx.events.insertPageVisit({
     company_id: ctx.companyId,
     rep_id: rep?.id ?? null,
     svc_session,

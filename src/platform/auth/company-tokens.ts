@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "../clock.js";
 import type { Db } from "../db/database.js";
+import type { SqlPool } from "../db/sql.js";
 import { newSecretToken } from "../ids.js";
 
 /**
@@ -36,17 +37,23 @@ export async function revokeCompanyToken(db: Db, token: string, clock: Clock): P
   return result.count > 0;
 }
 
-/** The company a live token belongs to, or null. */
-export async function verifyCompanyToken(db: Db, token: string, clock: Clock): Promise<number | null> {
+/**
+ * The company a live token belongs to, or null. Every admin request asks, so it is one
+ * statement on the token's unique index: the lookup, and (at most once a minute) the
+ * last_used_at stamp in a CTE of the same statement. Plain pg: 0.2 ms of CPU against 0.9 ms
+ * for Prisma's findUnique plus update (docs/performance.md).
+ */
+export async function verifyCompanyToken(sql: SqlPool, token: string, clock: Clock): Promise<number | null> {
   if (!token.startsWith(COMPANY_TOKEN_PREFIX)) return null;
-  const row = await db.apiToken.findUnique({
-    where: { token_hash: hashToken(token) },
-    select: { id: true, company_id: true, revoked_at: true, last_used_at: true },
-  });
-  if (!row || row.revoked_at) return null;
   const now = clock.now();
-  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.apiToken.update({ where: { id: row.id }, data: { last_used_at: now } });
-  }
-  return row.company_id;
+  const rows = await sql.query<{ company_id: number }>(
+    `WITH live AS (SELECT id, company_id, last_used_at FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL),
+     stamped AS (
+       UPDATE api_tokens SET last_used_at = $2 FROM live
+       WHERE api_tokens.id = live.id AND (live.last_used_at IS NULL OR live.last_used_at < $3)
+       RETURNING api_tokens.id)
+     SELECT company_id FROM live`,
+    [hashToken(token), now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS)],
+  );
+  return rows[0]?.company_id ?? null;
 }

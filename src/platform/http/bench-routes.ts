@@ -24,5 +24,5 @@ export async function benchRoutes(app: FastifyInstance): Promise<void> {
     return { id: Number(rows[0]?.id) };
   });
 
-  app.get("/__bench/stats", hide, async () => ({ elu: performance.eventLoopUtilization(), rss: process.memoryUsage().rss }));
+  app.get("/__bench/stats", hide, async () => ({ elu: performance.eventLoopUtilization(), memory: process.memoryUsage() }));
 }

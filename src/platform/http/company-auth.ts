@@ -29,7 +29,7 @@ export function bearerToken(request: FastifyRequest): string | null {
 export async function companyFromRequest(request: FastifyRequest): Promise<number | null> {
   const token = bearerToken(request);
   if (!token) return null;
-  const companyId = await verifyCompanyToken(request.server.db.prisma, token, request.server.clock);
+  const companyId = await verifyCompanyToken(request.server.db.sql, token, request.server.clock);
   if (companyId === null) throw new UnauthorizedError("Invalid or revoked API token", { code: "invalid_token" });
   return companyId;
 }

@@ -8,7 +8,7 @@ import { meta } from "../../platform/http/envelope.js";
 /** The service context of a cart request: the cart (or the shop) decides the company. */
 export function cartContext(request: FastifyRequest): CartContext {
   const { server } = request;
-  return { db: server.db.prisma, clock: server.clock, jwtSecret: server.config.jwtSecret, shopUrlScheme: server.config.shopUrlScheme };
+  return { db: server.db.prisma, sql: server.db.sql, clock: server.clock, jwtSecret: server.config.jwtSecret, shopUrlScheme: server.config.shopUrlScheme };
 }
 
 /** `{cart, meta}` with the checkout and shop addresses; adds what this request alone reports. */

@@ -1,8 +1,10 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
+import type { EventStore } from "../../domain/tracking/event-store.js";
 import { LOCALE_PATTERN, type ResponseMetadata } from "../../domain/tracking/schemas.js";
 import type { ServiceContext } from "../../platform/context.js";
+import type { SqlPool } from "../../platform/db/sql.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 
@@ -10,6 +12,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** Decorated by the public surface only. */
     shops: ShopDirectory;
+    /** Decorated by the public surface only. */
+    events: EventStore;
   }
 }
 
@@ -35,10 +39,10 @@ export function responseMetadata(request: FastifyRequest, metadata: MetadataEcho
 }
 
 /** The service context of the shop a storefront names; an unknown shop is a 404. */
-export async function shopContext(request: FastifyRequest, shop: string): Promise<ServiceContext> {
+export async function shopContext(request: FastifyRequest, shop: string): Promise<ServiceContext & { sql: SqlPool }> {
   const companyId = await request.server.shops.companyIdFor(shop);
   if (companyId === null) throw new NotFoundError("Shop not found", { code: "shop_not_found" });
-  return { db: request.server.db.prisma, clock: request.server.clock, companyId };
+  return { db: request.server.db.prisma, sql: request.server.db.sql, clock: request.server.clock, companyId };
 }
 
 // What an error body may echo: the metadata members that are well-formed, whatever else failed.

@@ -1,10 +1,14 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { captureLead, recordPageVisit } from "../../domain/tracking/service.js";
+import { captureLead, recordPageVisit, type TrackingContext } from "../../domain/tracking/service.js";
 import { eventAccepted, leadCaptureBody, pageVisitBody } from "../../domain/tracking/schemas.js";
 import { responseMetadata, shopContext } from "./context.js";
 
 const tags = ["Public SDK: events"];
+
+async function trackingContext(request: FastifyRequest, shop: string): Promise<TrackingContext> {
+  return { ...(await shopContext(request, shop)), events: request.server.events };
+}
 
 /** Tracking events: stored durably (committed) before the 201 is sent. */
 export async function eventRoutes(fastify: FastifyInstance): Promise<void> {
@@ -23,7 +27,7 @@ export async function eventRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { lead, page, metadata } = request.body;
-      await captureLead(await shopContext(request, metadata.svc_shop), lead, page, metadata);
+      await captureLead(await trackingContext(request, metadata.svc_shop), lead, page, metadata);
       return reply.code(201).send({ status: 201 as const, metadata: responseMetadata(request, metadata) });
     },
   );
@@ -41,7 +45,7 @@ export async function eventRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { page, metadata } = request.body;
-      await recordPageVisit(await shopContext(request, metadata.svc_shop), page, metadata);
+      await recordPageVisit(await trackingContext(request, metadata.svc_shop), page, metadata);
       return reply.code(201).send({ status: 201 as const, metadata: responseMetadata(request, metadata) });
     },
   );

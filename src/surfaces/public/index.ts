@@ -1,6 +1,7 @@
 import fastifyCors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
 import { ShopDirectory } from "../../domain/companies/shop-directory.js";
+import { EventStore } from "../../domain/tracking/event-store.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
@@ -16,6 +17,10 @@ export async function publicSurface(app: FastifyInstance): Promise<void> {
   useBodyLimit(app, app.config.publicBodyLimit);
   await app.register(fastifyCors, { origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins });
   app.decorate("shops", new ShopDirectory(app.db.prisma, app.clock));
+  const events = new EventStore(app.db.sql);
+  app.decorate("events", events);
+  // Closing waits for running requests; this also covers events whose requests timed out.
+  app.addHook("onClose", () => events.drained());
   registerPublicErrorHandlers(app);
   await registerPublicRateLimits(app);
   await app.register(sessionRoutes);
