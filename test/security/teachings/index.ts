@@ -1,3 +1,4 @@
+import { catalogTeachings } from "./catalog.js";
 import { dropletInstallationTeachings } from "./droplet-installations.js";
 import { operationTeachings } from "./operations.js";
 import type { Teachings } from "./types.js";
@@ -6,4 +7,6 @@ import type { Teachings } from "./types.js";
 export const teachings: Teachings = {
   ...operationTeachings,
   ...dropletInstallationTeachings,
+  // admin resources (catalog, agreements, plans, media, playlists, leads)
+  ...catalogTeachings,
 };
