@@ -97,6 +97,16 @@ describe("POST /api/discounts", () => {
     });
   });
 
+  it("answers 422, not a 500, for a fixed amount beyond what is stored (10 integer digits), writing nothing", async () => {
+    const response = await create({ code: "HUGE", kind: "fixed_amount", amount: "73185541739.053", scope: "order" });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "discount.amount": ["must be an amount greater than 0 and at most 9999999999.999, with at most 3 decimal places"] });
+    expect(await t.db.prisma.discount.count()).toBe(0);
+    const largest = (await create({ code: "LARGEST", kind: "fixed_amount", amount: "9999999999.999", scope: "order" })).body.discount;
+    expect(largest.amount).toBe("9999999999.999");
+    expect((await update(largest.id, { amount: "619464869218" })).status).toBe(422);
+  });
+
   it("answers 422 for product_ids on a non-product scope, ends_at before starts_at, and bad members", async () => {
     const product = await createTestProduct(t.db.prisma, acme.id);
     const response = await create({
