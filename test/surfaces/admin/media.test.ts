@@ -100,6 +100,7 @@ describe("POST /api/media", () => {
       [{ title: "x", media_type: "share", slug: "Not A Slug" }, "media.slug"],
       [{ title: "x", media_type: "share", image_url: "ftp://x" }, "media.image_url"],
       [{ title: "x", media_type: "share", publish_at: "tomorrow" }, "media.publish_at"],
+      [{ title: "x", media_type: "share", publish_at: "0000-06-01T00:00:00Z" }, "media.publish_at"],
       [{ title: "x", media_type: "share", duration: -1 }, "media.duration"],
       [{ title: "x", media_type: "share", subtitles: { english: "x" } }, "media.subtitles.english"],
       [{ title: "x", media_type: "share", translations: { fr: { description: "x" } } }, "media.translations.fr.title"],

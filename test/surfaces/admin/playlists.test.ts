@@ -81,6 +81,7 @@ describe("POST /api/playlists", () => {
       [{ title: "x", slug: "-bad-", media_ids: [] }, "playlist.slug"],
       [{ title: "x", slug: "taken", media_ids: [] }, "playlist.slug"],
       [{ title: "x", media_ids: [], product_ids: [999999] }, "playlist.product_ids"],
+      [{ title: "x", media_ids: [], publish_at: "0000-06-01T00:00:00Z" }, "playlist.publish_at"],
     ] as const) {
       const response = await create(playlist as Record<string, unknown>);
       expect(response.status, JSON.stringify(playlist)).toBe(422);
