@@ -10,15 +10,20 @@ const IGNORED_COLUMNS = ["last_used_at"];
 
 export type DatabaseFingerprint = Record<string, string>;
 
-export async function fingerprintQuery(sql: SqlPool): Promise<() => Promise<DatabaseFingerprint>> {
-  const tables = (
+async function tablesOf(sql: SqlPool): Promise<string[]> {
+  return (
     await sql.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name",
     )
   )
     .map((row) => row.table_name)
     .filter((name) => !IGNORED_TABLES.has(name));
-  const drop = IGNORED_COLUMNS.map((column) => ` - '${column}'`).join("");
+}
+
+const drop = IGNORED_COLUMNS.map((column) => ` - '${column}'`).join("");
+
+export async function fingerprintQuery(sql: SqlPool): Promise<() => Promise<DatabaseFingerprint>> {
+  const tables = await tablesOf(sql);
   const text = `SELECT ${tables
     .map((table) => `(SELECT md5(coalesce(string_agg(r, ',' ORDER BY r), '')) FROM (SELECT (to_jsonb(t)${drop})::text AS r FROM "${table}" t) rows) AS "${table}"`)
     .join(", ")}`;
@@ -28,4 +33,37 @@ export async function fingerprintQuery(sql: SqlPool): Promise<() => Promise<Data
 /** The tables whose content differs between two fingerprints. */
 export function changedTables(before: DatabaseFingerprint, after: DatabaseFingerprint): string[] {
   return Object.keys(after).filter((table) => before[table] !== after[table]);
+}
+
+/** Every row of every table as a hash, with the company that owns it (null: no `company_id` column). */
+export type RowSnapshot = { table: string; company_id: number | null; hash: string }[];
+
+export async function rowSnapshotQuery(sql: SqlPool): Promise<() => Promise<RowSnapshot>> {
+  const tables = await tablesOf(sql);
+  const owned = new Set(
+    (await sql.query<{ table_name: string }>("SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'company_id'")).map(
+      (row) => row.table_name,
+    ),
+  );
+  const text = tables
+    .map((table) => `SELECT '${table}' AS "table", ${owned.has(table) ? "t.company_id" : "NULL::int"} AS company_id, md5((to_jsonb(t)${drop})::text) AS hash FROM "${table}" t`)
+    .join(" UNION ALL ");
+  return () => sql.query(text);
+}
+
+/**
+ * The tables where a request acting for `companyId` touched what is not its own: a row of
+ * another company, or a row without a company, changed or disappeared; or a row of another
+ * company appeared. Rows it adds without a company (its own rows' children) are its own.
+ */
+export function rowsTouchedBeyond(companyId: number, before: RowSnapshot, after: RowSnapshot): string[] {
+  const key = (row: RowSnapshot[number]) => `${row.table}\u0000${row.hash}`;
+  const notOwn = (row: RowSnapshot[number]) => row.company_id !== companyId;
+  const beforeKeys = new Set(before.map(key));
+  const afterKeys = new Set(after.map(key));
+  const touched = [
+    ...before.filter((row) => notOwn(row) && !afterKeys.has(key(row))),
+    ...after.filter((row) => row.company_id !== null && notOwn(row) && !beforeKeys.has(key(row))),
+  ];
+  return [...new Set(touched.map((row) => row.table))].sort();
 }

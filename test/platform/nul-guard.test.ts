@@ -36,6 +36,18 @@ describe("NUL characters", () => {
     expect(await t.db.prisma.dropletInstallation.count()).toBe(0);
   });
 
+  it("under member names Object.prototype has (constructor, toString): 422 naming them, not a 500", async () => {
+    const response = await call("POST", "/api/droplet_installations", {
+      token: acme.token,
+      body: { droplet_uuid: "x", constructor: "\u0000", toString: ["\u0000"], hasOwnProperty: { valueOf: "\u0000" } },
+    });
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.errors).toEqual({ constructor: MESSAGE, "toString.0": MESSAGE, "hasOwnProperty.valueOf": MESSAGE });
+    const query = await call("GET", "/api/droplet_installations?constructor=%00", { token: acme.token });
+    expect(query.status, query.text).toBe(422);
+    expect(query.body.errors).toEqual({ constructor: MESSAGE });
+  });
+
   it("in a path parameter: 404", async () => {
     const response = await call("GET", "/api/droplet_installations/%00", { token: acme.token });
     expect(response.status).toBe(404);

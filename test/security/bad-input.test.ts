@@ -110,10 +110,13 @@ function requestsFor(operation: Operation, taught: TaughtRequest): fc.Arbitrary<
   const path = fc.tuple(...pathParameters.map((parameter) => pathValue(parameter, taught.params?.[parameter.name]))).map((values) =>
     pathParameters.reduce((url, parameter, index) => url.replace(`{${parameter.name}}`, values[index] as string), operation.path),
   );
-  return fc.tuple(path, queryPairs(operation, taught.query ?? {}), bodyOf(operation, taught.body)).map(([url, pairs, { body, contentType }]) => ({
+  const takesToken = operation.bearer || operation.surface === "admin";
+  // An operation that also answers anonymously gets half its requests without the token.
+  const withToken = takesToken && operation.anonymous ? fc.boolean() : fc.constant(takesToken);
+  return fc.tuple(path, queryPairs(operation, taught.query ?? {}), bodyOf(operation, taught.body), withToken).map(([url, pairs, { body, contentType }, token]) => ({
     url: `${url}${pairs.length > 0 ? `?${pairs.join("&")}` : ""}`,
     headers: {
-      ...(operation.bearer || operation.surface === "admin" ? { authorization: `Bearer ${owner.token}` } : {}),
+      ...(token ? { authorization: `Bearer ${owner.token}` } : {}),
       ...taught.headers,
       ...(contentType ? { "content-type": contentType } : {}),
     },

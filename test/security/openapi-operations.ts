@@ -20,6 +20,8 @@ export interface Operation {
   bodyRequired: boolean;
   /** Declares the company bearer token. */
   bearer: boolean;
+  /** Also answers without any credential (an empty security requirement), as the agreement read does. */
+  anonymous: boolean;
   surface: "admin" | "cart" | "public" | "operations";
 }
 
@@ -55,6 +57,7 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         bodySchema: body?.schema,
         bodyRequired: operation.requestBody?.required === true,
         bearer: (operation.security ?? []).some((requirement: Record<string, unknown>) => "bearer" in requirement),
+        anonymous: (operation.security ?? []).some((requirement: Record<string, unknown>) => Object.keys(requirement).length === 0),
         surface: surfaceOf(path),
       });
     }

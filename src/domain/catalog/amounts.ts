@@ -23,6 +23,9 @@ export class FieldErrorCollector {
   }
 }
 
+/** Amounts in a currency are stored as minor units in 32-bit integer columns. */
+export const MAX_MINOR_AMOUNT = 2_147_483_647;
+
 /**
  * A decimal string in the country's currency as minor units. An invalid amount is recorded in
  * `errors` and read as 0: callers collect every field's errors, then call throwIfAny() before
@@ -33,7 +36,12 @@ export function minorInCurrency(value: string, country: CountryView, path: strin
     errors.add(path, `must be an amount in ${country.currency_code} with at most ${country.decimal_places} decimal place(s)`);
     return 0;
   }
-  return parseDecimalToMinor(value, country.decimal_places);
+  const minor = parseDecimalToMinor(value, country.decimal_places);
+  if (minor > MAX_MINOR_AMOUNT) {
+    errors.add(path, `must be at most ${formatMinor(MAX_MINOR_AMOUNT, country.decimal_places)} ${country.currency_code}`);
+    return 0;
+  }
+  return minor;
 }
 
 /** Minor units of the country's currency as the wire's decimal string ("19.99", "1200", "1.500"). */
@@ -48,8 +56,14 @@ export function decimalInCurrency(minor: number, country: { decimal_places: numb
  */
 export const MAX_UNBOUND_DECIMAL_PLACES = 3;
 
+/** Their numeric(14, 4) columns hold 10 integer digits. */
+export const MAX_UNBOUND_AMOUNT = "9999999999.999";
+
 export function isUnboundAmount(value: string): boolean {
-  return isValidDecimalString(value, MAX_UNBOUND_DECIMAL_PLACES);
+  return (
+    isValidDecimalString(value, MAX_UNBOUND_DECIMAL_PLACES) &&
+    parseDecimalToMinor(value, MAX_UNBOUND_DECIMAL_PLACES) <= parseDecimalToMinor(MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES)
+  );
 }
 
 /**

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { instantInput, timestamp } from "../../platform/http/schemas.js";
 import { bodyId, decimalString, int32, searchQuery } from "./fields.js";
 
 export const DISCOUNT_KINDS = ["percentage", "fixed_amount"] as const;
 export const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;
 
-const dateTime = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time");
+const dateTime = instantInput.describe("ISO 8601 date-time");
 
 const discountFields = {
   code: z

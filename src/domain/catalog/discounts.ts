@@ -3,7 +3,7 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
-import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
 import type { DiscountCreateInput, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
 import { likeLiteral } from "./fields.js";
 
@@ -64,7 +64,7 @@ function checkAmount(kind: Kind, amount: string, errors: FieldErrorCollector): v
     return;
   }
   if (!isUnboundAmount(amount) || parseDecimalToMinor(amount, MAX_UNBOUND_DECIMAL_PLACES) <= 0) {
-    errors.add("discount.amount", `must be an amount greater than 0 with at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places`);
+    errors.add("discount.amount", `must be an amount greater than 0 and at most ${MAX_UNBOUND_AMOUNT}, with at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places`);
   }
 }
 

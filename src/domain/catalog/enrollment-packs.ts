@@ -3,7 +3,7 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
 import type { EnrollmentPackCreateInput, EnrollmentPackUpdateInput, EnrollmentPackView } from "./enrollment-pack-schemas.js";
 
 // A deleted variant stays linked (carts may hold the pack) but is no longer shown.
@@ -36,7 +36,7 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<PackRow> {
 async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput): Promise<number[] | undefined> {
   const errors = new FieldErrorCollector();
   if (input.price !== undefined && !isUnboundAmount(input.price)) {
-    errors.add("enrollment_pack.price", `must be an amount with at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places`);
+    errors.add("enrollment_pack.price", `must be an amount of at most ${MAX_UNBOUND_AMOUNT}, with at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places`);
   }
   const variantIds = input.variant_ids && [...new Set(input.variant_ids)];
   if (variantIds && variantIds.length > 0) {

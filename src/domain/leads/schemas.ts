@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
 import { MAX_URL_LENGTH, pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
@@ -100,7 +100,9 @@ export const leadView = z
 
 export type LeadView = z.infer<typeof leadView>;
 
-const dateOrDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: "must be an ISO 8601 date or date-time" });
+const dateOrDateTime = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: "must be an ISO 8601 date or date-time" })
+  .refine(isStorableInstant, STORABLE_INSTANT_MESSAGE);
 
 export const leadListQuery = paginationQuery().extend({
   from: dateOrDateTime.optional().describe("Leads created at or after this instant (a date means its start, UTC)"),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { instantInput, timestamp } from "../../platform/http/schemas.js";
 import { MAX_URL_LENGTH, requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
 export const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
@@ -53,7 +53,7 @@ const mediaFields = {
   canonical_url: webUrl.optional(),
   display_tag: shortText.optional(),
   active: z.boolean().optional(),
-  publish_at: z.iso.datetime({ offset: true }).nullable().optional().describe("Not public before this instant"),
+  publish_at: instantInput.nullable().optional().describe("Not public before this instant"),
   visibility: z.number().int().min(0).max(1000).nullable().optional(),
   duration: z.number().int().min(0).max(10_000_000).nullable().optional().describe("Seconds"),
   watch: jsonObject.nullable().optional(),

@@ -1,7 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import type { ServiceContext } from "../../platform/context.js";
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
 import type { MediaCreateInput, MediaUpdateInput, MediaView } from "./schemas.js";
@@ -85,24 +85,33 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<MediaRow> {
   return row;
 }
 
-/** Referenced users, products and packs must be the company's own (422 naming the member). */
-async function requireReferences(ctx: ServiceContext, input: MediaUpdateInput): Promise<void> {
-  const company_id = ctx.companyId;
-  const [user, products, packs] = await Promise.all([
-    input.user_id != null ? ctx.db.user.count({ where: { id: input.user_id, company_id } }) : 1,
-    input.product_ids?.length ? ctx.db.product.count({ where: { id: { in: input.product_ids }, company_id, deleted_at: null } }) : 0,
-    input.enrollment_pack_ids?.length ? ctx.db.enrollmentPack.count({ where: { id: { in: input.enrollment_pack_ids }, company_id } }) : 0,
-  ]);
-  if (user === 0) throw ValidationError.field("media.user_id", "does not name a user of this company");
-  if (input.product_ids && products !== new Set(input.product_ids).size) {
-    throw ValidationError.field("media.product_ids", "contains ids that are not products of this company");
-  }
-  if (input.enrollment_pack_ids && packs !== new Set(input.enrollment_pack_ids).size) {
-    throw ValidationError.field("media.enrollment_pack_ids", "contains ids that are not enrollment packs of this company");
-  }
+const unique = (values: number[] | undefined) => (values === undefined ? undefined : [...new Set(values)]);
+
+/** The ids among `wanted` that `found` lacks. */
+function missingIds(wanted: number[], found: { id: number }[]): number[] {
+  const known = new Set(found.map((row) => row.id));
+  return wanted.filter((id) => !known.has(id));
 }
 
-const unique = (values: number[] | undefined) => (values === undefined ? undefined : [...new Set(values)]);
+/** Referenced users, products and packs must be the company's own: one 422 naming every member and id that is not. */
+async function requireReferences(ctx: ServiceContext, input: MediaUpdateInput): Promise<void> {
+  const company_id = ctx.companyId;
+  const productIds = unique(input.product_ids) ?? [];
+  const packIds = unique(input.enrollment_pack_ids) ?? [];
+  const [user, products, packs] = await Promise.all([
+    input.user_id != null ? ctx.db.user.count({ where: { id: input.user_id, company_id } }) : 1,
+    productIds.length > 0 ? ctx.db.product.findMany({ where: { id: { in: productIds }, company_id, deleted_at: null }, select: { id: true } }) : [],
+    packIds.length > 0 ? ctx.db.enrollmentPack.findMany({ where: { id: { in: packIds }, company_id }, select: { id: true } }) : [],
+  ]);
+  const errors: FieldErrors = {};
+  if (user === 0) errors["media.user_id"] = ["does not name a user of this company"];
+  const foreignProducts = missingIds(productIds, products);
+  if (foreignProducts.length > 0) errors["media.product_ids"] = [`contains ids that are not products of this company: ${foreignProducts.join(", ")}`];
+  const foreignPacks = missingIds(packIds, packs);
+  if (foreignPacks.length > 0) errors["media.enrollment_pack_ids"] = [`contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`];
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
+
 // Prisma writes SQL NULL into a Json column only when told so explicitly.
 const json = (value: JsonObject | JsonObject[] | Record<string, string> | null | undefined) =>
   value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue | undefined);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { instantInput, timestamp } from "../../platform/http/schemas.js";
 import { publicEnrollmentPackSchema, publicMediaView, publicProductSchema, slugSchema } from "../media/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
@@ -10,7 +10,7 @@ const playlistFields = {
   title: z.string().trim().min(1).max(255),
   slug: slugSchema.optional().describe("Generated from the title when omitted; custom_slug says which"),
   active: z.boolean().optional(),
-  publish_at: z.iso.datetime({ offset: true }).nullable().optional().describe("Not public before this instant"),
+  publish_at: instantInput.nullable().optional().describe("Not public before this instant"),
   media_ids: ids.max(500).describe("The playlist's media, in order; each at most once"),
   product_ids: ids.max(100).optional(),
   enrollment_pack_ids: ids.max(100).optional(),

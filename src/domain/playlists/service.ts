@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { writeWithSlug } from "../media/slugs.js";
 import type { PlaylistCreateInput, PlaylistUpdateInput, PlaylistView } from "./schemas.js";
@@ -41,26 +41,37 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<PlaylistRow>
   return row;
 }
 
-async function requireReferences(ctx: ServiceContext, input: PlaylistUpdateInput): Promise<void> {
-  const company_id = ctx.companyId;
-  if (input.media_ids && new Set(input.media_ids).size !== input.media_ids.length) {
-    throw ValidationError.field("playlist.media_ids", "contains the same media more than once");
-  }
-  const [media, products, packs] = await Promise.all([
-    input.media_ids?.length ? ctx.db.media.count({ where: { id: { in: input.media_ids }, company_id } }) : 0,
-    input.product_ids?.length ? ctx.db.product.count({ where: { id: { in: input.product_ids }, company_id, deleted_at: null } }) : 0,
-    input.enrollment_pack_ids?.length ? ctx.db.enrollmentPack.count({ where: { id: { in: input.enrollment_pack_ids }, company_id } }) : 0,
-  ]);
-  if (input.media_ids && media !== input.media_ids.length) throw ValidationError.field("playlist.media_ids", "contains ids that are not media of this company");
-  if (input.product_ids && products !== new Set(input.product_ids).size) {
-    throw ValidationError.field("playlist.product_ids", "contains ids that are not products of this company");
-  }
-  if (input.enrollment_pack_ids && packs !== new Set(input.enrollment_pack_ids).size) {
-    throw ValidationError.field("playlist.enrollment_pack_ids", "contains ids that are not enrollment packs of this company");
-  }
+const unique = (values: number[] | undefined) => (values === undefined ? undefined : [...new Set(values)]);
+
+/** The ids among `wanted` that `found` lacks. */
+function missingIds(wanted: number[], found: { id: number }[]): number[] {
+  const known = new Set(found.map((row) => row.id));
+  return wanted.filter((id) => !known.has(id));
 }
 
-const unique = (values: number[] | undefined) => (values === undefined ? undefined : [...new Set(values)]);
+/** Media, products and packs must be the company's own: one 422 naming every member and id that is not. */
+async function requireReferences(ctx: ServiceContext, input: PlaylistUpdateInput): Promise<void> {
+  const company_id = ctx.companyId;
+  const mediaIds = unique(input.media_ids) ?? [];
+  const productIds = unique(input.product_ids) ?? [];
+  const packIds = unique(input.enrollment_pack_ids) ?? [];
+  const [media, products, packs] = await Promise.all([
+    mediaIds.length > 0 ? ctx.db.media.findMany({ where: { id: { in: mediaIds }, company_id }, select: { id: true } }) : [],
+    productIds.length > 0 ? ctx.db.product.findMany({ where: { id: { in: productIds }, company_id, deleted_at: null }, select: { id: true } }) : [],
+    packIds.length > 0 ? ctx.db.enrollmentPack.findMany({ where: { id: { in: packIds }, company_id }, select: { id: true } }) : [],
+  ]);
+  const errors: FieldErrors = {};
+  const add = (path: string, message: string) => (errors[path] ??= []).push(message);
+  if (input.media_ids && mediaIds.length !== input.media_ids.length) add("playlist.media_ids", "contains the same media more than once");
+  const foreignMedia = missingIds(mediaIds, media);
+  if (foreignMedia.length > 0) add("playlist.media_ids", `contains ids that are not media of this company: ${foreignMedia.join(", ")}`);
+  const foreignProducts = missingIds(productIds, products);
+  if (foreignProducts.length > 0) add("playlist.product_ids", `contains ids that are not products of this company: ${foreignProducts.join(", ")}`);
+  const foreignPacks = missingIds(packIds, packs);
+  if (foreignPacks.length > 0) add("playlist.enrollment_pack_ids", `contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`);
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
+
 
 function columns(input: PlaylistUpdateInput) {
   const data = {

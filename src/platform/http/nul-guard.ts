@@ -14,7 +14,8 @@ export function registerNulGuard(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
     const params = request.params as Record<string, unknown> | undefined;
     if (params && Object.values(params).some((value) => typeof value === "string" && value.includes(NUL))) throw new NotFoundError();
-    const errors: FieldErrors = {};
+    // No prototype: a member named "constructor" or "toString" is a field like any other.
+    const errors: FieldErrors = Object.create(null);
     collect(request.query, "query", errors);
     collect(request.body, "body", errors);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);

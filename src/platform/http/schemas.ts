@@ -48,3 +48,21 @@ export const idParam = z.coerce.number().int().positive().max(2_147_483_647);
 
 /** ISO 8601 date-time in responses. */
 export const timestamp = z.iso.datetime();
+
+/**
+ * Instants PostgreSQL and its driver take: ISO 8601 (and zod) allow year 0000, which it has
+ * not, and an offset can push 9999-12-31 into year 10000, which the driver cannot write.
+ */
+const FIRST_STORABLE_INSTANT = Date.parse("0001-01-01T00:00:00Z");
+const FIRST_UNSTORABLE_INSTANT = Date.parse("+010000-01-01T00:00:00Z");
+
+/** True when an ISO 8601 date (its UTC midnight) or date-time is an instant of the years 0001 to 9999 in UTC. */
+export function isStorableInstant(value: string): boolean {
+  const instant = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  return instant >= FIRST_STORABLE_INSTANT && instant < FIRST_UNSTORABLE_INSTANT;
+}
+
+export const STORABLE_INSTANT_MESSAGE = "must be in the years 0001 to 9999 (UTC)";
+
+/** ISO 8601 date-time in requests, with Z or an offset: an instant the database can hold. */
+export const instantInput = z.iso.datetime({ offset: true }).refine(isStorableInstant, STORABLE_INSTANT_MESSAGE);

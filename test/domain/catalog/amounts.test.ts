@@ -24,12 +24,26 @@ describe("minorInCurrency", () => {
     minorInCurrency("1.5001", kuwait, "price", errors);
     expect(() => errors.throwIfAny()).toThrow(expect.objectContaining({ status: 422, fieldErrors: { price: ["must be an amount in KWD with at most 3 decimal place(s)"] } }));
   });
+
+  it("records amounts beyond the 32-bit minor-unit columns instead of passing them on", () => {
+    const errors = new FieldErrorCollector();
+    expect(minorInCurrency("2147483.647", kuwait, "price", errors)).toBe(2_147_483_647);
+    expect(errors.empty).toBe(true);
+    minorInCurrency("2147483.648", kuwait, "price", errors);
+    expect(() => errors.throwIfAny()).toThrow(expect.objectContaining({ fieldErrors: { price: ["must be at most 2147483.647 KWD"] } }));
+  });
 });
 
 describe("isUnboundAmount", () => {
   it("allows the fraction digits of the most precise currency", () => {
     expect(isUnboundAmount("49.125")).toBe(true);
     expect(isUnboundAmount("49.1255")).toBe(false);
+  });
+
+  it("allows what a numeric(14, 4) column holds: 10 integer digits", () => {
+    expect(isUnboundAmount("9999999999.999")).toBe(true);
+    expect(isUnboundAmount("10000000000")).toBe(false);
+    expect(isUnboundAmount("999999999999.999")).toBe(false);
   });
 });
 

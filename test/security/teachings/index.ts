@@ -1,9 +1,22 @@
+import { agreementTeachings } from "./agreements.js";
+import { catalogTeachings } from "./catalog.js";
 import { dropletInstallationTeachings } from "./droplet-installations.js";
+import { leadTeachings } from "./leads.js";
+import { mediaTeachings } from "./media.js";
 import { operationTeachings } from "./operations.js";
+import { playlistTeachings } from "./playlists.js";
+import { subscriptionPlanTeachings } from "./subscription-plans.js";
 import type { Teachings } from "./types.js";
 
 /** Every operation of the OpenAPI document, taught. Add one spread per resource group. */
 export const teachings: Teachings = {
   ...operationTeachings,
   ...dropletInstallationTeachings,
+  // admin resources (catalog, agreements, plans, media, playlists, leads)
+  ...catalogTeachings,
+  ...agreementTeachings,
+  ...subscriptionPlanTeachings,
+  ...mediaTeachings,
+  ...playlistTeachings,
+  ...leadTeachings,
 };

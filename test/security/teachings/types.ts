@@ -35,7 +35,15 @@ export type Isolation =
   /** 422 whose `errors` name these fields (the foreign ids of a body or a bulk operation); nothing changed. */
   | { expect: "foreign_reference"; fields: string[] }
   /** 2xx listing the caller's own rows only: none of the markers; nothing changed. */
-  | { expect: "own_rows_only" };
+  | { expect: "own_rows_only" }
+  /**
+   * 2xx writing the caller's own rows only, for a request that names nothing of anyone else's
+   * (a create without references, an upsert keyed by shared reference data such as a country):
+   * no row of another company, nor any row without a company, changes or disappears; none of
+   * the markers in the answer. The owner's identical request then succeeds as well, which also
+   * proves that what is unique per company (a SKU, a code, a slug) is not unique across them.
+   */
+  | { expect: "own_rows_written" };
 
 export interface Teaching {
   /**

@@ -97,6 +97,28 @@ describe("POST /api/discounts", () => {
     });
   });
 
+  it("answers 422, not a 500, for a fixed amount beyond what is stored (10 integer digits), writing nothing", async () => {
+    const response = await create({ code: "HUGE", kind: "fixed_amount", amount: "73185541739.053", scope: "order" });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "discount.amount": ["must be an amount greater than 0 and at most 9999999999.999, with at most 3 decimal places"] });
+    expect(await t.db.prisma.discount.count()).toBe(0);
+    const largest = (await create({ code: "LARGEST", kind: "fixed_amount", amount: "9999999999.999", scope: "order" })).body.discount;
+    expect(largest.amount).toBe("9999999999.999");
+    expect((await update(largest.id, { amount: "619464869218" })).status).toBe(422);
+  });
+
+  it("answers 422, not a 500, for instants the database cannot hold, writing nothing", async () => {
+    const response = await create({ code: "EPOCH", kind: "percentage", amount: "5", scope: "order", starts_at: "0000-06-01T00:00:00Z", ends_at: "9999-12-31T23:59:59-05:00" });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "discount.starts_at": ["must be in the years 0001 to 9999 (UTC)"],
+      "discount.ends_at": ["must be in the years 0001 to 9999 (UTC)"],
+    });
+    expect(await t.db.prisma.discount.count()).toBe(0);
+    const widest = await create({ code: "WIDEST", kind: "percentage", amount: "5", scope: "order", starts_at: "0001-01-01T00:00:00Z", ends_at: "9999-12-31T23:59:59Z" });
+    expect(widest.status).toBe(201);
+  });
+
   it("answers 422 for product_ids on a non-product scope, ends_at before starts_at, and bad members", async () => {
     const product = await createTestProduct(t.db.prisma, acme.id);
     const response = await create({

@@ -54,7 +54,7 @@ describe("POST /api/enrollment_packs", () => {
     const response = await create({ title: "Bad", price: "49.0001", variant_ids: [variantA, foreignVariant, 999999] });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({
-      "enrollment_pack.price": ["must be an amount with at most 3 decimal places"],
+      "enrollment_pack.price": ["must be an amount of at most 9999999999.999, with at most 3 decimal places"],
       "enrollment_pack.variant_ids": [`contains ids that are not variants of this company: ${foreignVariant}, 999999`],
     });
     const malformed = await create({ price: "-1", variant_ids: "all" });
@@ -82,6 +82,16 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect(response.body.enrollment_pack).toMatchObject({ title: "Kit", price: "49.00", active: false, variant_ids: [variantB] });
     const renamed = await update(pack.id, { title: "Kit 2", price: "59.5" });
     expect(renamed.body.enrollment_pack).toMatchObject({ title: "Kit 2", price: "59.50", variant_ids: [variantB] });
+  });
+
+  it("answers 422, not a 500, for a price beyond what is stored (10 integer digits), changing nothing", async () => {
+    expect((await create({ title: "Huge", price: "10000000000" })).body.errors).toEqual({
+      "enrollment_pack.price": ["must be an amount of at most 9999999999.999, with at most 3 decimal places"],
+    });
+    const pack = (await create({ title: "Largest", price: "9999999999.999" })).body.enrollment_pack;
+    expect(pack.price).toBe("9999999999.999");
+    expect((await update(pack.id, { price: "999999999999" })).status).toBe(422);
+    expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack).toEqual(pack);
   });
 
   it("answers 422 or 404 on update and changes nothing", async () => {

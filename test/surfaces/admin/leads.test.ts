@@ -62,6 +62,15 @@ describe("GET /api/leads", () => {
     expect(afterJune.body.leads[0].rep).toBeNull();
   });
 
+  it("filters up to the ends of the calendar, and answers 422, not a 500, beyond them (no year 0000 in PostgreSQL)", async () => {
+    for (const query of ["from=0001-01-01", "to=9999-12-31", "from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999Z"]) {
+      expect((await call("GET", `/api/leads?${query}`, { token: acme.token })).status, query).toBe(200);
+    }
+    const before = await call("GET", "/api/leads?from=0000-02-29&to=0001-01-01T00:30:00%2B01:00", { token: acme.token });
+    expect(before.status).toBe(422);
+    expect(before.body.errors).toEqual({ from: ["must be in the years 0001 to 9999 (UTC)"], to: ["must be in the years 0001 to 9999 (UTC)"] });
+  });
+
   it("answers 422 for a malformed filter and 401 without a token", async () => {
     for (const query of ["from=yesterday", "to=2025-13-01", "rep_id=abc", "per_page=0"]) {
       expect((await call("GET", `/api/leads?${query}`, { token: acme.token })).status, query).toBe(422);

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
 import { createMediaViaApi } from "../../helpers/media.js";
+import { createEnrollmentPack } from "../../helpers/agreements.js";
+import { createTestProduct } from "../../helpers/catalog.js";
+import { createUser } from "../../../src/domain/users/service.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
 let t: TestApp;
@@ -97,6 +100,7 @@ describe("POST /api/media", () => {
       [{ title: "x", media_type: "share", slug: "Not A Slug" }, "media.slug"],
       [{ title: "x", media_type: "share", image_url: "ftp://x" }, "media.image_url"],
       [{ title: "x", media_type: "share", publish_at: "tomorrow" }, "media.publish_at"],
+      [{ title: "x", media_type: "share", publish_at: "0000-06-01T00:00:00Z" }, "media.publish_at"],
       [{ title: "x", media_type: "share", duration: -1 }, "media.duration"],
       [{ title: "x", media_type: "share", subtitles: { english: "x" } }, "media.subtitles.english"],
       [{ title: "x", media_type: "share", translations: { fr: { description: "x" } } }, "media.translations.fr.title"],
@@ -108,6 +112,20 @@ describe("POST /api/media", () => {
       expect(response.status, JSON.stringify(media)).toBe(422);
       expect(Object.keys(response.body.errors), JSON.stringify(media)).toEqual([field]);
     }
+    expect(await t.db.prisma.media.count()).toBe(0);
+  });
+
+  it("answers one 422 naming every reference of another company's, with its ids, creating nothing", async () => {
+    const user = await createUser(t.db.prisma, { companyId: globex.id, role: "rep", email: "rep@globex.example.com" });
+    const product = await createTestProduct(t.db.prisma, globex.id);
+    const pack = await createEnrollmentPack(t.db.prisma, globex.id);
+    const response = await create({ title: "x", media_type: "share", user_id: user.id, product_ids: [product.id], enrollment_pack_ids: [pack.id] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "media.user_id": ["does not name a user of this company"],
+      "media.product_ids": [`contains ids that are not products of this company: ${product.id}`],
+      "media.enrollment_pack_ids": [`contains ids that are not enrollment packs of this company: ${pack.id}`],
+    });
     expect(await t.db.prisma.media.count()).toBe(0);
   });
 

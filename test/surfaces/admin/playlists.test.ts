@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
+import { createEnrollmentPack } from "../../helpers/agreements.js";
+import { createTestProduct } from "../../helpers/catalog.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
@@ -55,6 +57,19 @@ describe("POST /api/playlists", () => {
     expect(custom.body.playlist).toMatchObject({ slug: "my-list", custom_slug: true });
   });
 
+  it("answers one 422 naming every reference of another company's, with its ids, creating nothing", async () => {
+    const product = await createTestProduct(t.db.prisma, globex.id);
+    const pack = await createEnrollmentPack(t.db.prisma, globex.id);
+    const response = await create({ title: "x", media_ids: [m1.id, foreignMedia.id], product_ids: [product.id], enrollment_pack_ids: [pack.id] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "playlist.media_ids": [`contains ids that are not media of this company: ${foreignMedia.id}`],
+      "playlist.product_ids": [`contains ids that are not products of this company: ${product.id}`],
+      "playlist.enrollment_pack_ids": [`contains ids that are not enrollment packs of this company: ${pack.id}`],
+    });
+    expect(await t.db.prisma.playlist.count()).toBe(0);
+  });
+
   it("answers 422 for unknown, foreign or repeated media, a bad slug and a taken slug, creating nothing", async () => {
     await create({ title: "First", slug: "taken", media_ids: [] });
     for (const [playlist, field] of [
@@ -66,6 +81,7 @@ describe("POST /api/playlists", () => {
       [{ title: "x", slug: "-bad-", media_ids: [] }, "playlist.slug"],
       [{ title: "x", slug: "taken", media_ids: [] }, "playlist.slug"],
       [{ title: "x", media_ids: [], product_ids: [999999] }, "playlist.product_ids"],
+      [{ title: "x", media_ids: [], publish_at: "0000-06-01T00:00:00Z" }, "playlist.publish_at"],
     ] as const) {
       const response = await create(playlist as Record<string, unknown>);
       expect(response.status, JSON.stringify(playlist)).toBe(422);

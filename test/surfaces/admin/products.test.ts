@@ -147,6 +147,16 @@ describe("POST /api/products", () => {
     expect(await rowCounts()).toEqual({ products: 0, variants: 0, prices: 0 });
   });
 
+  it("answers 422, not a 500, for prices beyond what is stored (2147483647 minor units), and writes nothing", async () => {
+    const response = await create({ title: "Huge", variants: [{ sku: "HUGE", prices: [{ country_code: "US", price: "21474836.48", rep_price: "999999999999" }, { country_code: "JP", price: "2147483647" }] }] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "product.variants.0.prices.0.price": ["must be at most 21474836.47 USD"],
+      "product.variants.0.prices.0.rep_price": ["must be at most 21474836.47 USD"],
+    });
+    expect(await rowCounts()).toEqual({ products: 0, variants: 0, prices: 0 });
+  });
+
   it("answers 422 for a repeated country in one variant's prices", async () => {
     const response = await create({
       title: "Twice",

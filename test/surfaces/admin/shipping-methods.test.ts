@@ -64,6 +64,19 @@ describe("POST /api/shipping_methods", () => {
     expect(await t.db.prisma.shippingMethod.count()).toBe(0);
   });
 
+  it("answers 422, not a 500, for amounts beyond what is stored (2147483647 minor units), writing nothing", async () => {
+    const response = await create({ name: "Huge", country_code: "US", price: "21474836.48", free_over: "1467383820" });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "shipping_method.price": ["must be at most 21474836.47 USD"],
+      "shipping_method.free_over": ["must be at most 21474836.47 USD"],
+    });
+    expect(await t.db.prisma.shippingMethod.count()).toBe(0);
+    const method = (await create({ name: "Largest", country_code: "US", price: "21474836.47" })).body.shipping_method;
+    expect(method.price).toBe("21474836.47");
+    expect((await update(method.id, { price: "1467383820" })).body.errors).toEqual({ "shipping_method.price": ["must be at most 21474836.47 USD"] });
+  });
+
   it("answers 401 without a token", async () => {
     expect((await call("POST", "/api/shipping_methods", { body: { shipping_method: { name: "X", country_code: "US", price: "1.00" } } })).status).toBe(401);
   });
