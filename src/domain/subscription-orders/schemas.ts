@@ -107,6 +107,7 @@ const filterQuery = {
   ship_to_country_id: z
     .string()
     .regex(/^(\d{1,10}|[A-Za-z]{2})$/, "must be a country id or a two-letter ISO code")
+    .refine((value) => !/^\d+$/.test(value) || Number(value) <= 2_147_483_647, "must be a country id or a two-letter ISO code")
     .optional(),
   next_bill_date_start_date: isoDate.optional().describe("Inclusive"),
   next_bill_date_end_date: isoDate.optional().describe("Inclusive"),

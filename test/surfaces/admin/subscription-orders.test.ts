@@ -285,6 +285,15 @@ describe("GET /api/v2/subscription_orders and /stats", () => {
     }
   });
 
+  // Found by the bad-input suite: a country id past int32 reached PostgreSQL and was a 500.
+  it("answers 422, not 500, for a ship_to_country_id beyond the id range, in the list and the stats", async () => {
+    for (const path of [BASE, `${BASE}/stats`]) {
+      const response = await call("GET", `${path}?ship_to_country_id=5149400181`, { token: acme.token });
+      expect(response.status, path).toBe(422);
+      expect(response.body.errors).toEqual({ ship_to_country_id: [expect.any(String)] });
+    }
+  });
+
   it("counts by status with the same filters, for the calling company only", async () => {
     const first = await createOrder();
     await createOrder({ payment_method_id: card.id });
