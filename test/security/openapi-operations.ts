@@ -20,6 +20,8 @@ export interface Operation {
   bodyRequired: boolean;
   /** Declares the company bearer token. */
   bearer: boolean;
+  /** Declares a user token (JWT) as the bearer credential. */
+  userToken: boolean;
   surface: "admin" | "cart" | "public" | "operations";
 }
 
@@ -55,6 +57,7 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         bodySchema: body?.schema,
         bodyRequired: operation.requestBody?.required === true,
         bearer: (operation.security ?? []).some((requirement: Record<string, unknown>) => "bearer" in requirement),
+        userToken: (operation.security ?? []).some((requirement: Record<string, unknown>) => "userToken" in requirement),
         surface: surfaceOf(path),
       });
     }
