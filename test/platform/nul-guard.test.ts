@@ -37,6 +37,15 @@ describe("NUL characters", () => {
     expect(await t.db.prisma.dropletInstallation.count()).toBe(0);
   });
 
+  // Found by the bad-input suite: the errors object inherited `constructor`, so naming it was a 500.
+  // (A `__proto__` member never gets here: the JSON parser refuses it, 400.)
+  it("in members named like Object.prototype's (constructor, toString, hasOwnProperty): 422 naming them", async () => {
+    const rawBody = '{"droplet_uuid":"x","constructor":"\\u0000","toString":{"hasOwnProperty":"\\u0000"}}';
+    const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody, headers: { "content-type": "application/json" } });
+    expect(response.status, response.text).toBe(422);
+    expect(JSON.parse(response.text).errors).toEqual(JSON.parse('{"constructor":["must not contain the NUL character"],"toString.hasOwnProperty":["must not contain the NUL character"]}'));
+  });
+
   it("in a path parameter: 404", async () => {
     const response = await call("GET", "/api/droplet_installations/%00", { token: acme.token });
     expect(response.status).toBe(404);

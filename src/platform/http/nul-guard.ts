@@ -24,7 +24,8 @@ export function registerNulGuard(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
     const params = request.params as Record<string, unknown> | undefined;
     if (params && Object.values(params).some((value) => typeof value === "string" && unstorable(value) !== null)) throw new NotFoundError();
-    const errors: FieldErrors = {};
+    // Paths are the client's member names: without a prototype, "constructor" is a name like any other.
+    const errors: FieldErrors = Object.create(null);
     collect(request.query, "query", errors);
     collect(request.body, "body", errors);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
