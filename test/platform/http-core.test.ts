@@ -164,6 +164,17 @@ describe("logs", () => {
     expect(text).not.toContain("cookiesecretvalue");
     expect(text).not.toContain("secretpayload");
   });
+
+  // Found by `npm run test:logs` once the cart surface was in: request lines carried cart tokens.
+  it("never contain a cart token: in a path it is logged as :cart_token", async () => {
+    const cartToken = "ct_0123456789abcdefghijAB";
+    await call("GET", `/api/carts/${cartToken}?payment_methods_includes=x`);
+    await call("PATCH", `/api/carts/${cartToken}/items/7/variant`, { body: {} });
+    const text = logs.text();
+    expect(text).toContain("/api/carts/:cart_token?payment_methods_includes=x");
+    expect(text).toContain("/api/carts/:cart_token/items/7/variant");
+    expect(text).not.toContain(cartToken);
+  });
 });
 
 describe("operations", () => {

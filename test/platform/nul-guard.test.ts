@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCartOverHttp } from "../helpers/cart-fixtures.js";
 import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
 import { type Call, httpClient } from "../helpers/http.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
@@ -61,5 +62,26 @@ describe("NUL characters", () => {
       expect(response.status).toBe(422);
       expect(Object.keys(response.body.errors)[0]).toBe(`droplet_uuid${".0".repeat(depth)}`);
     }
+  });
+});
+
+/** Lone UTF-16 surrogates (JSON allows "\\ud800") are no text: jsonb refuses them (a 500), text would store U+FFFD. */
+describe("lone surrogates", () => {
+  const LONE = ["must be valid Unicode text (no lone surrogate)"];
+
+  it("in body strings and member names, at any depth: 422 naming each path, nothing written", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/metadata`;
+    const response = await call("PATCH", path, { body: { metadata: { note: "\udfff\ud800", list: ["ok", "a\ud800"], "key\udc00": 1, pair: "\ud83d\ude00" } } });
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.errors).toEqual({ "metadata.note": LONE, "metadata.list.1": LONE, "metadata.key\udc00": LONE });
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).metadata).toEqual({});
+  });
+
+  it("lets well-formed text through, surrogate pairs (emoji) included", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const response = await call("PATCH", `/api/carts/${cart.cart_token}/metadata`, { body: { metadata: { note: "caf\u00e9 \ud83d\ude00" } } });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.cart.metadata).toEqual({ note: "café 😀" });
   });
 });

@@ -3,6 +3,7 @@ import { request as httpRequest } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { errorBodySchema } from "../../src/platform/http/schemas.js";
 import { changedTables, fingerprintQuery } from "../helpers/database-fingerprint.js";
+import { fakePaypalEnv, startFakePaypal } from "../helpers/fake-paypal.js";
 import { createCompanyWithToken } from "../helpers/fixtures.js";
 import { httpClient } from "../helpers/http.js";
 import { startTestApp } from "../helpers/test-app.js";
@@ -21,8 +22,10 @@ import type { TaughtRequest } from "./teachings/types.js";
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const UNLIMITED = "1000000";
+// PayPal is a third party: a local fake stands in, so the PayPal operations run for real.
+const paypal = await startFakePaypal();
 const t = await startTestApp({
-  env: { NOT_FOUND_RATE_LIMIT_PER_MINUTE: UNLIMITED, PUBLIC_RATE_LIMIT_PER_MINUTE: UNLIMITED, SESSION_RATE_LIMIT_PER_MINUTE: UNLIMITED },
+  env: { ...fakePaypalEnv(paypal.url), NOT_FOUND_RATE_LIMIT_PER_MINUTE: UNLIMITED, PUBLIC_RATE_LIMIT_PER_MINUTE: UNLIMITED, SESSION_RATE_LIMIT_PER_MINUTE: UNLIMITED },
 });
 const call = httpClient(t.url);
 const owner = await createCompanyWithToken(t.db.prisma, "Fuzzed");
@@ -31,6 +34,7 @@ const document = documentOf(t.app);
 const operations = operationsOf(document);
 afterAll(async () => {
   await t.close();
+  await paypal.close();
 });
 
 interface FuzzRequest {

@@ -69,10 +69,11 @@ describe("company API tokens", () => {
   });
 });
 
-/** Operations that take a user JWT: a `jwt` query parameter or body member, or the `_svc_session` cookie. */
+/** Operations that take a user JWT: a `jwt` query parameter or body member, the `_svc_session` cookie, or as the bearer (`userToken`). */
 const takesJwt = (operation: Operation) =>
   operation.parameters.some((parameter) => (parameter.in === "query" && parameter.name === "jwt") || (parameter.in === "cookie" && parameter.name === "_svc_session")) ||
-  Boolean(operation.bodySchema?.properties?.jwt);
+  Boolean(operation.bodySchema?.properties?.jwt) ||
+  operation.userToken;
 const jwtOperations = operations.filter(takesJwt);
 
 // Until a surface takes a JWT (the cart's create and address operations will), verifyUserToken's
@@ -106,9 +107,10 @@ if (jwtOperations.length > 0) describe("user JWTs over HTTP", () => {
         const viaBody = Boolean(operation.bodySchema?.properties?.jwt);
         const body = viaBody ? { ...(request.body as object), jwt } : request.body;
         const viaCookie = operation.parameters.some((parameter) => parameter.in === "cookie");
+        const viaBearer = operation.userToken && !viaQuery && !viaBody && !viaCookie;
         const before = await fingerprint();
         const response = await call(operation.method, `${fillPath(operation.path, request.params ?? {})}${query ? `?${query}` : ""}`, {
-          ...(operation.bearer ? { token: owner.token } : {}),
+          ...(viaBearer ? { token: jwt } : operation.bearer ? { token: owner.token } : {}),
           ...(body !== undefined ? { body } : {}),
           headers: { ...request.headers, ...(viaCookie && !viaQuery && !viaBody ? { cookie: `_svc_session=${jwt}` } : {}) },
         });

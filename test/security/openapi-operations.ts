@@ -22,6 +22,8 @@ export interface Operation {
   bearer: boolean;
   /** Also answers without any credential (an empty security requirement), as the agreement read does. */
   anonymous: boolean;
+  /** Declares a user token (JWT) as the bearer credential. */
+  userToken: boolean;
   surface: "admin" | "cart" | "public" | "operations";
 }
 
@@ -58,6 +60,7 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         bodyRequired: operation.requestBody?.required === true,
         bearer: (operation.security ?? []).some((requirement: Record<string, unknown>) => "bearer" in requirement),
         anonymous: (operation.security ?? []).some((requirement: Record<string, unknown>) => Object.keys(requirement).length === 0),
+        userToken: (operation.security ?? []).some((requirement: Record<string, unknown>) => "userToken" in requirement),
         surface: surfaceOf(path),
       });
     }

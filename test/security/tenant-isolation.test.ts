@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { fakePaypalEnv, startFakePaypal } from "../helpers/fake-paypal.js";
 import { createCompanyWithToken } from "../helpers/fixtures.js";
 import { changedTables, fingerprintQuery, rowSnapshotQuery, rowsTouchedBeyond } from "../helpers/database-fingerprint.js";
 import { httpClient } from "../helpers/http.js";
@@ -16,7 +17,9 @@ import type { Isolation, TaughtRequest } from "./teachings/types.js";
  * (a create without references) succeeds for B and writes B's rows only. Then A's own
  * identical request succeeds, which proves the teaching exercised something real.
  */
-const t = await startTestApp();
+// PayPal is a third party: a local fake stands in, so the PayPal operations run for real.
+const paypal = await startFakePaypal();
+const t = await startTestApp({ env: fakePaypalEnv(paypal.url) });
 const call = httpClient(t.url);
 const companyA = await createCompanyWithToken(t.db.prisma, "Tenant A");
 const companyB = await createCompanyWithToken(t.db.prisma, "Tenant B");
@@ -25,6 +28,7 @@ const rowSnapshot = await rowSnapshotQuery(t.db.sql);
 const operations = operationsOf(documentOf(t.app));
 afterAll(async () => {
   await t.close();
+  await paypal.close();
 });
 
 /** Operations that act for a company: they take its token, or live on the admin surface. */

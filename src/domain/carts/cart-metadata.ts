@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ValidationError } from "../../platform/errors.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
-import { deepMerge, type JsonObject, metadataTooLarge, removeKeys } from "./metadata.js";
+import { deepMerge, type JsonObject, metadataRefusal, removeKeys } from "./metadata.js";
 import type { CartContext } from "./context.js";
 
 // The three metadata operations, each a locked read-modify-write so concurrent calls compose.
@@ -10,8 +10,8 @@ function changeMetadata(ctx: CartContext, cartToken: string, field: string, chan
   return mutateCart(ctx, cartToken, async (tx, cart) => {
     const { metadata } = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { metadata: true } });
     const next = change(metadata as JsonObject);
-    const tooLarge = metadataTooLarge(next);
-    if (tooLarge !== null) throw ValidationError.field(field, tooLarge);
+    const refusal = metadataRefusal(next);
+    if (refusal !== null) throw ValidationError.field(field, refusal);
     await tx.cart.update({ where: { id: cart.id }, data: { metadata: next as Prisma.InputJsonObject } });
   });
 }

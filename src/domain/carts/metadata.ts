@@ -1,6 +1,6 @@
 // Cart metadata is a storefront's free-form JSON object. These pure functions are the three
 // ways it changes: a deep merge (append_metadata, json_data), removal by dot-notation keys
-// (remove_metadata) and a size guard, so one cart cannot grow without bound.
+// (remove_metadata) and a depth and size guard, so one cart cannot grow without bound.
 
 export type JsonObject = Record<string, unknown>;
 
@@ -48,8 +48,28 @@ function removePath(object: JsonObject, path: string[]): JsonObject {
   return { ...object, [head]: removePath(child, rest) };
 }
 
-/** Why metadata is refused (too large to store), or null when it may be stored. */
-export function metadataTooLarge(metadata: JsonObject): string | null {
+/**
+ * Deeper nesting is refused (422): no storefront needs it, and every serializer between here
+ * and PostgreSQL recurses per level (a few thousand levels overflowed the stack: a 500).
+ */
+export const MAX_METADATA_DEPTH = 32;
+
+/** How many objects and arrays deep a JSON value nests, up to one level past the limit; walked without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0 && deepest <= MAX_METADATA_DEPTH) {
+    const [current, depth] = pending.pop() as [unknown, number];
+    if (typeof current !== "object" || current === null) continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Why metadata is refused (too deep or too large to store), or null when it may be stored. */
+export function metadataRefusal(metadata: JsonObject): string | null {
+  if (nestingDepth(metadata) > MAX_METADATA_DEPTH) return `must nest at most ${MAX_METADATA_DEPTH} levels deep`;
   const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
   return bytes > MAX_METADATA_BYTES ? `must be at most ${MAX_METADATA_BYTES} bytes as JSON (would be ${bytes})` : null;
 }

@@ -4,7 +4,11 @@ import { timestamp } from "../../platform/http/schemas.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
 const dbId = z.number().int().positive().max(2_147_483_647);
-const isoDate = z.iso.date().describe("ISO 8601 calendar date, YYYY-MM-DD");
+// ISO 8601 has a year 0000; PostgreSQL does not (it counts 1 BC), so that year would fail there.
+const isoDate = z.iso
+  .date()
+  .refine((value) => !value.startsWith("0000"), "must be a date from the year 0001 on")
+  .describe("ISO 8601 calendar date, YYYY-MM-DD");
 const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 const quantity = z.number().int().min(1).max(9_999);
@@ -107,6 +111,7 @@ const filterQuery = {
   ship_to_country_id: z
     .string()
     .regex(/^(\d{1,10}|[A-Za-z]{2})$/, "must be a country id or a two-letter ISO code")
+    .refine((value) => !/^\d+$/.test(value) || Number(value) <= 2_147_483_647, "must be a country id or a two-letter ISO code")
     .optional(),
   next_bill_date_start_date: isoDate.optional().describe("Inclusive"),
   next_bill_date_end_date: isoDate.optional().describe("Inclusive"),

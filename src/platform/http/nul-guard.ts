@@ -2,19 +2,29 @@ import type { FastifyInstance } from "fastify";
 import { NotFoundError, ValidationError, type FieldErrors } from "../errors.js";
 
 const NUL = "\u0000";
-const MESSAGE = "must not contain the NUL character";
+// With the u flag a surrogate pair is one code point, so this matches only a lone surrogate.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Why PostgreSQL could not store the string, or null when it can. */
+function unstorable(text: string): string | null {
+  if (text.includes(NUL)) return "must not contain the NUL character";
+  if (LONE_SURROGATE.test(text)) return "must be valid Unicode text (no lone surrogate)";
+  return null;
+}
 
 /**
- * PostgreSQL text cannot hold U+0000: a string carrying one would fail inside the database as
- * a 500. Every request is checked before validation: NUL in the query or the body is a 422
+ * PostgreSQL text cannot hold U+0000, and a lone UTF-16 surrogate (which JSON's "\ud800"
+ * escapes can carry) is no text at all: jsonb refuses it and a text column would silently keep
+ * U+FFFD instead. Either would fail inside the database as a 500 or corrupt the value. Every
+ * request is checked before validation: such a string in the query or the body is a 422
  * naming each field, in a path parameter a 404 (it names nothing). Walks without recursion,
  * so any nesting depth a body limit lets through is fine.
  */
 export function registerNulGuard(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
     const params = request.params as Record<string, unknown> | undefined;
-    if (params && Object.values(params).some((value) => typeof value === "string" && value.includes(NUL))) throw new NotFoundError();
-    // No prototype: a member named "constructor" or "toString" is a field like any other.
+    if (params && Object.values(params).some((value) => typeof value === "string" && unstorable(value) !== null)) throw new NotFoundError();
+    // Paths are the client's member names: without a prototype, "constructor" is a name like any other.
     const errors: FieldErrors = Object.create(null);
     collect(request.query, "query", errors);
     collect(request.body, "body", errors);
@@ -27,13 +37,15 @@ function collect(root: unknown, rootName: string, errors: FieldErrors): void {
   while (pending.length > 0) {
     const [value, path] = pending.pop() as [unknown, string];
     if (typeof value === "string") {
-      if (value.includes(NUL)) (errors[path || rootName] ??= []).push(MESSAGE);
+      const problem = unstorable(value);
+      if (problem) (errors[path || rootName] ??= []).push(problem);
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => pending.push([item, path ? `${path}.${index}` : String(index)]));
     } else if (value !== null && typeof value === "object") {
       for (const [key, item] of Object.entries(value)) {
         const itemPath = path ? `${path}.${key}` : key;
-        if (key.includes(NUL)) (errors[itemPath] ??= []).push(MESSAGE);
+        const problem = unstorable(key);
+        if (problem) (errors[itemPath] ??= []).push(problem);
         pending.push([item, itemPath]);
       }
     }

@@ -44,6 +44,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           bearer: { type: "http", scheme: "bearer", description: "Company API token (sct_...)" },
+          userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A rep's or customer's user token: an HS256 JWT with exp" },
         },
       },
     },

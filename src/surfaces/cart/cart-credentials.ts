@@ -4,7 +4,9 @@ import { verifyUserToken } from "../../platform/auth/user-tokens.js";
 import { ForbiddenError, UnauthorizedError } from "../../platform/errors.js";
 import { bearerToken, companyFromRequest } from "../../platform/http/company-auth.js";
 
-const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+// Three dot-separated parts (an unsigned `alg: none` token has an empty third) is a JWT
+// attempt, refused as a user token; company tokens have no dots.
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
 /** update_volumes: a company API token; it decides which company's carts are reachable. */
 export async function requiredCompanyToken(request: FastifyRequest): Promise<number> {

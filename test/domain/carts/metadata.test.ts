@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deepMerge, MAX_METADATA_BYTES, metadataTooLarge, removeKeys } from "../../../src/domain/carts/metadata.js";
+import { deepMerge, MAX_METADATA_BYTES, MAX_METADATA_DEPTH, metadataRefusal, removeKeys } from "../../../src/domain/carts/metadata.js";
 
 describe("deepMerge", () => {
   it("merges nested objects and keeps what the patch does not mention", () => {
@@ -38,9 +38,20 @@ describe("removeKeys", () => {
   });
 });
 
-describe("metadataTooLarge", () => {
-  it("accepts metadata up to the limit and refuses more", () => {
-    expect(metadataTooLarge({ a: "x".repeat(100) })).toBeNull();
-    expect(metadataTooLarge({ a: "x".repeat(MAX_METADATA_BYTES) })).toMatch(/at most/);
+describe("metadataRefusal", () => {
+  it("accepts metadata up to the size limit and refuses more", () => {
+    expect(metadataRefusal({ a: "x".repeat(100) })).toBeNull();
+    expect(metadataRefusal({ a: "x".repeat(MAX_METADATA_BYTES) })).toMatch(/at most/);
+  });
+
+  it("accepts nesting up to the depth limit, objects and arrays alike, and refuses deeper (without overflowing on any depth)", () => {
+    const nested = (levels: number): Record<string, unknown> => {
+      let value: unknown = 1;
+      for (let level = 1; level < levels; level++) value = level % 2 === 0 ? [value] : { a: value };
+      return { root: value };
+    };
+    expect(metadataRefusal(nested(MAX_METADATA_DEPTH))).toBeNull();
+    expect(metadataRefusal(nested(MAX_METADATA_DEPTH + 1))).toMatch(/levels deep/);
+    expect(metadataRefusal(nested(100_000))).toMatch(/levels deep/);
   });
 });

@@ -1,10 +1,14 @@
 import { agreementTeachings } from "./agreements.js";
+import { cartTeachings } from "./carts.js";
 import { catalogTeachings } from "./catalog.js";
+import { companyServerTeachings } from "./company-server.js";
 import { dropletInstallationTeachings } from "./droplet-installations.js";
 import { leadTeachings } from "./leads.js";
 import { mediaTeachings } from "./media.js";
 import { operationTeachings } from "./operations.js";
 import { playlistTeachings } from "./playlists.js";
+import { publicSdkTeachings } from "./public-sdk.js";
+import { subscriptionOrderTeachings } from "./subscription-orders.js";
 import { subscriptionPlanTeachings } from "./subscription-plans.js";
 import type { Teachings } from "./types.js";
 
@@ -19,4 +23,9 @@ export const teachings: Teachings = {
   ...mediaTeachings,
   ...playlistTeachings,
   ...leadTeachings,
+  // company server, subscription orders, carts, public SDK
+  ...companyServerTeachings,
+  ...subscriptionOrderTeachings,
+  ...cartTeachings,
+  ...publicSdkTeachings,
 };

@@ -285,6 +285,21 @@ describe("GET /api/v2/subscription_orders and /stats", () => {
     }
   });
 
+  // Found by the bad-input suite: these reached PostgreSQL and were 500s.
+  it("answers 422, not 500, for a ship_to_country_id beyond the id range or a date PostgreSQL cannot hold, in the list and the stats", async () => {
+    for (const path of [BASE, `${BASE}/stats`]) {
+      for (const [query, field] of [
+        ["ship_to_country_id=5149400181", "ship_to_country_id"],
+        ["next_bill_date_start_date=0000-02-29", "next_bill_date_start_date"],
+        ["next_bill_date_end_date=0000-01-01", "next_bill_date_end_date"],
+      ] as const) {
+        const response = await call("GET", `${path}?${query}`, { token: acme.token });
+        expect(response.status, `${path}?${query}`).toBe(422);
+        expect(response.body.errors).toEqual({ [field]: [expect.any(String)] });
+      }
+    }
+  });
+
   it("counts by status with the same filters, for the calling company only", async () => {
     const first = await createOrder();
     await createOrder({ payment_method_id: card.id });

@@ -105,10 +105,18 @@ describe("metadata", () => {
       [`${base}/json_data`, { json_data: "x" }, "json_data"],
       [`${base}/metadata`, { metadata: null }, "metadata"],
       [`${base}/append_metadata`, { metadata: { big: "x".repeat(70_000) } }, "metadata"],
+      [`${base}/metadata`, { metadata: { deep: JSON.parse(`${'{"a":'.repeat(40)}1${"}".repeat(40)}`) } }, "metadata"],
     ] as const) {
       const response = await call("PATCH", path, { body });
       expect(response.status, path).toBe(422);
       expect(Object.keys(response.body.errors)).toEqual([field]);
+    }
+    // Found by the bad-input suite: a few thousand levels overflowed the stack (500).
+    for (const depth of [3_000, 20_000]) {
+      const rawBody = `{"json_data":{"deep":${"[".repeat(depth)}1${"]".repeat(depth)}}}`;
+      const response = await call("PATCH", `${base}/json_data`, { rawBody, headers: { "content-type": "application/json" } });
+      expect(response.status, String(depth)).toBe(422);
+      expect(response.body.errors).toEqual({ json_data: [expect.stringMatching(/levels deep/)] });
     }
     expect((await stored(cart.cart_token)).metadata).toEqual({});
     expect((await call("PATCH", "/api/carts/ct_0000000000000000000000/append_metadata", { body: { metadata: {} } })).status).toBe(404);
