@@ -4,7 +4,7 @@ import pino, { type DestinationStream, type Logger, multistream } from "pino";
 import { loggerOptions } from "../../src/platform/logger.js";
 
 /**
- * TEST_LOG_CAPTURE=<file> (set by `npm run test:logs`): every log line of the test run — each
+ * TEST_LOG_CAPTURE=<file> (set by `npm test`): every log line of the test run — each
  * test app's, each capturing logger's, each server process's — is appended to that file, so a
  * scan can prove that no credential reaches a log (scripts/check-log-capture.ts). Apps log
  * at debug level then, with production's logger options, more than production would.

@@ -165,7 +165,7 @@ describe("logs", () => {
     expect(text).not.toContain("secretpayload");
   });
 
-  // Found by `npm run test:logs` once the cart surface was in: request lines carried cart tokens.
+  // Found by the log scan of `npm test` once the cart surface was in: request lines carried cart tokens.
   it("never contain a cart token: in a path it is logged as :cart_token", async () => {
     const cartToken = "ct_0123456789abcdefghijAB";
     await call("GET", `/api/carts/${cartToken}?payment_methods_includes=x`);
