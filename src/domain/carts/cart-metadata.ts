@@ -1,13 +1,13 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ValidationError } from "../../platform/errors.js";
-import { type CartOutcome, mutateCart } from "./mutate.js";
+import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
 import { deepMerge, type JsonObject, metadataTooLarge, removeKeys } from "./metadata.js";
 import type { CartContext } from "./context.js";
 
 // The three metadata operations, each a locked read-modify-write so concurrent calls compose.
 
 function changeMetadata(ctx: CartContext, cartToken: string, field: string, change: (current: JsonObject) => JsonObject): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const { metadata } = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { metadata: true } });
     const next = change(metadata as JsonObject);
     const tooLarge = metadataTooLarge(next);

@@ -1,7 +1,7 @@
 import { ValidationError } from "../../platform/errors.js";
 import type { CartContext } from "./context.js";
 import { discountProblem, normalizeCode } from "./discount-rules.js";
-import { type CartOutcome, mutateCart } from "./mutate.js";
+import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
 
 /** More codes than this on one cart is a storefront bug, not a promotion. */
 export const MAX_CODES_PER_CART = 10;
@@ -13,7 +13,7 @@ export const MAX_CODES_PER_CART = 10;
 export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const requested = [...new Set(codes.map(normalizeCode))].filter((code) => code !== "");
   if (requested.length === 0) throw ValidationError.field("discount_codes", "is required");
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const { discount_codes: applied } = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { discount_codes: true } });
     const rows = await tx.discount.findMany({ where: { company_id: cart.companyId, code: { in: requested } } });
     const byCode = new Map(rows.map((row) => [row.code, row]));
@@ -32,7 +32,7 @@ export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: s
 /** Removes codes; a code that is not applied is already removed, so it is not an error. */
 export function removeDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const removed = new Set(codes.map(normalizeCode));
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const { discount_codes: applied } = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { discount_codes: true } });
     await tx.cart.update({ where: { id: cart.id }, data: { discount_codes: applied.filter((code) => !removed.has(code)) } });
   });

@@ -70,6 +70,26 @@ export function sqlPoolFor(pool: pg.Pool): SqlPool {
         },
       } satisfies SqlConnection;
     },
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: unknown;
+      try {
+        await client.query("BEGIN");
+        const result = await work({ query: async (text, params) => (await client.query(text, params)).rows });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        try {
+          await client.query("ROLLBACK");
+        } catch (rollbackError) {
+          // A connection that cannot roll back is not given back to the pool.
+          broken = rollbackError;
+        }
+        throw error;
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    },
   };
 }
 
@@ -92,7 +112,11 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
   };
   return {
     prisma,
-    sql: { query: connection.query, connect: async () => connection },
+    sql: {
+      query: connection.query,
+      connect: async () => connection,
+      transaction: (work) => client.transaction((tx) => work({ query: async (text, params) => (await tx.query(text, params)).rows as never[] })),
+    },
     kind: "embedded",
     description: location ? `embedded PostgreSQL (PGlite) in ${join(dataDir, "pglite")}` : "embedded PostgreSQL (PGlite) in memory",
     async close() {

@@ -12,6 +12,16 @@ export interface SqlConnection {
 
 export interface SqlPool {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
-  /** One connection held until released: transactions and session-level advisory locks need it. */
+  /** One connection held until released: session-level advisory locks need it. */
   connect(): Promise<SqlConnection>;
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
+   * when it throws. The embedded driver (one connection shared by everyone) runs it exclusively.
+   */
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>;
+}
+
+/** The statements of one transaction. */
+export interface SqlTransaction {
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
 }
