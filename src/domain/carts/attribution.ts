@@ -29,5 +29,6 @@ export async function recordAttribution(sql: SqlTransaction, cart: { id: number;
     `INSERT INTO cart_attributions (company_id, cart_id, signal, value, rep_id)
      VALUES ($1, $2, $3, $4, (SELECT id FROM users WHERE company_id = $1 AND role = 'rep' AND ${REP_MATCH[signal]} LIMIT 1))`,
     [cart.companyId, cart.id, signal, value, signal === "svc_rep_id" ? Number(value) : value],
+    `carts.attribution-by-${signal}`,
   );
 }

@@ -46,6 +46,7 @@ export async function readCart(sql: SqlPool, cartToken: string): Promise<CartRec
      FROM carts c JOIN companies co ON co.id = c.company_id
      WHERE c.cart_token = $1`,
     [cartToken],
+    "carts.read",
   );
   const row = rows[0];
   if (row === undefined) throw new NotFoundError("Cart not found");
@@ -73,6 +74,7 @@ export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlSc
      WHERE c.cart_token = $1 AND ($2::int IS NULL OR c.company_id = $2::int)
      FOR UPDATE OF c`,
     [cartToken, companyId ?? null],
+    "carts.lock",
   );
   const row = rows[0];
   if (row === undefined) throw new NotFoundError("Cart not found");
@@ -111,6 +113,7 @@ export async function storeCart(sql: SqlTransaction, cartId: number, now: Date):
        state = CASE WHEN $6::boolean THEN $7 ELSE state END
      WHERE id = $1`,
     [cartId, JSON.stringify(view), now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state],
+    "carts.store",
   );
   return { id: cartId, companyId: state.cart.company_id, customerId: state.cart.customer_id, shopDomain: state.cart.company.shop_domain, view };
 }

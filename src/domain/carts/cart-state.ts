@@ -55,7 +55,8 @@ SELECT json_build_object(
                 FROM countries ct JOIN currencies cu ON cu.code = ct.currency_code WHERE ct.id = c.country_id),
     'buyer_rep', (SELECT to_jsonb(u) FROM users u WHERE u.id = c.buyer_rep_id),
     'customer', (SELECT to_jsonb(u) || jsonb_build_object('payment_methods',
-                   COALESCE((SELECT jsonb_agg(jsonb_build_object('id', pm.id)) FROM payment_methods pm WHERE pm.user_id = u.id), '[]'))
+                   COALESCE((SELECT jsonb_agg(jsonb_build_object('id', pm.id)) FROM payment_methods pm
+                             WHERE pm.company_id = c.company_id AND pm.user_id = u.id), '[]'))
                  FROM users u WHERE u.id = c.customer_id),
     'enrollment_pack', (SELECT to_jsonb(ep) FROM enrollment_packs ep WHERE ep.id = c.enrollment_pack_id),
     'shipping_method', (SELECT to_jsonb(sm) FROM shipping_methods sm WHERE sm.id = c.shipping_method_id),
@@ -64,13 +65,13 @@ SELECT json_build_object(
                       (SELECT * FROM cart_attributions WHERE cart_id = c.id ORDER BY id DESC LIMIT 1) a), '[]'),
     'items', COALESCE((SELECT jsonb_agg(to_jsonb(i) || jsonb_build_object(
                  'subscription_plan', (SELECT to_jsonb(sp) FROM subscription_plans sp WHERE sp.id = i.subscription_plan_id),
-                 'variant', to_jsonb(v) || jsonb_build_object(
-                   'product', to_jsonb(p),
-                   'prices', COALESCE((SELECT jsonb_agg(to_jsonb(vp)) FROM variant_prices vp
-                                       WHERE vp.variant_id = v.id AND vp.country_id = c.country_id), '[]')))
+                 'variant', (SELECT to_jsonb(v) || jsonb_build_object(
+                               'product', to_jsonb(p),
+                               'prices', COALESCE((SELECT jsonb_agg(to_jsonb(vp)) FROM variant_prices vp
+                                                   WHERE vp.variant_id = v.id AND vp.country_id = c.country_id), '[]'))
+                             FROM variants v JOIN products p ON p.id = v.product_id WHERE v.id = i.variant_id))
                ORDER BY i.id)
-               FROM cart_items i JOIN variants v ON v.id = i.variant_id JOIN products p ON p.id = v.product_id
-               WHERE i.cart_id = c.id), '[]')),
+               FROM cart_items i WHERE i.cart_id = c.id), '[]')),
   'tax_rate', (SELECT tr.rate::text FROM tax_rates tr WHERE tr.company_id = c.company_id AND tr.country_id = c.country_id),
   'discounts', COALESCE((SELECT json_agg(to_jsonb(d)) FROM discounts d
                          WHERE d.company_id = c.company_id AND d.code = ANY (c.discount_codes)), '[]'),
@@ -90,7 +91,7 @@ interface StateRow {
 }
 
 export async function loadCartState(sql: SqlTransaction, cartId: number): Promise<CartState> {
-  const rows = await sql.query<{ state: string; metadata: string; ship_to: string | null; bill_to: string | null }>(STATE_QUERY, [cartId]);
+  const rows = await sql.query<{ state: string; metadata: string; ship_to: string | null; bill_to: string | null }>(STATE_QUERY, [cartId], "carts.state");
   const row = rows[0];
   if (row === undefined) throw new Error(`Cart ${cartId} vanished inside its own transaction`);
   const state = parseRowJson<StateRow>(row.state);

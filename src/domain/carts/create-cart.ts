@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { newCartToken } from "../../platform/ids.js";
-import { findCompanyByShop } from "../companies/service.js";
+import type { SqlPool } from "../../platform/db/sql.js";
+import { normalizeShop } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
 import { buyerFromToken } from "./buyer.js";
 import { storeCart } from "./cart-repository.js";
@@ -16,9 +17,8 @@ import type { CreateCartInput } from "./schemas.js";
  * created (422).
  */
 export async function createCart(ctx: CartContext, input: CreateCartInput, userToken: string | null): Promise<CartOutcome> {
-  const company = await findCompanyByShop(ctx.db, input.svc_shop);
+  const { company, country } = await shopAndCountry(ctx.sql, input.svc_shop, input.country_code);
   if (company === null) throw new NotFoundError("Shop not found");
-  const country = await ctx.db.country.findUnique({ where: { iso: input.country_code } });
   if (country === null) throw ValidationError.field("country_code", "is not a supported country");
   const buyer = userToken === null ? null : await buyerFromToken(ctx, ctx.db, userToken, company.id);
   const pack =
@@ -51,6 +51,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
         pack?.id ?? null,
         now,
       ],
+      "carts.create",
     );
     const ref = { id: (cart as { id: number }).id, companyId: company.id, countryId: country.id };
     const skipped = input.items === undefined || input.items.length === 0 ? [] : await applyItemEntries(sql, ref, input.items, now, { newCart: true });
@@ -59,4 +60,19 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
     const stored = await storeCart(sql, ref.id, now);
     return { ...stored, skipped, operationErrors: [] };
   });
+}
+
+/** The shop's company (by domain, or by slug for a first label) and the country: one statement. */
+async function shopAndCountry(sql: SqlPool, shop: string, countryCode: string): Promise<{ company: { id: number } | null; country: { id: number } | null }> {
+  const normalized = normalizeShop(shop);
+  const column = normalized.includes(".") ? "shop_domain" : "shop_slug";
+  const [row] = await sql.query<{ company_id: number | null; country_id: number | null }>(
+    `SELECT (SELECT id FROM companies WHERE ${column} = $1 AND $1 <> '') AS company_id, (SELECT id FROM countries WHERE iso = $2) AS country_id`,
+    [normalized, countryCode],
+    `carts.shop-by-${column}`,
+  );
+  return {
+    company: row?.company_id == null ? null : { id: row.company_id },
+    country: row?.country_id == null ? null : { id: row.country_id },
+  };
 }

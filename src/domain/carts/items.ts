@@ -48,7 +48,7 @@ async function findLine(sql: SqlTransaction, cartId: number, itemId: number): Pr
 }
 
 async function deleteLines(sql: SqlTransaction, ids: number[]): Promise<void> {
-  if (ids.length > 0) await sql.query("DELETE FROM cart_items WHERE id = ANY ($1::int[])", [ids]);
+  if (ids.length > 0) await sql.query("DELETE FROM cart_items WHERE id = ANY ($1::int[])", [ids], "carts.delete-lines");
 }
 
 /** Writes the lines' quantity, subscription and display flag: one statement for all of them. */
@@ -60,6 +60,7 @@ async function updateLines(sql: SqlTransaction, lines: Line[], now: Date): Promi
      FROM unnest($1::int[], $2::int[], $3::boolean[], $4::int[], $5::boolean[]) AS u(id, quantity, subscription, plan_id, display)
      WHERE i.id = u.id`,
     [lines.map((l) => l.id), lines.map((l) => l.quantity), lines.map((l) => l.subscription), lines.map((l) => l.subscription_plan_id), lines.map((l) => l.display_to_customer), now],
+    "carts.update-lines",
   );
 }
 
@@ -84,6 +85,7 @@ async function insertLines(sql: SqlTransaction, cart: CartRef, lines: Omit<Line,
       lines.map((l) => l.subscription_plan_id),
       now,
     ],
+    "carts.insert-lines",
   );
 }
 
@@ -147,7 +149,7 @@ export async function applyItemEntries(
 ): Promise<SkippedItem[]> {
   const pathPrefix = options.pathPrefix ?? "items";
   const variants = await findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id));
-  const lines = options.newCart ? [] : await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 ORDER BY id`, [cart.id]);
+  const lines = options.newCart ? [] : await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 ORDER BY id`, [cart.id], "carts.lines");
   const lineById = new Map(lines.map((line) => [line.id, line]));
   const topLevel = lines.filter((line) => line.parent_id === null && !line.enrollment);
   const changed = new Set<Line>();

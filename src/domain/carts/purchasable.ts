@@ -21,6 +21,7 @@ export async function findVariants(sql: SqlTransaction, companyId: number, varia
      FROM variants v JOIN products p ON p.id = v.product_id
      WHERE v.id = ANY ($1::int[]) AND v.company_id = $2`,
     [ids, companyId],
+    "carts.variants",
   );
   return new Map(rows.map((row) => parseRowJson<CatalogVariant>(row.variant)).map((variant) => [variant.id, variant]));
 }

@@ -53,8 +53,8 @@ function openPostgres(url: string, poolSize: number, logger: Logger): Database {
 
 export function sqlPoolFor(pool: pg.Pool): SqlPool {
   return {
-    async query(text, params) {
-      return (await pool.query(text, params)).rows;
+    async query(text, params, name) {
+      return (await pool.query(name === undefined ? { text, values: params } : { name, text, values: params })).rows;
     },
     async connect() {
       const client = await pool.connect();
@@ -75,7 +75,9 @@ export function sqlPoolFor(pool: pg.Pool): SqlPool {
       let broken: unknown;
       try {
         await client.query("BEGIN");
-        const result = await work({ query: async (text, params) => (await client.query(text, params)).rows });
+        const result = await work({
+          query: async (text, params, name) => (await client.query(name === undefined ? { text, values: params } : { name, text, values: params })).rows,
+        });
         await client.query("COMMIT");
         return result;
       } catch (error) {

@@ -10,8 +10,13 @@ export interface SqlConnection {
   release(): Promise<void>;
 }
 
+/**
+ * `name` marks a statement sent often with a fixed text: it is prepared once per connection
+ * under that name, so PostgreSQL stops planning it on every call (after a few executions it
+ * keeps a generic plan). A name must always go with the same text.
+ */
 export interface SqlPool {
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<Row[]>;
   /** One connection held until released: session-level advisory locks need it. */
   connect(): Promise<SqlConnection>;
   /**
@@ -23,5 +28,5 @@ export interface SqlPool {
 
 /** The statements of one transaction. */
 export interface SqlTransaction {
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<Row[]>;
 }
