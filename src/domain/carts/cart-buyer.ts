@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { recordAttribution } from "./attribution.js";
-import { type CartContext, prismaSql } from "./context.js";
-import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
+import type { CartContext } from "./context.js";
+import { type CartOutcome, mutateCart, mutateCartWithPrisma } from "./mutate.js";
 import type { AttributionInput } from "./schemas.js";
 
 // Who buys: the buyer rep, the customer, the referring rep, and the customer's saved payment
@@ -18,8 +18,8 @@ export function logout(ctx: CartContext, cartToken: string): Promise<CartOutcome
 }
 
 export function setAttribution(ctx: CartContext, cartToken: string, input: AttributionInput): Promise<CartOutcome> {
-  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
-    await recordAttribution(prismaSql(tx), { id: cart.id, companyId: cart.companyId }, input);
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
+    await recordAttribution(sql, { id: cart.id, companyId: cart.companyId }, input);
   });
 }
 

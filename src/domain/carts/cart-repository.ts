@@ -105,7 +105,8 @@ export async function storeCart(sql: SqlTransaction, cartId: number, now: Date):
   const priced = priceCart(state, now);
   const view = renderCart(state, priced, now);
   const { corrections } = priced;
-  await sql.query(
+  // Not awaited: the transaction waits for it, and sends COMMIT in the same write.
+  void sql.query(
     `UPDATE carts SET view = $2::jsonb, version = version + 1, updated_at = $3,
        discount_codes = COALESCE($4::text[], discount_codes),
        shipping_method_id = CASE WHEN $5::boolean THEN NULL ELSE shipping_method_id END,

@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
-import type { SqlPool, SqlTransaction } from "../../platform/db/sql.js";
+import { type SqlPool, type SqlTransaction, trackStatements } from "../../platform/db/sql.js";
 
 /**
  * What cart services need. A cart is addressed by its token, so the company comes from the cart
@@ -20,7 +20,10 @@ export interface CartContext {
 /** The Prisma transaction the mutations not yet on plain SQL run in (see mutateCartWithPrisma). */
 export type CartTx = Prisma.TransactionClient;
 
-/** The same SQL statements sent through a Prisma transaction, for code shared by both kinds. */
-export function prismaSql(tx: CartTx): SqlTransaction {
-  return { query: <Row>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<Row[]>(text, ...params) };
+/**
+ * The same SQL statements sent through a Prisma transaction, for code shared by both kinds;
+ * `settled()` must be awaited before the transaction ends (statements may be left unawaited).
+ */
+export function prismaSql(tx: CartTx): { tx: SqlTransaction; settled(): Promise<void> } {
+  return trackStatements(<Row>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<Row[]>(text, ...params));
 }

@@ -7,6 +7,7 @@ import { buyerFromToken } from "./buyer.js";
 import { storeCart } from "./cart-repository.js";
 import type { CartContext } from "./context.js";
 import { addPackLines, applyItemEntries } from "./items.js";
+import { findVariants } from "./purchasable.js";
 import type { CartOutcome } from "./mutate.js";
 import type { CreateCartInput } from "./schemas.js";
 
@@ -29,7 +30,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
 
   const now = ctx.clock.now();
   return ctx.sql.transaction(async (sql) => {
-    const [cart] = await sql.query<{ id: number }>(
+    const inserting = sql.query<{ id: number }>(
       `INSERT INTO carts (company_id, cart_token, country_id, type, buyer_rep_id, customer_id, email, immutable_items, source,
          order_confirmation_url, order_failure_url, session_uuid, timezone, enrollment_pack_id, discount_codes, view, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, '{}', '{}', $15)
@@ -53,8 +54,12 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
       ],
       "carts.create",
     );
+    const entries = input.items ?? [];
+    // Sent with the INSERT, in one write.
+    const variants = findVariants(sql, company.id, entries.map((entry) => entry.variant_id));
+    const [cart] = await inserting;
     const ref = { id: (cart as { id: number }).id, companyId: company.id, countryId: country.id };
-    const skipped = input.items === undefined || input.items.length === 0 ? [] : await applyItemEntries(sql, ref, input.items, now, { newCart: true });
+    const skipped = entries.length === 0 ? [] : await applyItemEntries(sql, ref, entries, { variants: await variants, lines: [] }, now);
     if (pack !== null) skipped.push(...(await addPackLines(sql, ref, pack.variants, now)));
     if (input.attribution !== undefined) await recordAttribution(sql, ref, input.attribution);
     const stored = await storeCart(sql, ref.id, now);

@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import type { LockedCart } from "./cart-repository.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import type { CartContext } from "./context.js";
-import { type CartOutcome, mutateCart, requireMutableItems } from "./mutate.js";
+import { type CartOutcome, mutateCart, mutateCartWith, requireMutableItems } from "./mutate.js";
 import { type CatalogVariant, findVariants, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
@@ -46,6 +46,9 @@ async function findLine(sql: SqlTransaction, cartId: number, itemId: number): Pr
   if (line === undefined) throw new NotFoundError("Cart item not found");
   return line;
 }
+
+// The writes below are left unawaited by applyItemEntries: the transaction waits for them, and
+// they leave in the same write as the statements that follow (see SqlTransaction).
 
 async function deleteLines(sql: SqlTransaction, ids: number[]): Promise<void> {
   if (ids.length > 0) await sql.query("DELETE FROM cart_items WHERE id = ANY ($1::int[])", [ids], "carts.delete-lines");
@@ -132,24 +135,37 @@ function grownQuantity(current: number, added: number, path: string): number {
   return quantity;
 }
 
+/** What applying item entries reads: the entries' variants and the cart's lines. */
+export interface EntriesInput {
+  variants: Map<number, CatalogVariant>;
+  lines: Line[];
+}
+
+/** Reads what applyItemEntries needs, addressing the cart by its token (see mutateCartWith). */
+export async function readEntriesInput(sql: SqlTransaction, cartToken: string, entries: readonly ItemEntry[]): Promise<EntriesInput> {
+  const [variants, lines] = await Promise.all([
+    findVariants(sql, { cartToken }, entries.map((entry) => entry.variant_id)),
+    sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = (SELECT id FROM carts WHERE cart_token = $1) ORDER BY id`, [cartToken], "carts.lines-of-cart"),
+  ]);
+  return { variants, lines };
+}
+
 /**
  * Applies item entries in order: an entry with `item_id` sets that line's quantity; otherwise
  * the quantity is added to the variant's line (created when missing); quantity 0 removes.
  * Unavailable variants are skipped and returned; when every entry was skipped the request is a
  * 422 (with each entry's reason) and the caller's transaction rolls back. The entries are
- * applied to the lines in memory, then written with one statement per kind of change.
- * `newCart` says there are no lines to read yet.
+ * applied to the lines in memory, then written with one statement per kind of change (issued,
+ * not awaited).
  */
 export async function applyItemEntries(
   sql: SqlTransaction,
   cart: CartRef,
   entries: readonly ItemEntry[],
+  { variants, lines }: EntriesInput,
   now: Date,
-  options: { pathPrefix?: string; newCart?: boolean } = {},
+  pathPrefix = "items",
 ): Promise<SkippedItem[]> {
-  const pathPrefix = options.pathPrefix ?? "items";
-  const variants = await findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id));
-  const lines = options.newCart ? [] : await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 ORDER BY id`, [cart.id], "carts.lines");
   const lineById = new Map(lines.map((line) => [line.id, line]));
   const topLevel = lines.filter((line) => line.parent_id === null && !line.enrollment);
   const changed = new Set<Line>();
@@ -204,9 +220,9 @@ export async function applyItemEntries(
     }
   }
   if (skipped.length > 0 && skipped.length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
-  await deleteLines(sql, [...deleted]);
-  await updateLines(sql, [...changed], now);
-  await insertLines(sql, cart, created, now);
+  void deleteLines(sql, [...deleted]);
+  void updateLines(sql, [...changed], now);
+  void insertLines(sql, cart, created, now);
   return skipped;
 }
 
@@ -229,10 +245,15 @@ function cartRef(cart: LockedCart): CartRef {
 }
 
 export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry[]): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (sql, cart) => {
-    requireMutableItems(cart);
-    return { skipped: await applyItemEntries(sql, cartRef(cart), entries, ctx.clock.now()) };
-  });
+  return mutateCartWith(
+    ctx,
+    cartToken,
+    (sql) => readEntriesInput(sql, cartToken, entries),
+    async (sql, cart, input) => {
+      requireMutableItems(cart);
+      return { skipped: await applyItemEntries(sql, cartRef(cart), entries, input, ctx.clock.now()) };
+    },
+  );
 }
 
 export function removeItemsByVariant(ctx: CartContext, cartToken: string, variantIds: number[]): Promise<CartOutcome> {

@@ -37,9 +37,27 @@ export async function mutateCart(
   change: (sql: SqlTransaction, cart: LockedCart) => Promise<ChangeResult | void>,
   options: { companyId?: number } = {},
 ): Promise<CartOutcome> {
+  return mutateCartWith(ctx, cartToken, async () => undefined, change, options);
+}
+
+/**
+ * mutateCart whose change needs more rows than the locked cart: `prefetch` is issued right
+ * behind the lock (pipelined: same write, run after the lock is granted, so it sees the work of
+ * the mutations it waited for) and addresses the cart by its token.
+ */
+export async function mutateCartWith<Prefetched>(
+  ctx: CartContext,
+  cartToken: string,
+  prefetch: (sql: SqlTransaction, cartToken: string) => Promise<Prefetched>,
+  change: (sql: SqlTransaction, cart: LockedCart, prefetched: Prefetched) => Promise<ChangeResult | void>,
+  options: { companyId?: number } = {},
+): Promise<CartOutcome> {
   return ctx.sql.transaction(async (sql) => {
-    const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
-    const result = await change(sql, cart);
+    const locking = lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
+    const prefetching = prefetch(sql, cartToken);
+    prefetching.catch(() => {});
+    const cart = await locking;
+    const result = await change(sql, cart, await prefetching);
     return outcomeOf(await storeCart(sql, cart.id, ctx.clock.now()), result);
   });
 }
@@ -55,10 +73,12 @@ export async function mutateCartWithPrisma(
   options: { companyId?: number } = {},
 ): Promise<CartOutcome> {
   return ctx.db.$transaction(async (tx) => {
-    const sql = prismaSql(tx);
+    const { tx: sql, settled } = prismaSql(tx);
     const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
     const result = await change(tx, cart);
-    return outcomeOf(await storeCart(sql, cart.id, ctx.clock.now()), result);
+    const outcome = outcomeOf(await storeCart(sql, cart.id, ctx.clock.now()), result);
+    await settled();
+    return outcome;
   }, TRANSACTION_OPTIONS);
 }
 
