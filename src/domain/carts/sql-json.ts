@@ -6,7 +6,26 @@ import { Prisma } from "../../generated/prisma/client.js";
 
 /** Parses JSON text of rows; members named `*_at` (the timestamp columns) become Dates. */
 export function parseRowJson<T>(text: string): T {
-  return JSON.parse(text, (key, value) => (typeof value === "string" && key.endsWith("_at") ? new Date(value) : value)) as T;
+  // A walk after parsing: a JSON.parse reviver (called back for every value) cost 5% of a cart
+  // mutation's CPU.
+  return revivingTimestamps(JSON.parse(text)) as T;
+}
+
+function revivingTimestamps(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    for (const element of value) revivingTimestamps(element);
+  } else if (value !== null && typeof value === "object") {
+    const row = value as Record<string, unknown>;
+    for (const key in row) {
+      const member = row[key];
+      if (typeof member === "string") {
+        if (key.endsWith("_at")) row[key] = new Date(member);
+      } else if (member !== null && typeof member === "object") {
+        revivingTimestamps(member);
+      }
+    }
+  }
+  return value;
 }
 
 /** A numeric column read through JSON: exact for the 14 significant digits of Decimal(14, 4). */
