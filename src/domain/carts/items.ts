@@ -263,9 +263,11 @@ export function removeItemsByVariant(ctx: CartContext, cartToken: string, varian
       "DELETE FROM cart_items WHERE cart_id = $1 AND parent_id IS NULL AND variant_id = ANY ($2::int[]) RETURNING variant_id",
       [cart.id, variantIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)],
     );
+    // As if removed one entry at a time: a variant named twice is no longer in the cart the second time.
     const present = new Set(removed.map((row) => row.variant_id));
-    const missing = variantIds.findIndex((variantId) => !present.has(variantId));
-    if (missing !== -1) throw ValidationError.field(`items.${missing}.variant_id`, "is not in the cart");
+    for (const [index, variantId] of variantIds.entries()) {
+      if (!present.delete(variantId)) throw ValidationError.field(`items.${index}.variant_id`, "is not in the cart");
+    }
   });
 }
 
