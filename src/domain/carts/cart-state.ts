@@ -57,7 +57,7 @@ SELECT json_build_object(
     'email_marketing', c.email_marketing, 'sms_marketing', c.sms_marketing, 'language_iso', c.language_iso,
     'immutable_items', c.immutable_items, 'source', c.source, 'order_confirmation_url', c.order_confirmation_url,
     'order_failure_url', c.order_failure_url, 'session_uuid', c.session_uuid, 'timezone', c.timezone,
-    'enrollment_pack_id', c.enrollment_pack_id, 'shipping_method_id', c.shipping_method_id, 'discount_codes', c.discount_codes,
+    'enrollment_pack_id', c.enrollment_pack_id, 'shipping_method_id', c.shipping_method_id, 'discount_codes', COALESCE(c.discount_codes, '{}'),
     'payment_method_id', c.payment_method_id, 'use_shipping_address_for_billing', c.use_shipping_address_for_billing,
     'version', c.version, 'created_at', c.created_at, 'updated_at', c.updated_at),
   'company', (SELECT row_to_json(co) FROM companies co WHERE co.id = c.company_id),
@@ -78,7 +78,7 @@ SELECT json_build_object(
              WHERE vp.country_id = c.country_id AND vp.variant_id = ANY (ARRAY(SELECT variant_id FROM cart_items WHERE cart_id = c.id))),
   'plans', (SELECT json_agg(sp) FROM subscription_plans sp WHERE sp.id = ANY (ARRAY(SELECT subscription_plan_id FROM cart_items WHERE cart_id = c.id))),
   'tax_rate', (SELECT tr.rate::text FROM tax_rates tr WHERE tr.company_id = c.company_id AND tr.country_id = c.country_id),
-  'discounts', (SELECT json_agg(d) FROM discounts d WHERE d.company_id = c.company_id AND d.code = ANY (c.discount_codes)),
+  'discounts', (SELECT json_agg(d) FROM discounts d WHERE d.company_id = c.company_id AND d.code = ANY (COALESCE(c.discount_codes, '{}'))),
   'shipping_methods', (SELECT json_agg(sm ORDER BY sm.price, sm.id) FROM shipping_methods sm
                        WHERE sm.company_id = c.company_id AND sm.country_id = c.country_id AND sm.active),
   'volume_rep', (SELECT row_to_json(u) FROM users u
