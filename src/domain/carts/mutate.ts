@@ -63,8 +63,8 @@ export async function mutateCartWith<Prefetched>(
 }
 
 /**
- * mutateCart for the changes still written with Prisma (contact details, addresses, buyer,
- * discounts, metadata): the same lock and store, sent through the Prisma transaction.
+ * mutateCart for the changes still written with Prisma (contact details, addresses, language,
+ * country, buyer): the same lock and store, sent through the Prisma transaction.
  */
 export async function mutateCartWithPrisma(
   ctx: CartContext,
