@@ -1,4 +1,4 @@
-import type { CartTx } from "./context.js";
+import type { SqlTransaction } from "../../platform/db/sql.js";
 import type { AttributionInput } from "./schemas.js";
 
 // Attribution names the rep who referred the buyer. It is stored as given, with the rep it
@@ -14,19 +14,21 @@ function signalOf(input: AttributionInput): { signal: Signal; value: string } {
   return { signal: "external_id", value: input.external_id };
 }
 
-function repWhere(signal: Signal, value: string) {
-  switch (signal) {
-    case "svc_rep_id":
-      return { id: Number(value) };
-    case "email":
-      return { email: value.toLowerCase() };
-    default:
-      return { [signal]: value };
-  }
-}
+/** The users column each signal names the rep by (an email is matched lower-cased). */
+const REP_MATCH: Record<Signal, string> = {
+  svc_rep_id: "id = $5::int",
+  email: "email = lower($5)",
+  username: "username = $5",
+  share_guid: "share_guid = $5",
+  external_id: "external_id = $5",
+};
 
-export async function recordAttribution(tx: CartTx, cart: { id: number; companyId: number }, input: AttributionInput): Promise<void> {
+export async function recordAttribution(sql: SqlTransaction, cart: { id: number; companyId: number }, input: AttributionInput): Promise<void> {
   const { signal, value } = signalOf(input);
-  const rep = await tx.user.findFirst({ where: { company_id: cart.companyId, role: "rep", ...repWhere(signal, value) }, select: { id: true } });
-  await tx.cartAttribution.create({ data: { company_id: cart.companyId, cart_id: cart.id, signal, value, rep_id: rep?.id ?? null } });
+  await sql.query(
+    `INSERT INTO cart_attributions (company_id, cart_id, signal, value, rep_id)
+     VALUES ($1, $2, $3, $4, (SELECT id FROM users WHERE company_id = $1 AND role = 'rep' AND ${REP_MATCH[signal]} LIMIT 1))`,
+    [cart.companyId, cart.id, signal, value, signal === "svc_rep_id" ? Number(value) : value],
+    `carts.attribution-by-${signal}`,
+  );
 }

@@ -20,8 +20,3 @@ export async function buyerFromToken(ctx: CartContext, db: CartTx | CartContext[
   if (user === null) throw new UnauthorizedError("The user token names no user of this shop", { code: "invalid_user_token" });
   return { userId: user.id, role: claims.role, email: user.email };
 }
-
-/** The cart columns a buyer sets: a rep buys with rep pricing, a customer owns the cart. */
-export function buyerColumns(buyer: Buyer): { buyer_rep_id: number } | { customer_id: number } {
-  return buyer.role === "rep" ? { buyer_rep_id: buyer.userId } : { customer_id: buyer.userId };
-}

@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { recordAttribution } from "./attribution.js";
 import type { CartContext } from "./context.js";
-import { type CartOutcome, mutateCart } from "./mutate.js";
+import { type CartOutcome, mutateCart, mutateCartWithPrisma } from "./mutate.js";
 import type { AttributionInput } from "./schemas.js";
 
 // Who buys: the buyer rep, the customer, the referring rep, and the customer's saved payment
@@ -9,7 +9,7 @@ import type { AttributionInput } from "./schemas.js";
 
 /** Removes the buyer rep and the customer (and so their payment method): retail pricing again. */
 export function logout(ctx: CartContext, cartToken: string): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     await tx.cart.update({
       where: { id: cart.id },
       data: { buyer_rep_id: null, customer_id: null, payment_method_id: null, ...(cart.state === "payment_method" ? { state: "start" } : {}) },
@@ -18,8 +18,8 @@ export function logout(ctx: CartContext, cartToken: string): Promise<CartOutcome
 }
 
 export function setAttribution(ctx: CartContext, cartToken: string, input: AttributionInput): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
-    await recordAttribution(tx, { id: cart.id, companyId: cart.companyId }, input);
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
+    await recordAttribution(sql, { id: cart.id, companyId: cart.companyId }, input);
   });
 }
 
@@ -32,7 +32,7 @@ export type PaymentMethodCredential = { companyId: number } | { customerId: numb
  * else is a 403; a method outside the customer's account is a 404.
  */
 export function setSavedPaymentMethod(ctx: CartContext, cartToken: string, credential: PaymentMethodCredential, paymentMethodId: number): Promise<CartOutcome> {
-  return mutateCart(
+  return mutateCartWithPrisma(
     ctx,
     cartToken,
     async (tx, cart) => {

@@ -2,14 +2,14 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import { ValidationError } from "../../platform/errors.js";
 import { buyerFromToken } from "./buyer.js";
 import type { CartContext, CartTx } from "./context.js";
-import { type CartOutcome, mutateCart } from "./mutate.js";
+import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
 import type { AddressBodyInput, AddressInput, AddressView, SkippedItem, UpdateCartInput } from "./schemas.js";
 
 // Contact data, shipping method, addresses, language and country of a cart.
 
 /** Email, phone, marketing consent and the shipping method: only the members sent change. */
 export function updateCart(ctx: CartContext, cartToken: string, input: UpdateCartInput): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const data: Prisma.CartUncheckedUpdateInput = {};
     if (input.email !== undefined) data.email = input.email === null ? null : input.email.toLowerCase();
     if (input.phone !== undefined) data.phone = input.phone;
@@ -59,7 +59,7 @@ async function addressViewOf(tx: CartTx, address: AddressInput): Promise<Address
  * service, so an `address_id` names nothing (422).
  */
 export function setAddress(ctx: CartContext, cartToken: string, input: AddressBodyInput): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const data: Prisma.CartUncheckedUpdateInput = {};
     if (input.jwt != null) {
       const buyer = await buyerFromToken(ctx, tx, input.jwt, cart.companyId);
@@ -82,7 +82,7 @@ export function setAddress(ctx: CartContext, cartToken: string, input: AddressBo
 }
 
 export function changeLanguage(ctx: CartContext, cartToken: string, languageIso: string): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const language = await tx.language.findUnique({ where: { iso: languageIso.toLowerCase() } });
     if (language === null) throw ValidationError.field("language_iso", "is not a supported language");
     await tx.cart.update({ where: { id: cart.id }, data: { language_iso: language.iso } });
@@ -94,7 +94,7 @@ export function changeLanguage(ctx: CartContext, cartToken: string, languageIso:
  * whose variant has no price there are removed and reported in skipped_items.
  */
 export function updateCountry(ctx: CartContext, cartToken: string, countryCode: string): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const country = await tx.country.findUnique({ where: { iso: countryCode } });
     if (country === null) throw ValidationError.field("country_code", "is not a supported country");
     if (country.id === cart.countryId) return;

@@ -1,4 +1,3 @@
-import type { Prisma } from "../../generated/prisma/client.js";
 import { ValidationError } from "../../platform/errors.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
 import { deepMerge, type JsonObject, metadataRefusal, removeKeys } from "./metadata.js";
@@ -7,12 +6,12 @@ import type { CartContext } from "./context.js";
 // The three metadata operations, each a locked read-modify-write so concurrent calls compose.
 
 function changeMetadata(ctx: CartContext, cartToken: string, field: string, change: (current: JsonObject) => JsonObject): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
-    const { metadata } = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { metadata: true } });
-    const next = change(metadata as JsonObject);
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
+    const [row] = await sql.query<{ metadata: string }>("SELECT metadata::text AS metadata FROM carts WHERE id = $1", [cart.id]);
+    const next = change(JSON.parse(row?.metadata ?? "{}") as JsonObject);
     const refusal = metadataRefusal(next);
     if (refusal !== null) throw ValidationError.field(field, refusal);
-    await tx.cart.update({ where: { id: cart.id }, data: { metadata: next as Prisma.InputJsonObject } });
+    await sql.query("UPDATE carts SET metadata = $2::jsonb WHERE id = $1", [cart.id, JSON.stringify(next)]);
   });
 }
 

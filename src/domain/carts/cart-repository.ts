@@ -1,10 +1,8 @@
-import { Prisma } from "../../generated/prisma/client.js";
-import type { SqlPool } from "../../platform/db/sql.js";
+import type { SqlPool, SqlTransaction } from "../../platform/db/sql.js";
 import { GoneError, NotFoundError } from "../../platform/errors.js";
 import { priceCart } from "./cart-pricing.js";
 import { loadCartState } from "./cart-state.js";
 import { renderCart } from "./cart-view.js";
-import type { CartTx } from "./context.js";
 import { shopUrlOf } from "./links.js";
 import type { StoredCartView } from "./schemas.js";
 
@@ -48,6 +46,7 @@ export async function readCart(sql: SqlPool, cartToken: string): Promise<CartRec
      FROM carts c JOIN companies co ON co.id = c.company_id
      WHERE c.cart_token = $1`,
     [cartToken],
+    "carts.read",
   );
   const row = rows[0];
   if (row === undefined) throw new NotFoundError("Cart not found");
@@ -66,20 +65,23 @@ export interface LockedCart extends Omit<CartRecord, "view"> {
  * change: 410 with the cart and the shop's address in meta. `companyId`, when given, scopes the
  * lookup (a company token must not reach another company's cart: 404).
  */
-export async function lockCart(tx: CartTx, cartToken: string, shopUrlScheme: "https" | "http", companyId?: number): Promise<LockedCart> {
+export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlScheme: "https" | "http", companyId?: number): Promise<LockedCart> {
   // The stored view is only needed for the 410 of a locked cart: a mutation renders a new one.
-  const rows = await tx.$queryRaw<CartRow[]>`
-    SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain,
-           CASE WHEN c.state IN ('payment_authorized', 'payment_captured') THEN c.view END AS view
-    FROM carts c JOIN companies co ON co.id = c.company_id
-    WHERE c.cart_token = ${cartToken} ${companyId === undefined ? Prisma.empty : Prisma.sql`AND c.company_id = ${companyId}`}
-    FOR UPDATE OF c`;
+  const rows = await sql.query<Omit<CartRow, "view"> & { view: string | null }>(
+    `SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain,
+            CASE WHEN c.state IN ('payment_authorized', 'payment_captured') THEN c.view::text END AS view
+     FROM carts c JOIN companies co ON co.id = c.company_id
+     WHERE c.cart_token = $1 AND ($2::int IS NULL OR c.company_id = $2::int)
+     FOR UPDATE OF c`,
+    [cartToken, companyId ?? null],
+    "carts.lock",
+  );
   const row = rows[0];
   if (row === undefined) throw new NotFoundError("Cart not found");
   if (LOCKED_STATES.has(row.state)) {
     throw new GoneError("The cart is locked: its payment is being processed", {
       code: "cart_locked",
-      meta: { cart: { ...row.view, skipped_items: [] }, shop_url: shopUrlOf(shopUrlScheme, row.shop_domain) },
+      meta: { cart: { ...(JSON.parse(row.view ?? "{}") as StoredCartView), skipped_items: [] }, shop_url: shopUrlOf(shopUrlScheme, row.shop_domain) },
     });
   }
   return {
@@ -98,21 +100,21 @@ export async function lockCart(tx: CartTx, cartToken: string, shopUrlScheme: "ht
  * corrections that recomputation found, and stores the rendered view. Runs last in every
  * mutation's transaction.
  */
-export async function storeCart(tx: CartTx, cartId: number, now: Date): Promise<CartRecord> {
-  const state = await loadCartState(tx, cartId);
+export async function storeCart(sql: SqlTransaction, cartId: number, now: Date): Promise<CartRecord> {
+  const state = await loadCartState(sql, cartId);
   const priced = priceCart(state, now);
   const view = renderCart(state, priced, now);
   const { corrections } = priced;
-  await tx.cart.update({
-    where: { id: cartId },
-    select: { id: true },
-    data: {
-      view: view as unknown as Prisma.InputJsonValue,
-      version: { increment: 1 },
-      ...(corrections.discountCodes !== null ? { discount_codes: corrections.discountCodes } : {}),
-      ...(corrections.clearShippingMethod ? { shipping_method_id: null } : {}),
-      ...(corrections.clearPaymentMethod ? { payment_method_id: null, state: view.state } : {}),
-    },
-  });
+  // Not awaited: the transaction waits for it, and sends COMMIT in the same write.
+  void sql.query(
+    `UPDATE carts SET view = $2::jsonb, version = version + 1, updated_at = $3,
+       discount_codes = COALESCE($4::text[], discount_codes),
+       shipping_method_id = CASE WHEN $5::boolean THEN NULL ELSE shipping_method_id END,
+       payment_method_id = CASE WHEN $6::boolean THEN NULL ELSE payment_method_id END,
+       state = CASE WHEN $6::boolean THEN $7 ELSE state END
+     WHERE id = $1`,
+    [cartId, JSON.stringify(view), now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state],
+    "carts.store",
+  );
   return { id: cartId, companyId: state.cart.company_id, customerId: state.cart.customer_id, shopDomain: state.cart.company.shop_domain, view };
 }

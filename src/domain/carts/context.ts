@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
-import type { SqlPool } from "../../platform/db/sql.js";
+import { type SqlPool, type SqlTransaction, trackStatements } from "../../platform/db/sql.js";
 
 /**
  * What cart services need. A cart is addressed by its token, so the company comes from the cart
@@ -9,7 +9,7 @@ import type { SqlPool } from "../../platform/db/sql.js";
  */
 export interface CartContext {
   db: Db;
-  /** Plain SQL for the read path (see readCart). */
+  /** Plain pg: reads, and the mutations moved off Prisma (see mutateCart). */
   sql: SqlPool;
   clock: Clock;
   /** Verifies rep and customer tokens (JWT_SECRET). */
@@ -17,5 +17,13 @@ export interface CartContext {
   shopUrlScheme: "https" | "http";
 }
 
-/** The interactive transaction every cart mutation runs in. */
+/** The Prisma transaction the mutations not yet on plain SQL run in (see mutateCartWithPrisma). */
 export type CartTx = Prisma.TransactionClient;
+
+/**
+ * The same SQL statements sent through a Prisma transaction, for code shared by both kinds;
+ * `settled()` must be awaited before the transaction ends (statements may be left unawaited).
+ */
+export function prismaSql(tx: CartTx): { tx: SqlTransaction; settled(): Promise<void> } {
+  return trackStatements(<Row>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<Row[]>(text, ...params));
+}

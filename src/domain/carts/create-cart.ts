@@ -1,14 +1,15 @@
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { newCartToken } from "../../platform/ids.js";
-import { findCompanyByShop } from "../companies/service.js";
+import type { SqlPool } from "../../platform/db/sql.js";
+import { normalizeShop } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
-import { type Buyer, buyerColumns, buyerFromToken } from "./buyer.js";
+import { buyerFromToken } from "./buyer.js";
 import { storeCart } from "./cart-repository.js";
-import type { CartContext, CartTx } from "./context.js";
-import { applyItemEntries } from "./items.js";
+import type { CartContext } from "./context.js";
+import { addPackLines, applyItemEntries } from "./items.js";
+import { findVariants } from "./purchasable.js";
 import type { CartOutcome } from "./mutate.js";
-import { findVariants, unavailability } from "./purchasable.js";
-import type { CreateCartInput, SkippedItem } from "./schemas.js";
+import type { CreateCartInput } from "./schemas.js";
 
 /**
  * Creates a cart for a shop. The buyer comes from the user token the storefront passed (the
@@ -17,9 +18,8 @@ import type { CreateCartInput, SkippedItem } from "./schemas.js";
  * created (422).
  */
 export async function createCart(ctx: CartContext, input: CreateCartInput, userToken: string | null): Promise<CartOutcome> {
-  const company = await findCompanyByShop(ctx.db, input.svc_shop);
+  const { company, country } = await shopAndCountry(ctx.sql, input.svc_shop, input.country_code);
   if (company === null) throw new NotFoundError("Shop not found");
-  const country = await ctx.db.country.findUnique({ where: { iso: input.country_code } });
   if (country === null) throw ValidationError.field("country_code", "is not a supported country");
   const buyer = userToken === null ? null : await buyerFromToken(ctx, ctx.db, userToken, company.id);
   const pack =
@@ -28,53 +28,56 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
       : await ctx.db.enrollmentPack.findFirst({ where: { id: input.enrollment_pack_id, company_id: company.id, active: true }, include: { variants: true } });
   if (input.enrollment_pack_id !== undefined && pack === null) throw ValidationError.field("enrollment_pack_id", "is not an active enrollment pack of this shop");
 
-  return ctx.db.$transaction(async (tx) => {
-    const cart = await tx.cart.create({
-      data: {
-        company_id: company.id,
-        cart_token: newCartToken(),
-        country_id: country.id,
-        type: pack === null ? "regular" : "enrollment",
-        ...buyerData(buyer),
-        immutable_items: input.immutable_items,
-        source: input.source ?? null,
-        order_confirmation_url: input.order_confirmation_url ?? null,
-        order_failure_url: input.order_failure_url ?? null,
-        session_uuid: input.session_uuid ?? input.visitor_token ?? null,
-        timezone: input.timezone,
-        enrollment_pack_id: pack?.id ?? null,
-        view: {},
-      },
-    });
-    const ref = { id: cart.id, companyId: company.id, countryId: country.id };
-    const skipped = input.items === undefined || input.items.length === 0 ? [] : await applyItemEntries(tx, ref, input.items);
-    if (pack !== null) skipped.push(...(await addPackLines(tx, ref, pack.variants)));
-    if (input.attribution !== undefined) await recordAttribution(tx, ref, input.attribution);
-    const stored = await storeCart(tx, cart.id, ctx.clock.now());
+  const now = ctx.clock.now();
+  return ctx.sql.transaction(async (sql) => {
+    const inserting = sql.query<{ id: number }>(
+      `INSERT INTO carts (company_id, cart_token, country_id, type, buyer_rep_id, customer_id, email, immutable_items, source,
+         order_confirmation_url, order_failure_url, session_uuid, timezone, enrollment_pack_id, discount_codes, view, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, '{}', '{}', $15)
+       RETURNING id`,
+      [
+        company.id,
+        newCartToken(),
+        country.id,
+        pack === null ? "regular" : "enrollment",
+        buyer?.role === "rep" ? buyer.userId : null,
+        buyer?.role === "customer" ? buyer.userId : null,
+        buyer?.role === "customer" ? buyer.email : null,
+        input.immutable_items,
+        input.source ?? null,
+        input.order_confirmation_url ?? null,
+        input.order_failure_url ?? null,
+        input.session_uuid ?? input.visitor_token ?? null,
+        input.timezone,
+        pack?.id ?? null,
+        now,
+      ],
+      "carts.create",
+    );
+    const entries = input.items ?? [];
+    // Sent with the INSERT, in one write.
+    const variants = findVariants(sql, company.id, entries.map((entry) => entry.variant_id));
+    const [cart] = await inserting;
+    const ref = { id: (cart as { id: number }).id, companyId: company.id, countryId: country.id };
+    const skipped = entries.length === 0 ? [] : await applyItemEntries(sql, ref, entries, { variants: await variants, lines: [] }, now);
+    if (pack !== null) skipped.push(...(await addPackLines(sql, ref, pack.variants, now)));
+    if (input.attribution !== undefined) await recordAttribution(sql, ref, input.attribution);
+    const stored = await storeCart(sql, ref.id, now);
     return { ...stored, skipped, operationErrors: [] };
   });
 }
 
-function buyerData(buyer: Buyer | null): { buyer_rep_id?: number; customer_id?: number; email?: string } {
-  if (buyer === null) return {};
-  return buyer.role === "customer" ? { ...buyerColumns(buyer), email: buyer.email } : buyerColumns(buyer);
-}
-
-/** An enrollment pack's variants join the cart as enrollment lines; the pack's price is the fee. */
-async function addPackLines(
-  tx: CartTx,
-  cart: { id: number; companyId: number; countryId: number },
-  packVariants: Array<{ variant_id: number; quantity: number }>,
-): Promise<SkippedItem[]> {
-  const variants = await findVariants(tx, cart.companyId, packVariants.map((entry) => entry.variant_id));
-  const skipped: SkippedItem[] = [];
-  for (const entry of packVariants) {
-    const problem = unavailability(variants.get(entry.variant_id), entry.variant_id, cart.countryId, false);
-    if (problem !== null) {
-      skipped.push(problem);
-      continue;
-    }
-    await tx.cartItem.create({ data: { company_id: cart.companyId, cart_id: cart.id, variant_id: entry.variant_id, quantity: entry.quantity, enrollment: true } });
-  }
-  return skipped;
+/** The shop's company (by domain, or by slug for a first label) and the country: one statement. */
+async function shopAndCountry(sql: SqlPool, shop: string, countryCode: string): Promise<{ company: { id: number } | null; country: { id: number } | null }> {
+  const normalized = normalizeShop(shop);
+  const column = normalized.includes(".") ? "shop_domain" : "shop_slug";
+  const [row] = await sql.query<{ company_id: number | null; country_id: number | null }>(
+    `SELECT (SELECT id FROM companies WHERE ${column} = $1 AND $1 <> '') AS company_id, (SELECT id FROM countries WHERE iso = $2) AS country_id`,
+    [normalized, countryCode],
+    `carts.shop-by-${column}`,
+  );
+  return {
+    company: row?.company_id == null ? null : { id: row.company_id },
+    country: row?.country_id == null ? null : { id: row.country_id },
+  };
 }

@@ -6,7 +6,10 @@ export function normalizeCode(code: string): string {
 }
 
 /** Why a code cannot be applied now, or null when it can. */
-export function discountProblem(discount: LoadedDiscount | undefined, now: Date): string | null {
+export function discountProblem(
+  discount: Pick<LoadedDiscount, "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count"> | undefined,
+  now: Date,
+): string | null {
   if (discount === undefined) return "is not a valid code";
   if (!discount.active) return "is not active";
   if (discount.starts_at !== null && discount.starts_at > now) return "is not valid yet";

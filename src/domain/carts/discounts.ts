@@ -1,6 +1,8 @@
 import { ValidationError } from "../../platform/errors.js";
 import type { CartContext } from "./context.js";
 import { discountProblem, normalizeCode } from "./discount-rules.js";
+import type { SqlTransaction } from "../../platform/db/sql.js";
+import type { LoadedDiscount } from "./cart-state.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
 
 /** More codes than this on one cart is a storefront bug, not a promotion. */
@@ -13,9 +15,14 @@ export const MAX_CODES_PER_CART = 10;
 export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const requested = [...new Set(codes.map(normalizeCode))].filter((code) => code !== "");
   if (requested.length === 0) throw ValidationError.field("discount_codes", "is required");
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
-    const { discount_codes: applied } = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { discount_codes: true } });
-    const rows = await tx.discount.findMany({ where: { company_id: cart.companyId, code: { in: requested } } });
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
+    const [applied, rows] = await Promise.all([
+      appliedCodes(sql, cart.id),
+      sql.query<Pick<LoadedDiscount, "code" | "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count">>(
+        "SELECT code, active, starts_at, ends_at, usage_limit, usage_count FROM discounts WHERE company_id = $1 AND code = ANY ($2::text[])",
+        [cart.companyId, requested],
+      ),
+    ]);
     const byCode = new Map(rows.map((row) => [row.code, row]));
     const now = ctx.clock.now();
     const problems = requested.flatMap((code) => {
@@ -25,15 +32,24 @@ export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: s
     if (problems.length > 0) throw new ValidationError({ discount_codes: problems });
     const codesAfter = [...applied, ...requested.filter((code) => !applied.includes(code))];
     if (codesAfter.length > MAX_CODES_PER_CART) throw ValidationError.field("discount_codes", `a cart takes at most ${MAX_CODES_PER_CART} codes`);
-    await tx.cart.update({ where: { id: cart.id }, data: { discount_codes: codesAfter } });
+    await setCodes(sql, cart.id, codesAfter);
   });
 }
 
 /** Removes codes; a code that is not applied is already removed, so it is not an error. */
 export function removeDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const removed = new Set(codes.map(normalizeCode));
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
-    const { discount_codes: applied } = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { discount_codes: true } });
-    await tx.cart.update({ where: { id: cart.id }, data: { discount_codes: applied.filter((code) => !removed.has(code)) } });
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
+    const applied = await appliedCodes(sql, cart.id);
+    await setCodes(sql, cart.id, applied.filter((code) => !removed.has(code)));
   });
+}
+
+async function appliedCodes(sql: SqlTransaction, cartId: number): Promise<string[]> {
+  const [row] = await sql.query<{ codes: string[] }>("SELECT COALESCE(discount_codes, '{}') AS codes FROM carts WHERE id = $1", [cartId]);
+  return row?.codes ?? [];
+}
+
+async function setCodes(sql: SqlTransaction, cartId: number, codes: string[]): Promise<void> {
+  await sql.query("UPDATE carts SET discount_codes = $2::text[] WHERE id = $1", [cartId, codes]);
 }

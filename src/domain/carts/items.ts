@@ -1,7 +1,8 @@
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import type { LockedCart } from "./cart-repository.js";
-import type { CartContext, CartTx } from "./context.js";
-import { type CartOutcome, mutateCart, requireMutableItems } from "./mutate.js";
+import type { SqlTransaction } from "../../platform/db/sql.js";
+import type { CartContext } from "./context.js";
+import { type CartOutcome, mutateCart, mutateCartWith, requireMutableItems } from "./mutate.js";
 import { type CatalogVariant, findVariants, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
@@ -28,20 +29,88 @@ interface CartRef {
 
 type Subscription = { subscription: boolean; subscription_plan_id: number | null };
 
-async function findLine(tx: CartTx, cartId: number, itemId: number) {
-  const line = await tx.cartItem.findFirst({ where: { id: itemId, cart_id: cartId } });
-  if (line === null) throw new NotFoundError("Cart item not found");
+/** A cart line as the item rules see it. */
+interface Line extends Subscription {
+  id: number;
+  variant_id: number;
+  quantity: number;
+  parent_id: number | null;
+  enrollment: boolean;
+  display_to_customer: boolean;
+}
+
+const LINE_COLUMNS = "id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id";
+
+async function findLine(sql: SqlTransaction, cartId: number, itemId: number): Promise<Line> {
+  const [line] = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE id = $1 AND cart_id = $2`, [itemId, cartId]);
+  if (line === undefined) throw new NotFoundError("Cart item not found");
   return line;
+}
+
+// The writes below are left unawaited by applyItemEntries: the transaction waits for them, and
+// they leave in the same write as the statements that follow (see SqlTransaction).
+
+async function deleteLines(sql: SqlTransaction, ids: number[]): Promise<void> {
+  if (ids.length > 0) await sql.query("DELETE FROM cart_items WHERE id = ANY ($1::int[])", [ids], "carts.delete-lines");
+}
+
+/** Writes the lines' quantity, subscription and display flag: one statement for all of them. */
+async function updateLines(sql: SqlTransaction, lines: Line[], now: Date): Promise<void> {
+  if (lines.length === 0) return;
+  await sql.query(
+    `UPDATE cart_items i SET quantity = u.quantity, subscription = u.subscription, subscription_plan_id = u.plan_id,
+       display_to_customer = u.display, updated_at = $6
+     FROM unnest($1::int[], $2::int[], $3::boolean[], $4::int[], $5::boolean[]) AS u(id, quantity, subscription, plan_id, display)
+     WHERE i.id = u.id`,
+    [lines.map((l) => l.id), lines.map((l) => l.quantity), lines.map((l) => l.subscription), lines.map((l) => l.subscription_plan_id), lines.map((l) => l.display_to_customer), now],
+    "carts.update-lines",
+  );
+}
+
+/** Inserts new lines of one cart: one statement for all of them. */
+async function insertLines(sql: SqlTransaction, cart: CartRef, lines: Omit<Line, "id">[], now: Date): Promise<void> {
+  if (lines.length === 0) return;
+  await sql.query(
+    `INSERT INTO cart_items (company_id, cart_id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id, updated_at)
+     SELECT $1, $2, u.variant_id, u.quantity, u.parent_id, u.enrollment, u.display, u.subscription, u.plan_id, $10
+     FROM unnest($3::int[], $4::int[], $5::int[], $6::boolean[], $7::boolean[], $8::boolean[], $9::int[])
+       WITH ORDINALITY AS u(variant_id, quantity, parent_id, enrollment, display, subscription, plan_id, n)
+     ORDER BY u.n`,
+    [
+      cart.companyId,
+      cart.id,
+      lines.map((l) => l.variant_id),
+      lines.map((l) => l.quantity),
+      lines.map((l) => l.parent_id),
+      lines.map((l) => l.enrollment),
+      lines.map((l) => l.display_to_customer),
+      lines.map((l) => l.subscription),
+      lines.map((l) => l.subscription_plan_id),
+      now,
+    ],
+    "carts.insert-lines",
+  );
+}
+
+function isStored(line: Line | Omit<Line, "id">): line is Line {
+  return "id" in line;
+}
+
+function newLine(variantId: number, quantity: number, fields: Partial<Omit<Line, "id" | "variant_id" | "quantity">> = {}): Omit<Line, "id"> {
+  return { variant_id: variantId, quantity, parent_id: null, enrollment: false, display_to_customer: true, subscription: false, subscription_plan_id: null, ...fields };
 }
 
 /**
  * The plan a subscribed line uses: the requested one, which must be an active plan linked to the
  * line's product, else the product's default plan. 422 at `path` otherwise.
  */
-export async function subscriptionPlanFor(tx: CartTx, companyId: number, productId: number, requestedPlanId: number | undefined, path: string): Promise<number> {
-  const links = await tx.productSubscriptionPlan.findMany({
-    where: { product_id: productId, subscription_plan: { company_id: companyId, active: { not: false } } },
-  });
+export async function subscriptionPlanFor(sql: SqlTransaction, companyId: number, productId: number, requestedPlanId: number | undefined, path: string): Promise<number> {
+  const links = await sql.query<{ subscription_plan_id: number; default: boolean }>(
+    `SELECT psp.subscription_plan_id, psp."default" FROM product_subscription_plans psp
+     JOIN subscription_plans sp ON sp.id = psp.subscription_plan_id
+     WHERE psp.product_id = $1 AND sp.company_id = $2 AND sp.active <> false`,
+    [productId, companyId],
+  );
   if (requestedPlanId !== undefined) {
     if (!links.some((link) => link.subscription_plan_id === requestedPlanId)) {
       throw ValidationError.field(`${path}subscription_plan_id`, "is not an active subscription plan of this product");
@@ -53,10 +122,10 @@ export async function subscriptionPlanFor(tx: CartTx, companyId: number, product
   return defaultLink.subscription_plan_id;
 }
 
-async function subscriptionOf(tx: CartTx, cart: CartRef, variant: CatalogVariant, entry: ItemEntry, path: string): Promise<Subscription | null> {
+async function subscriptionOf(sql: SqlTransaction, cart: CartRef, variant: CatalogVariant, entry: ItemEntry, path: string): Promise<Subscription | null> {
   if (entry.subscription === false) return { subscription: false, subscription_plan_id: null };
   if (entry.subscription !== true && entry.subscription_plan_id === undefined) return null;
-  const planId = await subscriptionPlanFor(tx, cart.companyId, variant.product_id, entry.subscription_plan_id, path);
+  const planId = await subscriptionPlanFor(sql, cart.companyId, variant.product_id, entry.subscription_plan_id, path);
   return { subscription: true, subscription_plan_id: planId };
 }
 
@@ -66,38 +135,72 @@ function grownQuantity(current: number, added: number, path: string): number {
   return quantity;
 }
 
+/** What applying item entries reads: the entries' variants and the cart's lines. */
+export interface EntriesInput {
+  variants: Map<number, CatalogVariant>;
+  lines: Line[];
+}
+
+/** Reads what applyItemEntries needs, addressing the cart by its token (see mutateCartWith). */
+export async function readEntriesInput(sql: SqlTransaction, cartToken: string, entries: readonly ItemEntry[]): Promise<EntriesInput> {
+  const [variants, lines] = await Promise.all([
+    findVariants(sql, { cartToken }, entries.map((entry) => entry.variant_id)),
+    sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = (SELECT id FROM carts WHERE cart_token = $1) ORDER BY id`, [cartToken], "carts.lines-of-cart"),
+  ]);
+  return { variants, lines };
+}
+
 /**
  * Applies item entries in order: an entry with `item_id` sets that line's quantity; otherwise
  * the quantity is added to the variant's line (created when missing); quantity 0 removes.
  * Unavailable variants are skipped and returned; when every entry was skipped the request is a
- * 422 (with each entry's reason) and the caller's transaction rolls back.
+ * 422 (with each entry's reason) and the caller's transaction rolls back. The entries are
+ * applied to the lines in memory, then written with one statement per kind of change (issued,
+ * not awaited).
  */
-export async function applyItemEntries(tx: CartTx, cart: CartRef, entries: readonly ItemEntry[], pathPrefix = "items"): Promise<SkippedItem[]> {
-  const variants = await findVariants(tx, cart.companyId, entries.map((entry) => entry.variant_id));
-  const lines = await tx.cartItem.findMany({ where: { cart_id: cart.id, parent_id: null, enrollment: false }, orderBy: { id: "asc" } });
+export async function applyItemEntries(
+  sql: SqlTransaction,
+  cart: CartRef,
+  entries: readonly ItemEntry[],
+  { variants, lines }: EntriesInput,
+  now: Date,
+  pathPrefix = "items",
+): Promise<SkippedItem[]> {
+  const lineById = new Map(lines.map((line) => [line.id, line]));
+  const topLevel = lines.filter((line) => line.parent_id === null && !line.enrollment);
+  const changed = new Set<Line>();
+  const deleted = new Set<number>();
+  const created: Omit<Line, "id">[] = [];
   const skipped: SkippedItem[] = [];
   const skippedPaths: Record<string, string[]> = {};
+  const remove = (line: Line) => {
+    deleted.add(line.id);
+    lineById.delete(line.id);
+    changed.delete(line);
+    if (topLevel.includes(line)) topLevel.splice(topLevel.indexOf(line), 1);
+  };
 
   for (const [index, entry] of entries.entries()) {
     const path = `${pathPrefix}.${index}.`;
     if (entry.item_id !== undefined) {
-      const line = await findLine(tx, cart.id, entry.item_id);
+      const line = lineById.get(entry.item_id);
+      if (line === undefined) throw new NotFoundError("Cart item not found");
       if (line.variant_id !== entry.variant_id) throw ValidationError.field(`${path}variant_id`, "does not match the variant of item_id");
       if (entry.quantity === 0) {
-        await tx.cartItem.delete({ where: { id: line.id } });
+        remove(line);
         continue;
       }
       const variant = variants.get(line.variant_id);
-      const subscription = variant === undefined ? null : await subscriptionOf(tx, cart, variant, entry, path);
-      await tx.cartItem.update({ where: { id: line.id }, data: { quantity: entry.quantity, ...subscription } });
+      const subscription = variant === undefined ? null : await subscriptionOf(sql, cart, variant, entry, path);
+      Object.assign(line, { quantity: entry.quantity }, subscription);
+      changed.add(line);
       continue;
     }
-    const existing = lines.find((line) => line.variant_id === entry.variant_id);
+    const existing: Line | Omit<Line, "id"> | undefined =
+      topLevel.find((line) => line.variant_id === entry.variant_id) ?? created.find((line) => line.variant_id === entry.variant_id);
     if (entry.quantity === 0) {
-      if (existing !== undefined) {
-        await tx.cartItem.delete({ where: { id: existing.id } });
-        lines.splice(lines.indexOf(existing), 1);
-      }
+      if (existing !== undefined && isStored(existing)) remove(existing);
+      else if (existing !== undefined) created.splice(created.indexOf(existing), 1);
       continue;
     }
     const variant = variants.get(entry.variant_id);
@@ -107,20 +210,33 @@ export async function applyItemEntries(tx: CartTx, cart: CartRef, entries: reado
       skippedPaths[`${path}variant_id`] = [(problem as SkippedItem).message];
       continue;
     }
-    const subscription = await subscriptionOf(tx, cart, variant, entry, path);
+    const subscription = await subscriptionOf(sql, cart, variant, entry, path);
     const display = entry.display_to_customer === undefined ? {} : { display_to_customer: entry.display_to_customer };
     if (existing !== undefined) {
-      existing.quantity = grownQuantity(existing.quantity, entry.quantity, path);
-      await tx.cartItem.update({ where: { id: existing.id }, data: { quantity: existing.quantity, ...subscription, ...display } });
+      Object.assign(existing, { quantity: grownQuantity(existing.quantity, entry.quantity, path) }, subscription, display);
+      if (isStored(existing)) changed.add(existing);
     } else {
-      lines.push(
-        await tx.cartItem.create({
-          data: { company_id: cart.companyId, cart_id: cart.id, variant_id: variant.id, quantity: entry.quantity, ...subscription, ...display },
-        }),
-      );
+      created.push(newLine(variant.id, entry.quantity, { ...subscription, ...display }));
     }
   }
   if (skipped.length > 0 && skipped.length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
+  void deleteLines(sql, [...deleted]);
+  void updateLines(sql, [...changed], now);
+  void insertLines(sql, cart, created, now);
+  return skipped;
+}
+
+/** An enrollment pack's variants join the cart as enrollment lines; the pack's price is the fee. */
+export async function addPackLines(sql: SqlTransaction, cart: CartRef, packVariants: Array<{ variant_id: number; quantity: number }>, now: Date): Promise<SkippedItem[]> {
+  const variants = await findVariants(sql, cart.companyId, packVariants.map((entry) => entry.variant_id));
+  const skipped: SkippedItem[] = [];
+  const created: Omit<Line, "id">[] = [];
+  for (const entry of packVariants) {
+    const problem = unavailability(variants.get(entry.variant_id), entry.variant_id, cart.countryId, false);
+    if (problem !== null) skipped.push(problem);
+    else created.push(newLine(entry.variant_id, entry.quantity, { enrollment: true }));
+  }
+  await insertLines(sql, cart, created, now);
   return skipped;
 }
 
@@ -129,27 +245,37 @@ function cartRef(cart: LockedCart): CartRef {
 }
 
 export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry[]): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
-    requireMutableItems(cart);
-    return { skipped: await applyItemEntries(tx, cartRef(cart), entries) };
-  });
+  return mutateCartWith(
+    ctx,
+    cartToken,
+    (sql) => readEntriesInput(sql, cartToken, entries),
+    async (sql, cart, input) => {
+      requireMutableItems(cart);
+      return { skipped: await applyItemEntries(sql, cartRef(cart), entries, input, ctx.clock.now()) };
+    },
+  );
 }
 
 export function removeItemsByVariant(ctx: CartContext, cartToken: string, variantIds: number[]): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
+    const removed = await sql.query<{ variant_id: number }>(
+      "DELETE FROM cart_items WHERE cart_id = $1 AND parent_id IS NULL AND variant_id = ANY ($2::int[]) RETURNING variant_id",
+      [cart.id, variantIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)],
+    );
+    // As if removed one entry at a time: a variant named twice is no longer in the cart the second time.
+    const present = new Set(removed.map((row) => row.variant_id));
     for (const [index, variantId] of variantIds.entries()) {
-      const { count } = await tx.cartItem.deleteMany({ where: { cart_id: cart.id, parent_id: null, variant_id: variantId } });
-      if (count === 0) throw ValidationError.field(`items.${index}.variant_id`, "is not in the cart");
+      if (!present.delete(variantId)) throw ValidationError.field(`items.${index}.variant_id`, "is not in the cart");
     }
   });
 }
 
 export function removeItem(ctx: CartContext, cartToken: string, itemId: number): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const line = await findLine(tx, cart.id, itemId);
-    await tx.cartItem.delete({ where: { id: line.id } });
+    const line = await findLine(sql, cart.id, itemId);
+    await deleteLines(sql, [line.id]);
   });
 }
 
@@ -160,26 +286,32 @@ export function removeItem(ctx: CartContext, cartToken: string, itemId: number):
  * does not offer is switched off.
  */
 export function changeVariant(ctx: CartContext, cartToken: string, itemId: number, input: { variant_id: number; quantity?: number | undefined }): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const line = await findLine(tx, cart.id, itemId);
-    const variant = (await findVariants(tx, cart.companyId, [input.variant_id])).get(input.variant_id);
+    const now = ctx.clock.now();
+    const line = await findLine(sql, cart.id, itemId);
+    const variant = (await findVariants(sql, cart.companyId, [input.variant_id])).get(input.variant_id);
     const problem = unavailability(variant, input.variant_id, cart.countryId, line.parent_id === null && !line.enrollment);
     if (problem !== null || variant === undefined) throw ValidationError.field("variant_id", (problem as SkippedItem).message);
     const quantity = input.quantity ?? line.quantity;
-    const target = await tx.cartItem.findFirst({
-      where: { cart_id: cart.id, variant_id: variant.id, parent_id: line.parent_id, enrollment: line.enrollment, id: { not: line.id } },
-    });
-    if (target !== null) {
-      await tx.cartItem.update({ where: { id: target.id }, data: { quantity: grownQuantity(target.quantity, quantity, "") } });
-      await tx.cartItem.delete({ where: { id: line.id } });
+    const [target] = await sql.query<Line>(
+      `SELECT ${LINE_COLUMNS} FROM cart_items
+       WHERE cart_id = $1 AND variant_id = $2 AND parent_id IS NOT DISTINCT FROM $3 AND enrollment = $4 AND id <> $5 LIMIT 1`,
+      [cart.id, variant.id, line.parent_id, line.enrollment, line.id],
+    );
+    if (target !== undefined) {
+      await updateLines(sql, [{ ...target, quantity: grownQuantity(target.quantity, quantity, "") }], now);
+      await deleteLines(sql, [line.id]);
       return;
     }
     const keepsPlan = line.subscription_plan_id !== null && variant.product.subscription_plans.some((link) => link.subscription_plan_id === line.subscription_plan_id);
-    await tx.cartItem.update({
-      where: { id: line.id },
-      data: { variant_id: variant.id, quantity, ...(keepsPlan ? {} : { subscription: false, subscription_plan_id: null }) },
-    });
+    await sql.query(
+      `UPDATE cart_items SET variant_id = $2, quantity = $3, updated_at = $4,
+         subscription = CASE WHEN $5::boolean THEN subscription ELSE false END,
+         subscription_plan_id = CASE WHEN $5::boolean THEN subscription_plan_id END
+       WHERE id = $1`,
+      [line.id, variant.id, quantity, now, keepsPlan],
+    );
   });
 }
 
@@ -194,22 +326,27 @@ export function setBundledItems(
   itemId: number,
   entries: Array<{ variant_id: number; quantity: number; display_to_customer: boolean }>,
 ): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const parent = await findLine(tx, cart.id, itemId);
+    const parent = await findLine(sql, cart.id, itemId);
     if (parent.parent_id !== null) throw new NotFoundError("Cart item not found: bundled items belong to a top-level item");
-    const variants = await findVariants(tx, cart.companyId, entries.map((entry) => entry.variant_id));
-    const children = await tx.cartItem.findMany({ where: { cart_id: cart.id, parent_id: parent.id } });
+    const variants = await findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id));
+    const children = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 AND parent_id = $2 ORDER BY id`, [cart.id, parent.id]);
+    const changed = new Set<Line>();
+    const deleted = new Set<Line>();
+    const created: Omit<Line, "id">[] = [];
     const operationErrors: string[] = [];
     for (const entry of entries) {
       const variant = variants.get(entry.variant_id);
-      const existing = children.find((child) => child.variant_id === entry.variant_id);
+      const existing: Line | Omit<Line, "id"> | undefined =
+        children.find((child) => child.variant_id === entry.variant_id && !deleted.has(child)) ?? created.find((child) => child.variant_id === entry.variant_id);
       if (variant === undefined) {
         operationErrors.push(`Variant ${entry.variant_id} is not available`);
         continue;
       }
       if (entry.quantity === 0) {
-        if (existing !== undefined) await tx.cartItem.delete({ where: { id: existing.id } });
+        if (existing !== undefined && isStored(existing)) deleted.add(existing);
+        else if (existing !== undefined) created.splice(created.indexOf(existing), 1);
         continue;
       }
       const problem = unavailability(variant, entry.variant_id, cart.countryId, false);
@@ -218,41 +355,35 @@ export function setBundledItems(
         continue;
       }
       if (existing !== undefined) {
-        await tx.cartItem.update({ where: { id: existing.id }, data: { quantity: entry.quantity, display_to_customer: entry.display_to_customer } });
+        Object.assign(existing, { quantity: entry.quantity, display_to_customer: entry.display_to_customer });
+        if (isStored(existing)) changed.add(existing);
       } else {
-        children.push(
-          await tx.cartItem.create({
-            data: {
-              company_id: cart.companyId,
-              cart_id: cart.id,
-              parent_id: parent.id,
-              variant_id: variant.id,
-              quantity: entry.quantity,
-              display_to_customer: entry.display_to_customer,
-            },
-          }),
-        );
+        created.push(newLine(variant.id, entry.quantity, { parent_id: parent.id, display_to_customer: entry.display_to_customer }));
       }
     }
+    const now = ctx.clock.now();
+    await deleteLines(sql, [...deleted].map((line) => line.id));
+    await updateLines(sql, [...changed].filter((line) => !deleted.has(line)), now);
+    await insertLines(sql, cartRef(cart), created, now);
     return { operationErrors };
   });
 }
 
 export function subscribeItem(ctx: CartContext, cartToken: string, itemId: number, planId: number | undefined): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const line = await findLine(tx, cart.id, itemId);
-    const { product_id } = await tx.variant.findUniqueOrThrow({ where: { id: line.variant_id }, select: { product_id: true } });
-    const plan = await subscriptionPlanFor(tx, cart.companyId, product_id, planId, "");
-    await tx.cartItem.update({ where: { id: line.id }, data: { subscription: true, subscription_plan_id: plan } });
+    const line = await findLine(sql, cart.id, itemId);
+    const [variant] = await sql.query<{ product_id: number }>("SELECT product_id FROM variants WHERE id = $1", [line.variant_id]);
+    const plan = await subscriptionPlanFor(sql, cart.companyId, (variant as { product_id: number }).product_id, planId, "");
+    await updateLines(sql, [{ ...line, subscription: true, subscription_plan_id: plan }], ctx.clock.now());
   });
 }
 
 export function unsubscribeItem(ctx: CartContext, cartToken: string, itemId: number): Promise<CartOutcome> {
-  return mutateCart(ctx, cartToken, async (tx, cart) => {
+  return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const line = await findLine(tx, cart.id, itemId);
-    await tx.cartItem.update({ where: { id: line.id }, data: { subscription: false, subscription_plan_id: null } });
+    const line = await findLine(sql, cart.id, itemId);
+    await updateLines(sql, [{ ...line, subscription: false, subscription_plan_id: null }], ctx.clock.now());
   });
 }
 
@@ -261,12 +392,12 @@ export function updateVolumes(ctx: CartContext, cartToken: string, companyId: nu
   return mutateCart(
     ctx,
     cartToken,
-    async (tx, cart) => {
-      const line = await findLine(tx, cart.id, itemId);
-      await tx.cartItem.update({
-        where: { id: line.id },
-        data: { ...(input.cv === undefined ? {} : { cv: input.cv }), ...(input.qv === undefined ? {} : { qv: input.qv }) },
-      });
+    async (sql, cart) => {
+      const line = await findLine(sql, cart.id, itemId);
+      await sql.query(
+        "UPDATE cart_items SET cv = CASE WHEN $2::boolean THEN $3::int ELSE cv END, qv = CASE WHEN $4::boolean THEN $5::int ELSE qv END, updated_at = $6 WHERE id = $1",
+        [line.id, input.cv !== undefined, input.cv ?? null, input.qv !== undefined, input.qv ?? null, ctx.clock.now()],
+      );
     },
     { companyId },
   );

@@ -1,10 +1,10 @@
-import { SignJWT } from "jose";
+import { createHmac } from "node:crypto";
 
 // The addresses every cart response carries in meta: the shop, and the checkout page with a
 // signed token naming the cart (the checkout itself is another service).
 
 const CHECKOUT_TOKEN_TTL_SECONDS = 24 * 60 * 60;
-const encoder = new TextEncoder();
+const HS256_HEADER = Buffer.from(JSON.stringify({ alg: "HS256" })).toString("base64url");
 
 export function shopUrlOf(scheme: "https" | "http", shopDomain: string): string {
   return `${scheme}://${shopDomain}`;
@@ -35,14 +35,15 @@ const CHECKOUT_URL_REUSE_MS = 60 * 60 * 1000;
 const CHECKOUT_URL_CACHE_SIZE = 10_000;
 const recentCheckoutUrls = new Map<string, { url: string; issuedAtMs: number; baseUrl: string; secret: string; companyId: number }>();
 
+/**
+ * Signed here with node:crypto rather than jose: jose signs through WebCrypto, which hands every
+ * HMAC to the thread pool and back, and that was 6% of a cart creation's CPU. The token is a
+ * plain HS256 JWT all the same (the tests verify it with jose).
+ */
 async function signCheckoutUrl(baseUrl: string, cart: { cartToken: string; companyId: number }, secret: string, now: Date): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const token = await new SignJWT({ company_id: cart.companyId })
-    .setProtectedHeader({ alg: "HS256" })
-    .setSubject(cart.cartToken)
-    .setAudience("checkout")
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + CHECKOUT_TOKEN_TTL_SECONDS)
-    .sign(encoder.encode(secret));
+  const claims = { company_id: cart.companyId, sub: cart.cartToken, aud: "checkout", iat: issuedAt, exp: issuedAt + CHECKOUT_TOKEN_TTL_SECONDS };
+  const signingInput = `${HS256_HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
+  const token = `${signingInput}.${createHmac("sha256", secret).update(signingInput).digest("base64url")}`;
   return `${baseUrl.replace(/\/+$/, "")}/checkout?jwt=${token}`;
 }

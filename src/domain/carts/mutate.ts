@@ -1,6 +1,7 @@
+import type { SqlTransaction } from "../../platform/db/sql.js";
 import { ConflictError } from "../../platform/errors.js";
 import { type CartRecord, type LockedCart, lockCart, storeCart } from "./cart-repository.js";
-import type { CartContext, CartTx } from "./context.js";
+import { type CartContext, type CartTx, prismaSql } from "./context.js";
 import type { SkippedItem } from "./schemas.js";
 
 /** A mutation's result: the stored cart plus what this request alone reports. */
@@ -18,22 +19,66 @@ export interface ChangeResult {
 // Many storefront calls on one cart queue behind its row lock; they need room to wait.
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 };
 
+function outcomeOf(stored: CartRecord, result: ChangeResult | void): CartOutcome {
+  return { ...stored, skipped: result?.skipped ?? [], operationErrors: result?.operationErrors ?? [] };
+}
+
 /**
  * The one way a cart changes: in one transaction, lock the cart row, apply the change,
  * recompute and store the cart. Concurrent mutations of one cart serialize on the lock, so none
  * is lost; anything thrown rolls the whole change back.
+ *
+ * Plain pg, not Prisma: a mutation is a handful of statements, and Prisma's per-statement CPU
+ * made add-item 50 times slower than a single INSERT (docs/performance.md).
  */
 export async function mutateCart(
+  ctx: CartContext,
+  cartToken: string,
+  change: (sql: SqlTransaction, cart: LockedCart) => Promise<ChangeResult | void>,
+  options: { companyId?: number } = {},
+): Promise<CartOutcome> {
+  return mutateCartWith(ctx, cartToken, async () => undefined, change, options);
+}
+
+/**
+ * mutateCart whose change needs more rows than the locked cart: `prefetch` is issued right
+ * behind the lock (pipelined: same write, run after the lock is granted, so it sees the work of
+ * the mutations it waited for) and addresses the cart by its token.
+ */
+export async function mutateCartWith<Prefetched>(
+  ctx: CartContext,
+  cartToken: string,
+  prefetch: (sql: SqlTransaction, cartToken: string) => Promise<Prefetched>,
+  change: (sql: SqlTransaction, cart: LockedCart, prefetched: Prefetched) => Promise<ChangeResult | void>,
+  options: { companyId?: number } = {},
+): Promise<CartOutcome> {
+  return ctx.sql.transaction(async (sql) => {
+    const locking = lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
+    const prefetching = prefetch(sql, cartToken);
+    prefetching.catch(() => {});
+    const cart = await locking;
+    const result = await change(sql, cart, await prefetching);
+    return outcomeOf(await storeCart(sql, cart.id, ctx.clock.now()), result);
+  });
+}
+
+/**
+ * mutateCart for the changes still written with Prisma (contact details, addresses, language,
+ * country, buyer): the same lock and store, sent through the Prisma transaction.
+ */
+export async function mutateCartWithPrisma(
   ctx: CartContext,
   cartToken: string,
   change: (tx: CartTx, cart: LockedCart) => Promise<ChangeResult | void>,
   options: { companyId?: number } = {},
 ): Promise<CartOutcome> {
   return ctx.db.$transaction(async (tx) => {
-    const cart = await lockCart(tx, cartToken, ctx.shopUrlScheme, options.companyId);
-    const result = (await change(tx, cart)) ?? {};
-    const stored = await storeCart(tx, cart.id, ctx.clock.now());
-    return { ...stored, skipped: result.skipped ?? [], operationErrors: result.operationErrors ?? [] };
+    const { tx: sql, settled } = prismaSql(tx);
+    const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
+    const result = await change(tx, cart);
+    const outcome = outcomeOf(await storeCart(sql, cart.id, ctx.clock.now()), result);
+    await settled();
+    return outcome;
   }, TRANSACTION_OPTIONS);
 }
 

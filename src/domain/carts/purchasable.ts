@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
-import type { CartTx } from "./context.js";
+import type { SqlTransaction } from "../../platform/db/sql.js";
 import type { SkippedItem } from "./schemas.js";
+import { parseRowJson } from "./sql-json.js";
 
 // Which variants a cart may take: the company's own, active, not deleted, of an active product,
 // priced in the cart's country and, when inventory is tracked, in stock.
@@ -8,11 +9,29 @@ import type { SkippedItem } from "./schemas.js";
 const variantInclude = { product: { include: { subscription_plans: true } }, prices: true } satisfies Prisma.VariantInclude;
 export type CatalogVariant = Prisma.VariantGetPayload<{ include: typeof variantInclude }>;
 
-export async function findVariants(tx: CartTx, companyId: number, variantIds: readonly number[]): Promise<Map<number, CatalogVariant>> {
+/**
+ * The variants among `variantIds` of the company (given, or the company of the cart with that
+ * token), each with its product, plan links and prices: one statement.
+ */
+export async function findVariants(
+  sql: SqlTransaction,
+  company: number | { cartToken: string },
+  variantIds: readonly number[],
+): Promise<Map<number, CatalogVariant>> {
   const ids = [...new Set(variantIds)].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
   if (ids.length === 0) return new Map();
-  const variants = await tx.variant.findMany({ where: { id: { in: ids }, company_id: companyId }, include: variantInclude });
-  return new Map(variants.map((variant) => [variant.id, variant]));
+  const byToken = typeof company === "object";
+  const rows = await sql.query<{ variant: string }>(
+    `SELECT (to_jsonb(v) || jsonb_build_object(
+              'product', to_jsonb(p) || jsonb_build_object('subscription_plans',
+                COALESCE((SELECT jsonb_agg(to_jsonb(psp)) FROM product_subscription_plans psp WHERE psp.product_id = p.id), '[]')),
+              'prices', COALESCE((SELECT jsonb_agg(to_jsonb(vp)) FROM variant_prices vp WHERE vp.variant_id = v.id), '[]')))::text AS variant
+     FROM variants v JOIN products p ON p.id = v.product_id
+     WHERE v.id = ANY ($1::int[]) AND v.company_id = ${byToken ? "(SELECT company_id FROM carts WHERE cart_token = $2)" : "$2"}`,
+    [ids, byToken ? company.cartToken : company],
+    byToken ? "carts.variants-of-cart" : "carts.variants",
+  );
+  return new Map(rows.map((row) => parseRowJson<CatalogVariant>(row.variant)).map((variant) => [variant.id, variant]));
 }
 
 /** Why a variant cannot be added to a cart of the country, or null when it can. */

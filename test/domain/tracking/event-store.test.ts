@@ -16,7 +16,7 @@ afterAll(() => t.destroy());
 /** The real pool, counting the statements sent through it. */
 function counting(sql: SqlPool): SqlPool & { statements: string[] } {
   const statements: string[] = [];
-  return { statements, query: (text, params) => (statements.push(text), sql.query(text, params)), connect: () => sql.connect() };
+  return { statements, query: (text, params) => (statements.push(text), sql.query(text, params)), connect: () => sql.connect(), transaction: (work) => sql.transaction(work) };
 }
 
 const visit = (n: number, overrides: Partial<PageVisitRow> = {}): PageVisitRow => ({

@@ -93,6 +93,10 @@ describe("DELETE items", () => {
     expect(missing.status).toBe(422);
     expect(missing.body.errors).toEqual({ "items.1.variant_id": ["is not in the cart"] });
     expect((await lines(cart.cart_token)).map((line) => line.variant_id)).toEqual([b.id]);
+    const twice = await call("DELETE", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: b.id }, { variant_id: b.id }] } });
+    expect(twice.status).toBe(422);
+    expect(twice.body.errors).toEqual({ "items.1.variant_id": ["is not in the cart"] });
+    expect((await lines(cart.cart_token)).map((line) => line.variant_id)).toEqual([b.id]);
   });
 
   it("removes one line by id with its bundled items; 404 for an unknown id or another cart's line", async () => {

@@ -1,4 +1,4 @@
-import { decodeJwt } from "jose";
+import { jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createBuyer,
@@ -14,7 +14,7 @@ import {
   type Shop,
 } from "../../helpers/cart-fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../../helpers/test-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -68,8 +68,12 @@ describe("POST /api/carts", () => {
     expect(meta.request_id).toBe(response.headers["x-request-id"]);
     expect(meta.shop_url).toBe(`https://${acme.shop}`);
     expect(meta.checkout_url).toMatch(/^https:\/\/checkout\.example\.com\/checkout\?jwt=/);
-    const claims = decodeJwt(new URL(meta.checkout_url).searchParams.get("jwt") as string);
+    const { payload: claims, protectedHeader } = await jwtVerify(new URL(meta.checkout_url).searchParams.get("jwt") as string, new TextEncoder().encode(TEST_JWT_SECRET), {
+      audience: "checkout",
+    });
+    expect(protectedHeader).toEqual({ alg: "HS256" });
     expect(claims).toMatchObject({ sub: cart.cart_token, aud: "checkout", company_id: acme.id });
+    expect((claims.exp as number) - (claims.iat as number)).toBe(24 * 60 * 60);
   });
 
   it("names the shop by its first label too, and defaults timezone and immutable_items", async () => {
