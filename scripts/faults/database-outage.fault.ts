@@ -9,7 +9,8 @@
 import pg from "pg";
 import { Agent, request } from "undici";
 import { startOwnPostgres } from "./lib/postgres.js";
-import { cli, productionEnv, startServer } from "./lib/server.js";
+import { prepareLoadTarget } from "./lib/load-target.js";
+import { productionEnv, startServer } from "./lib/server.js";
 import { sleep, Verdict } from "./lib/verdict.js";
 
 const WARM_UP_MS = 3_000;
@@ -37,16 +38,7 @@ const postgres = await startOwnPostgres();
 let server: Awaited<ReturnType<typeof startServer>> | undefined;
 try {
   const env = productionEnv(postgres.url);
-  const { api_token: token } = cli(env, ["companies:create", "--name", "Outage Co", "--shop", "outage.example.com"]);
-  const admin = new pg.Client({ connectionString: postgres.url });
-  await admin.connect();
-  const droplets = (
-    await admin.query<{ uuid: string }>(
-      "INSERT INTO droplets (uuid, name, category, scopes) SELECT gen_random_uuid(), 'Droplet ' || n, 'load', ARRAY['orders:read'] FROM generate_series(1, $1) AS n RETURNING uuid::text AS uuid",
-      [DROPLETS],
-    )
-  ).rows.map((row) => row.uuid);
-  await admin.end();
+  const { token, droplets } = await prepareLoadTarget(env, postgres.url, { name: "Outage Co", shop: "outage.example.com" }, DROPLETS);
 
   server = await startServer(env);
   const baseUrl = server.url;

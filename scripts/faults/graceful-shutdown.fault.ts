@@ -13,7 +13,8 @@ import { connect, type Socket } from "node:net";
 import pg from "pg";
 import { Agent, request } from "undici";
 import { startOwnPostgres } from "./lib/postgres.js";
-import { cli, productionEnv, startServer } from "./lib/server.js";
+import { prepareLoadTarget } from "./lib/load-target.js";
+import { productionEnv, startServer } from "./lib/server.js";
 import { sleep, Verdict } from "./lib/verdict.js";
 
 const GRACE_MS = 8_000;
@@ -36,16 +37,7 @@ const postgres = await startOwnPostgres();
 let server: Awaited<ReturnType<typeof startServer>> | undefined;
 try {
   const env = productionEnv(postgres.url, { SHUTDOWN_GRACE_MS: String(GRACE_MS) });
-  const { api_token: token } = cli(env, ["companies:create", "--name", "Shutdown Co", "--shop", "shutdown.example.com"]);
-  const admin = new pg.Client({ connectionString: postgres.url });
-  await admin.connect();
-  const droplets = (
-    await admin.query<{ uuid: string }>(
-      "INSERT INTO droplets (uuid, name, category, scopes) SELECT gen_random_uuid(), 'Droplet ' || n, 'load', ARRAY['orders:read'] FROM generate_series(1, $1) AS n RETURNING uuid::text AS uuid",
-      [DROPLETS],
-    )
-  ).rows.map((row) => row.uuid);
-  await admin.end();
+  const { token, droplets } = await prepareLoadTarget(env, postgres.url, { name: "Shutdown Co", shop: "shutdown.example.com" }, DROPLETS);
 
   server = await startServer(env);
   const { port } = new URL(server.url);
