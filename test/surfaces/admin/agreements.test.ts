@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createEnrollmentPack, enableCompanyCountry } from "../../helpers/agreements.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -33,21 +34,13 @@ const AGREEMENT_KEYS = [
   "updated_at",
 ];
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   await t.db.prisma.company.update({ where: { id: acme.id }, data: { logo_url: "https://cdn.example.com/acme.png" } });
   acmePack = await createEnrollmentPack(t.db.prisma, acme.id);
   globexPack = await createEnrollmentPack(t.db.prisma, globex.id);
   acmeUS = await enableCompanyCountry(t.db.prisma, acme.id, "US");
   acmeCA = await enableCompanyCountry(t.db.prisma, acme.id, "CA");
   globexUS = await enableCompanyCountry(t.db.prisma, globex.id, "US");
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createPerson } from "../../helpers/company-server.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 type Person = Awaited<ReturnType<typeof createPerson>>;
 
@@ -20,20 +21,12 @@ const CREATE = "/api/company/messaging/conversations.json";
 const LIST = "/api/company/messaging/conversations";
 const show = (id: number | string) => `/api/company/messaging/conversations/${id}.json`;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   alice = await createPerson(t.db.prisma, acme.id, "rep", "Alice", "Admin");
   bob = await createPerson(t.db.prisma, acme.id, "rep", "Bob", "Builder");
   carol = await createPerson(t.db.prisma, acme.id, "rep", "Carol", "Cole");
   dave = await createPerson(t.db.prisma, acme.id, "customer", "Dave", "Doe");
   zed = await createPerson(t.db.prisma, globex.id, "rep", "Zed", "Zulu");
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { pageFields, pageUpdateFields } from "../../helpers/company-server.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -13,17 +14,9 @@ let globexLabel: number;
 
 const PAGES = "/api/company/custom_pages";
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   acmeLabel = (await call("POST", "/api/company/labels", { token: acme.token, body: { label: { name: "Footer" } } })).body.label.id;
   globexLabel = (await call("POST", "/api/company/labels", { token: globex.token, body: { label: { name: "Footer" } } })).body.label.id;
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createDroplet } from "../../../src/domain/droplets/service.js";
 import { createRole } from "../../../src/domain/roles/service.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -14,17 +15,9 @@ let mailer: { uuid: string };
 
 const UNKNOWN_UUID = "00000000-0000-4000-8000-000000000000";
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   analytics = await createDroplet(t.db.prisma, { name: "Analytics", category: "reporting", scopes: ["orders:read", "customers:read", "products:read"] });
   mailer = await createDroplet(t.db.prisma, { name: "Mailer", category: "marketing", scopes: ["customers:read", "customers:write"] });
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

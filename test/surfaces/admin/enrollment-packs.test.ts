@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createTestProduct } from "../../helpers/catalog.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -12,18 +13,10 @@ let variantA: number;
 let variantB: number;
 let foreignVariant: number;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   variantA = (await createTestProduct(t.db.prisma, acme.id)).variants[0]!.id;
   variantB = (await createTestProduct(t.db.prisma, acme.id)).variants[0]!.id;
   foreignVariant = (await createTestProduct(t.db.prisma, globex.id)).variants[0]!.id;
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
 import { createRep, metadataFor, PUBLIC_PREFIX, type RepFixture } from "../../helpers/public-sdk.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -10,16 +11,8 @@ let acme: CompanyFixture;
 let globex: CompanyFixture;
 let rita: RepFixture;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   rita = await createRep(t.db.prisma, acme.id, "Rita");
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
 import { createEnrollmentPack } from "../../helpers/agreements.js";
 import { createTestProduct } from "../../helpers/catalog.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -15,19 +16,11 @@ let m2: { id: number };
 let m3: { id: number };
 let foreignMedia: { id: number };
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   m1 = await createMediaViaApi(call, acme.token, { title: "One" });
   m2 = await createMediaViaApi(call, acme.token, { title: "Two" });
   m3 = await createMediaViaApi(call, acme.token, { title: "Three" });
   foreignMedia = await createMediaViaApi(call, globex.token, { title: "Foreign" });
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

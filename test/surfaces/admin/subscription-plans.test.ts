@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
 import { addSubscriptionOrder, createProduct } from "../../helpers/subscription-plans.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -53,18 +54,10 @@ const REQUIRED = {
   volume_interval_unit: "month",
 };
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   coffee = await createProduct(t.db.prisma, acme.id, "Coffee");
   tea = await createProduct(t.db.prisma, acme.id, "Tea");
   foreignProduct = await createProduct(t.db.prisma, globex.id, "Foreign");
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 beforeEach(async () => {

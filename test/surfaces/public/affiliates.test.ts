@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createUser } from "../../../src/domain/users/service.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
 import { createRep, metadataFor, PUBLIC_PREFIX, type RepFixture } from "../../helpers/public-sdk.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
@@ -13,18 +14,10 @@ let rita: RepFixture;
 let sam: RepFixture;
 let foreign: RepFixture;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   rita = await createRep(t.db.prisma, acme.id, "Rita");
   sam = await createRep(t.db.prisma, acme.id, "Sam");
   foreign = await createRep(t.db.prisma, globex.id, "Fran");
-});
-
-afterAll(async () => {
-  await t.close();
 });
 
 const lookup = (attribution: unknown, shop = acme.shop) =>

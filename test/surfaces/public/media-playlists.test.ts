@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { fixedClock } from "../../../src/platform/clock.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
+import type { CompanyFixture } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
 import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 const NOW = new Date("2026-03-01T12:00:00.000Z");
 const clock = fixedClock(NOW);
@@ -13,16 +14,7 @@ let call: Call;
 let acme: CompanyFixture;
 let globex: CompanyFixture;
 
-beforeAll(async () => {
-  t = await startTestApp({ clock });
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
-});
-
-afterAll(async () => {
-  await t.close();
-});
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), { clock });
 
 beforeEach(async () => {
   clock.set(NOW);
