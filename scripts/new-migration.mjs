@@ -9,7 +9,7 @@
 //
 // Usage: npm run db:new-migration -- <name> [--from <git-rev>]
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
@@ -43,7 +43,7 @@ function asPrisma6Schema(text) {
 const emptySchema = 'datasource db {\n  provider = "postgresql"\n}\n';
 const show = spawnSync("git", ["show", `${values.from}:prisma/schema.prisma`], { cwd: root, encoding: "utf8" });
 const fromSchema = show.status === 0 ? show.stdout : emptySchema;
-const toSchema = execFileSync("cat", [join(root, "prisma/schema.prisma")], { encoding: "utf8" });
+const toSchema = readFileSync(join(root, "prisma/schema.prisma"), "utf8");
 // A folder of this run's own inside the tool's: module resolution finds the tool's packages,
 // and checkouts sharing node_modules (git worktrees) do not read each other's schemas.
 mkdirSync(join(toolDir, "runs"), { recursive: true });
