@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import autocannon from "autocannon";
 
 export interface RequestSpec {
@@ -36,6 +38,8 @@ export interface MeasureOptions {
   /** Limits the rate (requests per second over all connections); unset: as fast as possible. */
   overallRate?: number;
   peakRssMb(): number;
+  /** When set, a CPU profile of the server during the measured round is written here. */
+  profileDir?: string;
 }
 
 interface Elu {
@@ -73,11 +77,19 @@ function run(scenario: Scenario, options: MeasureOptions, seconds: number): Prom
   });
 }
 
+async function saveProfile(url: string, dir: string, scenarioName: string): Promise<void> {
+  const profile = await (await fetch(`${url}/__bench/profile/stop`, { method: "POST" })).text();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${scenarioName.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`), profile);
+}
+
 /** A warm-up round (JIT, pools, caches), then the measured round. */
 export async function measure(scenario: Scenario, options: MeasureOptions): Promise<Measurement> {
   await run(scenario, options, options.warmupSeconds);
   const before = await elu(options.url);
+  if (options.profileDir) await fetch(`${options.url}/__bench/profile/start`, { method: "POST" });
   const result = await run(scenario, options, options.seconds);
+  if (options.profileDir) await saveProfile(options.url, options.profileDir, scenario.name);
   const after = await elu(options.url);
   const active = after.active - before.active;
   const idle = after.idle - before.idle;

@@ -18,6 +18,12 @@ const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_UR
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** While iterating: only the scenarios whose names match (the references always run). */
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+/** Node arguments for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+/** A CPU profile of the server per scenario's measured round goes to this folder. */
+const profileDir = process.env.BENCH_PROFILE_DIR;
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
@@ -38,7 +44,7 @@ async function main(): Promise<void> {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   const databaseUrl = url.toString();
-  const server = await startBenchServer(databaseUrl);
+  const server = await startBenchServer(databaseUrl, {}, nodeArgs);
   try {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
@@ -47,9 +53,9 @@ async function main(): Promise<void> {
     console.error("seeding the data set through the services...");
     const data = await seedBenchData(databaseUrl, BENCH_JWT_SECRET);
 
-    const scenarios: Scenario[] = [...referenceScenarios(data), ...surfaceScenarios(data)];
+    const scenarios: Scenario[] = [...referenceScenarios(data), ...surfaceScenarios(data).filter((s) => !only || only.test(s.name))];
     const measurements: Measurement[] = [];
-    const options = { url: server.url, warmupSeconds, seconds, connections, peakRssMb: server.peakRssMb };
+    const options = { url: server.url, warmupSeconds, seconds, connections, peakRssMb: server.peakRssMb, ...(profileDir ? { profileDir } : {}) };
     for (const scenario of scenarios) {
       console.error(`measuring ${scenario.name}...`);
       measurements.push(await measure(scenario, options));

@@ -1,3 +1,4 @@
+import { Session } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
 import type { FastifyInstance } from "fastify";
 
@@ -25,4 +26,19 @@ export async function benchRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get("/__bench/stats", hide, async () => ({ elu: performance.eventLoopUtilization(), memory: process.memoryUsage() }));
+
+  // A CPU profile of one scenario's measured round (BENCH_PROFILE_DIR), not of the whole run.
+  const inspector = new Session();
+  inspector.connect();
+  app.addHook("onClose", async () => inspector.disconnect());
+  app.post("/__bench/profile/start", hide, async () => {
+    await inspector.post("Profiler.enable");
+    await inspector.post("Profiler.start");
+    return { profiling: true };
+  });
+  app.post("/__bench/profile/stop", hide, async () => {
+    const { profile } = await inspector.post("Profiler.stop");
+    await inspector.post("Profiler.disable");
+    return profile;
+  });
 }
