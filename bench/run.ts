@@ -24,6 +24,8 @@ const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 /** A CPU profile of the server per scenario's measured round goes to this folder. */
 const profileDir = process.env.BENCH_PROFILE_DIR;
+/** Keeps the seeded database after the run, for EXPLAIN and friends. */
+const keepDatabase = process.env.BENCH_KEEP_DATABASE === "true";
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
@@ -83,7 +85,8 @@ async function main(): Promise<void> {
     console.error(`results written to ${file}`);
   } finally {
     await server.stop();
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+    if (keepDatabase) console.error(`kept the database ${databaseUrl}`);
+    else await admin((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
   }
 }
 

@@ -49,7 +49,7 @@ export function readSchemaModels(path = join(projectRoot, "prisma", "schema.pris
 
 /** The PostgreSQL `udt_name` a Prisma scalar maps to (arrays are `_` + the element's). */
 export function expectedUdt(column: SchemaColumn): string {
-  const native: Record<string, string> = { Date: "date", Uuid: "uuid", Char: "bpchar", VarChar: "varchar", Timestamptz: "timestamptz", Decimal: "numeric", Text: "text" };
+  const native: Record<string, string> = { Date: "date", Uuid: "uuid", Char: "bpchar", VarChar: "varchar", Timestamptz: "timestamptz", Decimal: "numeric", Text: "text", Json: "json", JsonB: "jsonb" };
   const base: Record<string, string> = {
     Int: "int4",
     BigInt: "int8",

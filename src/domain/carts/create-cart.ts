@@ -8,7 +8,7 @@ import { storeCart } from "./cart-repository.js";
 import type { CartContext } from "./context.js";
 import { addPackLines, applyItemEntries } from "./items.js";
 import { findVariants } from "./purchasable.js";
-import type { CartOutcome } from "./mutate.js";
+import { type CartOutcome, outcomeOf } from "./mutate.js";
 import type { CreateCartInput } from "./schemas.js";
 
 /**
@@ -62,8 +62,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
     const skipped = entries.length === 0 ? [] : await applyItemEntries(sql, ref, entries, { variants: await variants, lines: [] }, now);
     if (pack !== null) skipped.push(...(await addPackLines(sql, ref, pack.variants, now)));
     if (input.attribution !== undefined) await recordAttribution(sql, ref, input.attribution);
-    const stored = await storeCart(sql, ref.id, now);
-    return { ...stored, skipped, operationErrors: [] };
+    return outcomeOf(await storeCart(sql, ref.id, now), { skipped });
   });
 }
 

@@ -1,14 +1,15 @@
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { ConflictError } from "../../platform/errors.js";
-import { type CartRecord, type LockedCart, lockCart, storeCart } from "./cart-repository.js";
+import { type CartRecord, type LockedCart, lockCart, type StoredCart, storeCart, writeStoredView } from "./cart-repository.js";
 import { type CartContext, type CartTx, prismaSql } from "./context.js";
 import type { SkippedItem } from "./schemas.js";
 
-/** A mutation's result: the stored cart plus what this request alone reports. */
+/**
+ * A mutation's result: the stored cart plus what this request alone reports (its `viewJson`
+ * carries this request's errors in messages.errors).
+ */
 export interface CartOutcome extends CartRecord {
   skipped: SkippedItem[];
-  /** Errors of this request that did not stop it (bundled items with unknown variants). */
-  operationErrors: string[];
 }
 
 export interface ChangeResult {
@@ -19,8 +20,13 @@ export interface ChangeResult {
 // Many storefront calls on one cart queue behind its row lock; they need room to wait.
 const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 };
 
-function outcomeOf(stored: CartRecord, result: ChangeResult | void): CartOutcome {
-  return { ...stored, skipped: result?.skipped ?? [], operationErrors: result?.operationErrors ?? [] };
+/** Errors of this request that did not stop it are shown with the stored ones, not stored. */
+export function outcomeOf({ view, ...stored }: StoredCart, result: ChangeResult | void): CartOutcome {
+  const skipped = result?.skipped ?? [];
+  const operationErrors = result?.operationErrors ?? [];
+  if (operationErrors.length === 0) return { ...stored, skipped };
+  const messages = { ...view.messages, errors: [...view.messages.errors, ...operationErrors] };
+  return { ...stored, viewJson: writeStoredView({ ...view, messages }), skipped };
 }
 
 /**

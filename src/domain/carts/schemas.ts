@@ -418,7 +418,9 @@ export const cartView = z
   .meta({ id: "Cart" });
 
 export type CartView = z.infer<typeof cartView>;
-export type StoredCartView = Omit<CartView, "skipped_items">;
+/** The cart as stored by every mutation: all of it but what one request reports. */
+export const storedCartView = cartView.omit({ skipped_items: true });
+export type StoredCartView = z.infer<typeof storedCartView>;
 export type SkippedItem = z.infer<typeof skippedItemView>;
 export type AddressView = z.infer<typeof addressView>;
 

@@ -1,4 +1,4 @@
-import { readCart, type CartRecord } from "./cart-repository.js";
+import { readCart, type CartRecord, writeStoredView } from "./cart-repository.js";
 import type { CartContext } from "./context.js";
 import type { StoredCartView } from "./schemas.js";
 
@@ -13,10 +13,11 @@ export async function showCart(ctx: CartContext, cartToken: string, includes: re
   const record = await readCart(ctx.sql, cartToken);
   if (!includes.includes(SAVED_PAYMENT_METHODS) || record.customerId === null) return record;
   const saved = await ctx.db.paymentMethod.findMany({ where: { user_id: record.customerId, company_id: record.companyId }, orderBy: { id: "asc" } });
+  const stored = JSON.parse(record.viewJson) as StoredCartView;
   const view: StoredCartView = {
-    ...record.view,
+    ...stored,
     available_payment_methods: [
-      ...record.view.available_payment_methods,
+      ...stored.available_payment_methods,
       ...saved.map((method) => ({
         id: method.id,
         type: "saved_payment_method" as const,
@@ -29,5 +30,5 @@ export async function showCart(ctx: CartContext, cartToken: string, includes: re
       })),
     ],
   };
-  return { ...record, view };
+  return { ...record, viewJson: writeStoredView(view) };
 }

@@ -1,5 +1,6 @@
 import { Session } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
+import { getHeapSpaceStatistics } from "node:v8";
 import type { FastifyInstance } from "fastify";
 
 /**
@@ -25,7 +26,7 @@ export async function benchRoutes(app: FastifyInstance): Promise<void> {
     return { id: Number(rows[0]?.id) };
   });
 
-  app.get("/__bench/stats", hide, async () => ({ elu: performance.eventLoopUtilization(), memory: process.memoryUsage() }));
+  app.get("/__bench/stats", hide, async () => ({ elu: performance.eventLoopUtilization(), memory: process.memoryUsage(), heapSpaces: getHeapSpaceStatistics() }));
 
   // A CPU profile of one scenario's measured round (BENCH_PROFILE_DIR), not of the whole run.
   const inspector = new Session();

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { logout, setAttribution, setSavedPaymentMethod } from "../../domain/carts/cart-buyer.js";
 import { attributionBody, cartResponse, cartTokenParams, savedPaymentMethodBody } from "../../domain/carts/schemas.js";
 import { paymentMethodCredential } from "./cart-credentials.js";
-import { cartContext, cartReply } from "./cart-reply.js";
+import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart buyer"];
 const response = { 200: cartResponse };
@@ -14,13 +14,13 @@ export async function cartBuyerRoutes(fastify: FastifyInstance): Promise<void> {
   app.delete(
     "/:cart_token/logout",
     { schema: { tags, summary: "Remove the buyer rep and the customer (retail pricing again)", params: cartTokenParams, response } },
-    async (request) => cartReply(request, await logout(cartContext(request), request.params.cart_token)),
+    async (request, reply) => sendCart(request, reply, await logout(cartContext(request), request.params.cart_token)),
   );
 
   app.patch(
     "/:cart_token/attribution",
     { schema: { tags, summary: "Attribute the cart to a referring rep", params: cartTokenParams, body: attributionBody, response } },
-    async (request) => cartReply(request, await setAttribution(cartContext(request), request.params.cart_token, request.body.attribution)),
+    async (request, reply) => sendCart(request, reply, await setAttribution(cartContext(request), request.params.cart_token, request.body.attribution)),
   );
 
   app.post(
@@ -36,9 +36,9 @@ export async function cartBuyerRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const credential = await paymentMethodCredential(request);
-      return cartReply(request, await setSavedPaymentMethod(cartContext(request), request.params.cart_token, credential, request.body.payment_method_id));
+      return sendCart(request, reply, await setSavedPaymentMethod(cartContext(request), request.params.cart_token, credential, request.body.payment_method_id));
     },
   );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { applyDiscountCodes, removeDiscountCodes } from "../../domain/carts/discounts.js";
 import { cartResponse, cartTokenParams, discountBody, removeDiscountBody } from "../../domain/carts/schemas.js";
-import { cartContext, cartReply } from "./cart-reply.js";
+import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart discounts"];
 const response = { 200: cartResponse };
@@ -22,15 +22,15 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
         response,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const codes = [...(request.body.discount_codes ?? []), ...(request.body.discount_code === undefined ? [] : [request.body.discount_code])];
-      return cartReply(request, await applyDiscountCodes(cartContext(request), request.params.cart_token, codes));
+      return sendCart(request, reply, await applyDiscountCodes(cartContext(request), request.params.cart_token, codes));
     },
   );
 
   app.delete(
     "/:cart_token/discount",
     { schema: { tags, summary: "Remove discount codes", params: cartTokenParams, body: removeDiscountBody, response } },
-    async (request) => cartReply(request, await removeDiscountCodes(cartContext(request), request.params.cart_token, request.body.discount_codes)),
+    async (request, reply) => sendCart(request, reply, await removeDiscountCodes(cartContext(request), request.params.cart_token, request.body.discount_codes)),
   );
 }

@@ -22,7 +22,7 @@ import {
   updateVolumesBody,
 } from "../../domain/carts/schemas.js";
 import { requiredCompanyToken } from "./cart-credentials.js";
-import { cartContext, cartReply } from "./cart-reply.js";
+import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart items"];
 const response = { 200: cartResponse };
@@ -43,20 +43,20 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) => cartReply(request, await addItems(cartContext(request), request.params.cart_token, request.body.items)),
+    async (request, reply) => sendCart(request, reply, await addItems(cartContext(request), request.params.cart_token, request.body.items)),
   );
 
   app.delete(
     "/:cart_token/items",
     { schema: { tags, summary: "Remove the lines of the given variants", params: cartTokenParams, body: removeItemsBody, response } },
-    async (request) =>
-      cartReply(request, await removeItemsByVariant(cartContext(request), request.params.cart_token, request.body.items.map((item) => item.variant_id))),
+    async (request, reply) =>
+      sendCart(request, reply, await removeItemsByVariant(cartContext(request), request.params.cart_token, request.body.items.map((item) => item.variant_id))),
   );
 
   app.delete(
     "/:cart_token/items/:item_id",
     { schema: { tags, summary: "Remove a line (and its bundled items)", params: cartItemParams, response } },
-    async (request) => cartReply(request, await removeItem(cartContext(request), request.params.cart_token, request.params.item_id)),
+    async (request, reply) => sendCart(request, reply, await removeItem(cartContext(request), request.params.cart_token, request.params.item_id)),
   );
 
   app.post(
@@ -71,14 +71,14 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) =>
-      cartReply(request, await subscribeItem(cartContext(request), request.params.cart_token, request.params.item_id, request.query.subscription_plan_id)),
+    async (request, reply) =>
+      sendCart(request, reply, await subscribeItem(cartContext(request), request.params.cart_token, request.params.item_id, request.query.subscription_plan_id)),
   );
 
   app.delete(
     "/:cart_token/items/:item_id/subscribe",
     { schema: { tags, summary: "Unsubscribe a line", params: cartItemParams, response } },
-    async (request) => cartReply(request, await unsubscribeItem(cartContext(request), request.params.cart_token, request.params.item_id)),
+    async (request, reply) => sendCart(request, reply, await unsubscribeItem(cartContext(request), request.params.cart_token, request.params.item_id)),
   );
 
   app.patch(
@@ -93,8 +93,8 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) =>
-      cartReply(request, await setBundledItems(cartContext(request), request.params.cart_token, request.params.item_id, request.body.bundled_items)),
+    async (request, reply) =>
+      sendCart(request, reply, await setBundledItems(cartContext(request), request.params.cart_token, request.params.item_id, request.body.bundled_items)),
   );
 
   app.patch(
@@ -110,9 +110,9 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const companyId = await requiredCompanyToken(request);
-      return cartReply(request, await updateVolumes(cartContext(request), request.params.cart_token, companyId, request.params.item_id, request.body));
+      return sendCart(request, reply, await updateVolumes(cartContext(request), request.params.cart_token, companyId, request.params.item_id, request.body));
     },
   );
 
@@ -128,6 +128,6 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) => cartReply(request, await changeVariant(cartContext(request), request.params.cart_token, request.params.item_id, request.body)),
+    async (request, reply) => sendCart(request, reply, await changeVariant(cartContext(request), request.params.cart_token, request.params.item_id, request.body)),
   );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { mergeMetadata, removeMetadata, replaceMetadata } from "../../domain/carts/cart-metadata.js";
 import { appendMetadataBody, cartResponse, cartTokenParams, jsonDataBody, removeMetadataBody, replaceMetadataBody } from "../../domain/carts/schemas.js";
-import { cartContext, cartReply } from "./cart-reply.js";
+import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart metadata"];
 const response = { 200: cartResponse };
@@ -13,13 +13,13 @@ export async function cartMetadataRoutes(fastify: FastifyInstance): Promise<void
   app.patch(
     "/:cart_token/append_metadata",
     { schema: { tags, summary: "Merge into the cart's metadata (deeply)", params: cartTokenParams, body: appendMetadataBody, response } },
-    async (request) => cartReply(request, await mergeMetadata(cartContext(request), request.params.cart_token, request.body.metadata)),
+    async (request, reply) => sendCart(request, reply, await mergeMetadata(cartContext(request), request.params.cart_token, request.body.metadata)),
   );
 
   app.patch(
     "/:cart_token/remove_metadata",
     { schema: { tags, summary: "Remove metadata keys (dot notation for nested keys)", params: cartTokenParams, body: removeMetadataBody, response } },
-    async (request) => cartReply(request, await removeMetadata(cartContext(request), request.params.cart_token, request.body.cart.metadata)),
+    async (request, reply) => sendCart(request, reply, await removeMetadata(cartContext(request), request.params.cart_token, request.body.cart.metadata)),
   );
 
   app.patch(
@@ -34,12 +34,12 @@ export async function cartMetadataRoutes(fastify: FastifyInstance): Promise<void
         response,
       },
     },
-    async (request) => cartReply(request, await mergeMetadata(cartContext(request), request.params.cart_token, request.body.json_data, "json_data")),
+    async (request, reply) => sendCart(request, reply, await mergeMetadata(cartContext(request), request.params.cart_token, request.body.json_data, "json_data")),
   );
 
   app.patch(
     "/:cart_token/metadata",
     { schema: { tags, summary: "Replace the cart's metadata", params: cartTokenParams, body: replaceMetadataBody, response } },
-    async (request) => cartReply(request, await replaceMetadata(cartContext(request), request.params.cart_token, request.body.metadata)),
+    async (request, reply) => sendCart(request, reply, await replaceMetadata(cartContext(request), request.params.cart_token, request.body.metadata)),
   );
 }

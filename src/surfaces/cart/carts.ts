@@ -15,7 +15,7 @@ import {
   updateCountryBody,
 } from "../../domain/carts/schemas.js";
 import { showCart } from "../../domain/carts/show-cart.js";
-import { cartContext, cartReply } from "./cart-reply.js";
+import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Carts"];
 const response = { 200: cartResponse };
@@ -37,25 +37,25 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const userToken = request.query.jwt || request.cookies[SESSION_COOKIE] || null;
-      return cartReply(request, await createCart(cartContext(request), request.body, userToken));
+      return sendCart(request, reply, await createCart(cartContext(request), request.body, userToken));
     },
   );
 
   app.get(
     "/:cart_token",
     { schema: { tags, summary: "Show a cart with its computed totals", params: cartTokenParams, querystring: showCartQuery, response } },
-    async (request) => {
+    async (request, reply) => {
       const includes = (request.query.payment_methods_includes ?? "").split(",").map((name) => name.trim());
-      return cartReply(request, await showCart(cartContext(request), request.params.cart_token, includes));
+      return sendCart(request, reply, await showCart(cartContext(request), request.params.cart_token, includes));
     },
   );
 
   app.patch(
     "/:cart_token",
     { schema: { tags, summary: "Change the cart's email, phone, marketing consent or shipping method", params: cartTokenParams, body: updateCartBody, response } },
-    async (request) => cartReply(request, await updateCart(cartContext(request), request.params.cart_token, request.body)),
+    async (request, reply) => sendCart(request, reply, await updateCart(cartContext(request), request.params.cart_token, request.body)),
   );
 
   app.post(
@@ -69,19 +69,19 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) => cartReply(request, await updateCart(cartContext(request), request.params.cart_token, request.body)),
+    async (request, reply) => sendCart(request, reply, await updateCart(cartContext(request), request.params.cart_token, request.body)),
   );
 
   app.post(
     "/:cart_token/address",
     { schema: { tags, summary: "Set the shipping (ship_to) or billing (bill_to) address", params: cartTokenParams, body: addressBody, response } },
-    async (request) => cartReply(request, await setAddress(cartContext(request), request.params.cart_token, request.body)),
+    async (request, reply) => sendCart(request, reply, await setAddress(cartContext(request), request.params.cart_token, request.body)),
   );
 
   app.patch(
     "/:cart_token/change_language",
     { schema: { tags, summary: "Change the cart's language", params: cartTokenParams, body: changeLanguageBody, response } },
-    async (request) => cartReply(request, await changeLanguage(cartContext(request), request.params.cart_token, request.body.language_iso)),
+    async (request, reply) => sendCart(request, reply, await changeLanguage(cartContext(request), request.params.cart_token, request.body.language_iso)),
   );
 
   app.patch(
@@ -96,6 +96,6 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         response,
       },
     },
-    async (request) => cartReply(request, await updateCountry(cartContext(request), request.params.cart_token, request.body.country_code)),
+    async (request, reply) => sendCart(request, reply, await updateCountry(cartContext(request), request.params.cart_token, request.body.country_code)),
   );
 }

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "carts" ALTER COLUMN "view" SET DATA TYPE JSON;
