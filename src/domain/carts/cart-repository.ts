@@ -2,7 +2,7 @@ import type { SqlPool, SqlTransaction } from "../../platform/db/sql.js";
 import { GoneError, NotFoundError } from "../../platform/errors.js";
 import { jsonWriterFor } from "../../platform/json-writer.js";
 import { priceCart } from "./cart-pricing.js";
-import { loadCartState } from "./cart-state.js";
+import { type CartState, loadCartState } from "./cart-state.js";
 import { renderCart } from "./cart-view.js";
 import { shopUrlOf } from "./links.js";
 import { type StoredCartView, storedCartView } from "./schemas.js";
@@ -110,12 +110,17 @@ export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlSc
  * corrections that recomputation found, and stores the rendered view. Runs last in every
  * mutation's transaction.
  */
-export async function storeCart(sql: SqlTransaction, cartId: number, now: Date): Promise<StoredCart> {
-  const state = await loadCartState(sql, cartId);
+export async function storeCart(sql: SqlTransaction, cartToken: string, now: Date): Promise<StoredCart> {
+  return storeCartState(sql, await loadCartState(sql, cartToken), now);
+}
+
+/** storeCart for a mutation that loaded the state first and changed it in memory. */
+export function storeCartState(sql: SqlTransaction, state: CartState, now: Date): StoredCart {
   const priced = priceCart(state, now);
   const view = renderCart(state, priced, now);
   const viewJson = writeStoredView(view);
   const { corrections } = priced;
+  const { cart } = state;
   // Not awaited: the transaction waits for it, and sends COMMIT in the same write.
   void sql.query(
     `UPDATE carts SET view = $2::json, version = version + 1, updated_at = $3,
@@ -124,8 +129,8 @@ export async function storeCart(sql: SqlTransaction, cartId: number, now: Date):
        payment_method_id = CASE WHEN $6::boolean THEN NULL ELSE payment_method_id END,
        state = CASE WHEN $6::boolean THEN $7 ELSE state END
      WHERE id = $1`,
-    [cartId, viewJson, now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state],
+    [cart.id, viewJson, now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state],
     "carts.store",
   );
-  return { id: cartId, cartToken: state.cart.cart_token, companyId: state.cart.company_id, customerId: state.cart.customer_id, shopDomain: state.cart.company.shop_domain, viewJson, view };
+  return { id: cart.id, cartToken: cart.cart_token, companyId: cart.company_id, customerId: cart.customer_id, shopDomain: cart.company.shop_domain, viewJson, view };
 }

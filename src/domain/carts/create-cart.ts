@@ -29,6 +29,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
   if (input.enrollment_pack_id !== undefined && pack === null) throw ValidationError.field("enrollment_pack_id", "is not an active enrollment pack of this shop");
 
   const now = ctx.clock.now();
+  const cartToken = newCartToken();
   return ctx.sql.transaction(async (sql) => {
     const inserting = sql.query<{ id: number }>(
       `INSERT INTO carts (company_id, cart_token, country_id, type, buyer_rep_id, customer_id, email, immutable_items, source,
@@ -37,7 +38,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
        RETURNING id`,
       [
         company.id,
-        newCartToken(),
+        cartToken,
         country.id,
         pack === null ? "regular" : "enrollment",
         buyer?.role === "rep" ? buyer.userId : null,
@@ -59,10 +60,10 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
     const variants = findVariants(sql, company.id, entries.map((entry) => entry.variant_id));
     const [cart] = await inserting;
     const ref = { id: (cart as { id: number }).id, companyId: company.id, countryId: country.id };
-    const skipped = entries.length === 0 ? [] : await applyItemEntries(sql, ref, entries, { variants: await variants, lines: [] }, now);
+    const skipped = entries.length === 0 ? [] : (await applyItemEntries(sql, ref, entries, { variants: await variants, lines: [] }, now)).skipped;
     if (pack !== null) skipped.push(...(await addPackLines(sql, ref, pack.variants, now)));
     if (input.attribution !== undefined) await recordAttribution(sql, ref, input.attribution);
-    return outcomeOf(await storeCart(sql, ref.id, now), { skipped });
+    return outcomeOf(await storeCart(sql, cartToken, now), { skipped });
   });
 }
 

@@ -1,9 +1,10 @@
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
-import type { LockedCart } from "./cart-repository.js";
+import { type LockedCart, lockCart, storeCartState } from "./cart-repository.js";
+import { type CartState, loadCartState, loadPlans } from "./cart-state.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import type { CartContext } from "./context.js";
-import { type CartOutcome, mutateCart, mutateCartWith, requireMutableItems } from "./mutate.js";
-import { type CatalogVariant, findVariants, unavailability } from "./purchasable.js";
+import { type CartOutcome, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
+import { findVariants, type PurchasableVariant, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
 // Cart lines: adding, setting, removing, changing a line's variant, bundled items, subscription
@@ -67,14 +68,18 @@ async function updateLines(sql: SqlTransaction, lines: Line[], now: Date): Promi
   );
 }
 
+/** A line about to be inserted: its id is reserved already (see loadCartState) or left to the sequence. */
+type NewLine = Omit<Line, "id"> & { id?: number };
+
 /** Inserts new lines of one cart: one statement for all of them. */
-async function insertLines(sql: SqlTransaction, cart: CartRef, lines: Omit<Line, "id">[], now: Date): Promise<void> {
+async function insertLines(sql: SqlTransaction, cart: CartRef, lines: NewLine[], now: Date): Promise<void> {
   if (lines.length === 0) return;
   await sql.query(
-    `INSERT INTO cart_items (company_id, cart_id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id, updated_at)
-     SELECT $1, $2, u.variant_id, u.quantity, u.parent_id, u.enrollment, u.display, u.subscription, u.plan_id, $10
-     FROM unnest($3::int[], $4::int[], $5::int[], $6::boolean[], $7::boolean[], $8::boolean[], $9::int[])
-       WITH ORDINALITY AS u(variant_id, quantity, parent_id, enrollment, display, subscription, plan_id, n)
+    `INSERT INTO cart_items (id, company_id, cart_id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id, created_at, updated_at)
+     SELECT COALESCE(u.id, nextval(pg_get_serial_sequence('cart_items', 'id'))), $1, $2, u.variant_id, u.quantity, u.parent_id, u.enrollment, u.display,
+            u.subscription, u.plan_id, $10, $10
+     FROM unnest($11::int[], $3::int[], $4::int[], $5::int[], $6::boolean[], $7::boolean[], $8::boolean[], $9::int[])
+       WITH ORDINALITY AS u(id, variant_id, quantity, parent_id, enrollment, display, subscription, plan_id, n)
      ORDER BY u.n`,
     [
       cart.companyId,
@@ -87,16 +92,17 @@ async function insertLines(sql: SqlTransaction, cart: CartRef, lines: Omit<Line,
       lines.map((l) => l.subscription),
       lines.map((l) => l.subscription_plan_id),
       now,
+      lines.map((l) => l.id ?? null),
     ],
     "carts.insert-lines",
   );
 }
 
-function isStored(line: Line | Omit<Line, "id">): line is Line {
-  return "id" in line;
+function isStored(line: Line | NewLine): line is Line {
+  return line.id !== undefined;
 }
 
-function newLine(variantId: number, quantity: number, fields: Partial<Omit<Line, "id" | "variant_id" | "quantity">> = {}): Omit<Line, "id"> {
+function newLine(variantId: number, quantity: number, fields: Partial<Omit<Line, "id" | "variant_id" | "quantity">> = {}): NewLine {
   return { variant_id: variantId, quantity, parent_id: null, enrollment: false, display_to_customer: true, subscription: false, subscription_plan_id: null, ...fields };
 }
 
@@ -122,7 +128,7 @@ export async function subscriptionPlanFor(sql: SqlTransaction, companyId: number
   return defaultLink.subscription_plan_id;
 }
 
-async function subscriptionOf(sql: SqlTransaction, cart: CartRef, variant: CatalogVariant, entry: ItemEntry, path: string): Promise<Subscription | null> {
+async function subscriptionOf(sql: SqlTransaction, cart: CartRef, variant: PurchasableVariant, entry: ItemEntry, path: string): Promise<Subscription | null> {
   if (entry.subscription === false) return { subscription: false, subscription_plan_id: null };
   if (entry.subscription !== true && entry.subscription_plan_id === undefined) return null;
   const planId = await subscriptionPlanFor(sql, cart.companyId, variant.product_id, entry.subscription_plan_id, path);
@@ -137,17 +143,18 @@ function grownQuantity(current: number, added: number, path: string): number {
 
 /** What applying item entries reads: the entries' variants and the cart's lines. */
 export interface EntriesInput {
-  variants: Map<number, CatalogVariant>;
+  variants: ReadonlyMap<number, PurchasableVariant>;
   lines: Line[];
+  /** Ids reserved for new lines, used in order (see loadCartState); the sequence gives the rest. */
+  reservedLineIds?: readonly number[];
 }
 
-/** Reads what applyItemEntries needs, addressing the cart by its token (see mutateCartWith). */
-export async function readEntriesInput(sql: SqlTransaction, cartToken: string, entries: readonly ItemEntry[]): Promise<EntriesInput> {
-  const [variants, lines] = await Promise.all([
-    findVariants(sql, { cartToken }, entries.map((entry) => entry.variant_id)),
-    sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = (SELECT id FROM carts WHERE cart_token = $1) ORDER BY id`, [cartToken], "carts.lines-of-cart"),
-  ]);
-  return { variants, lines };
+/** What applying item entries did, besides writing it: for a mutation that keeps its state in memory. */
+export interface LineChanges {
+  skipped: SkippedItem[];
+  deleted: number[];
+  changed: Line[];
+  created: NewLine[];
 }
 
 /**
@@ -162,15 +169,15 @@ export async function applyItemEntries(
   sql: SqlTransaction,
   cart: CartRef,
   entries: readonly ItemEntry[],
-  { variants, lines }: EntriesInput,
+  { variants, lines, reservedLineIds = [] }: EntriesInput,
   now: Date,
   pathPrefix = "items",
-): Promise<SkippedItem[]> {
+): Promise<LineChanges> {
   const lineById = new Map(lines.map((line) => [line.id, line]));
   const topLevel = lines.filter((line) => line.parent_id === null && !line.enrollment);
   const changed = new Set<Line>();
   const deleted = new Set<number>();
-  const created: Omit<Line, "id">[] = [];
+  const created: NewLine[] = [];
   const skipped: SkippedItem[] = [];
   const skippedPaths: Record<string, string[]> = {};
   const remove = (line: Line) => {
@@ -196,7 +203,7 @@ export async function applyItemEntries(
       changed.add(line);
       continue;
     }
-    const existing: Line | Omit<Line, "id"> | undefined =
+    const existing: Line | NewLine | undefined =
       topLevel.find((line) => line.variant_id === entry.variant_id) ?? created.find((line) => line.variant_id === entry.variant_id);
     if (entry.quantity === 0) {
       if (existing !== undefined && isStored(existing)) remove(existing);
@@ -220,17 +227,22 @@ export async function applyItemEntries(
     }
   }
   if (skipped.length > 0 && skipped.length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
-  void deleteLines(sql, [...deleted]);
-  void updateLines(sql, [...changed], now);
+  created.forEach((line, index) => {
+    const id = reservedLineIds[index];
+    if (id !== undefined) line.id = id;
+  });
+  const changes = { skipped, deleted: [...deleted], changed: [...changed], created };
+  void deleteLines(sql, changes.deleted);
+  void updateLines(sql, changes.changed, now);
   void insertLines(sql, cart, created, now);
-  return skipped;
+  return changes;
 }
 
 /** An enrollment pack's variants join the cart as enrollment lines; the pack's price is the fee. */
 export async function addPackLines(sql: SqlTransaction, cart: CartRef, packVariants: Array<{ variant_id: number; quantity: number }>, now: Date): Promise<SkippedItem[]> {
   const variants = await findVariants(sql, cart.companyId, packVariants.map((entry) => entry.variant_id));
   const skipped: SkippedItem[] = [];
-  const created: Omit<Line, "id">[] = [];
+  const created: NewLine[] = [];
   for (const entry of packVariants) {
     const problem = unavailability(variants.get(entry.variant_id), entry.variant_id, cart.countryId, false);
     if (problem !== null) skipped.push(problem);
@@ -244,16 +256,71 @@ function cartRef(cart: LockedCart): CartRef {
   return { id: cart.id, companyId: cart.companyId, countryId: cart.countryId };
 }
 
+/**
+ * Adding items is the storefront's most frequent write, so it keeps the cart's state in memory
+ * instead of writing the lines and reading the state back (as mutateCart does): the state, with
+ * the entries' variants and reserved line ids, is read behind the lock in the lock's round trip;
+ * the entries are applied to it; the line writes, the view and COMMIT leave together. Two round
+ * trips instead of three, and no second read of the lines (docs/performance.md).
+ */
 export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry[]): Promise<CartOutcome> {
-  return mutateCartWith(
-    ctx,
-    cartToken,
-    (sql) => readEntriesInput(sql, cartToken, entries),
-    async (sql, cart, input) => {
-      requireMutableItems(cart);
-      return { skipped: await applyItemEntries(sql, cartRef(cart), entries, input, ctx.clock.now()) };
-    },
-  );
+  return ctx.sql.transaction(async (sql) => {
+    const now = ctx.clock.now();
+    const locking = lockCart(sql, cartToken, ctx.shopUrlScheme);
+    const extras = { variantIds: entries.map((entry) => entry.variant_id), newLineIds: entries.filter((entry) => entry.item_id === undefined).length };
+    const loading = loadCartState(sql, cartToken, extras);
+    loading.catch(() => {});
+    const cart = await locking;
+    requireMutableItems(cart);
+    const state = await loading;
+    const lines = state.cart.items.map(({ id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id }) => ({
+      id,
+      variant_id,
+      quantity,
+      parent_id,
+      enrollment,
+      display_to_customer,
+      subscription,
+      subscription_plan_id,
+    }));
+    const changes = await applyItemEntries(sql, cartRef(cart), entries, { variants: state.variants, lines, reservedLineIds: state.newLineIds }, now);
+    await applyLineChanges(sql, state, changes, now);
+    return outcomeOf(storeCartState(sql, state, now), { skipped: changes.skipped });
+  });
+}
+
+/** The cart state as the line writes of `changes` leave it (bundled items go with their line). */
+async function applyLineChanges(sql: SqlTransaction, state: CartState, changes: LineChanges, now: Date): Promise<void> {
+  const { cart } = state;
+  const planIds = [...changes.changed, ...changes.created].flatMap((line) => (line.subscription_plan_id === null ? [] : [line.subscription_plan_id]));
+  const missingPlans = planIds.filter((id) => !state.plans.has(id));
+  if (missingPlans.length > 0) for (const plan of await loadPlans(sql, missingPlans)) state.plans.set(plan.id, plan);
+  const planOf = (line: Subscription) => (line.subscription_plan_id === null ? null : (state.plans.get(line.subscription_plan_id) ?? null));
+
+  const gone = new Set(changes.deleted);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const item of cart.items) {
+      if (item.parent_id !== null && gone.has(item.parent_id) && !gone.has(item.id)) {
+        gone.add(item.id);
+        grew = true;
+      }
+    }
+  }
+  const changed = new Map(changes.changed.map((line) => [line.id, line]));
+  const kept = cart.items.filter((item) => !gone.has(item.id));
+  cart.items = [
+    ...kept.map((item) => {
+      const line = changed.get(item.id);
+      return line === undefined ? item : { ...item, ...line, subscription_plan: planOf(line), updated_at: now };
+    }),
+    ...changes.created.map(({ id, ...line }) => {
+      if (id === undefined) throw new Error("a line added in memory needs a reserved id");
+      const variant = state.variants.get(line.variant_id);
+      if (variant === undefined) throw new Error(`variant ${line.variant_id} of a new line was not loaded`);
+      return { ...line, id, company_id: cart.company_id, cart_id: cart.id, cv: null, qv: null, created_at: now, updated_at: now, subscription_plan: planOf(line), variant };
+    }),
+  ];
 }
 
 export function removeItemsByVariant(ctx: CartContext, cartToken: string, variantIds: number[]): Promise<CartOutcome> {
@@ -334,11 +401,11 @@ export function setBundledItems(
     const children = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 AND parent_id = $2 ORDER BY id`, [cart.id, parent.id]);
     const changed = new Set<Line>();
     const deleted = new Set<Line>();
-    const created: Omit<Line, "id">[] = [];
+    const created: NewLine[] = [];
     const operationErrors: string[] = [];
     for (const entry of entries) {
       const variant = variants.get(entry.variant_id);
-      const existing: Line | Omit<Line, "id"> | undefined =
+      const existing: Line | NewLine | undefined =
         children.find((child) => child.variant_id === entry.variant_id && !deleted.has(child)) ?? created.find((child) => child.variant_id === entry.variant_id);
       if (variant === undefined) {
         operationErrors.push(`Variant ${entry.variant_id} is not available`);

@@ -30,9 +30,9 @@ export function outcomeOf({ view, ...stored }: StoredCart, result: ChangeResult 
 }
 
 /**
- * The one way a cart changes: in one transaction, lock the cart row, apply the change,
- * recompute and store the cart. Concurrent mutations of one cart serialize on the lock, so none
- * is lost; anything thrown rolls the whole change back.
+ * The one way a cart changes (adding items aside, see addItems): in one transaction, lock the
+ * cart row, apply the change, recompute and store the cart. Concurrent mutations of one cart
+ * serialize on the lock, so none is lost; anything thrown rolls the whole change back.
  *
  * Plain pg, not Prisma: a mutation is a handful of statements, and Prisma's per-statement CPU
  * made add-item 50 times slower than a single INSERT (docs/performance.md).
@@ -43,28 +43,10 @@ export async function mutateCart(
   change: (sql: SqlTransaction, cart: LockedCart) => Promise<ChangeResult | void>,
   options: { companyId?: number } = {},
 ): Promise<CartOutcome> {
-  return mutateCartWith(ctx, cartToken, async () => undefined, change, options);
-}
-
-/**
- * mutateCart whose change needs more rows than the locked cart: `prefetch` is issued right
- * behind the lock (pipelined: same write, run after the lock is granted, so it sees the work of
- * the mutations it waited for) and addresses the cart by its token.
- */
-export async function mutateCartWith<Prefetched>(
-  ctx: CartContext,
-  cartToken: string,
-  prefetch: (sql: SqlTransaction, cartToken: string) => Promise<Prefetched>,
-  change: (sql: SqlTransaction, cart: LockedCart, prefetched: Prefetched) => Promise<ChangeResult | void>,
-  options: { companyId?: number } = {},
-): Promise<CartOutcome> {
   return ctx.sql.transaction(async (sql) => {
-    const locking = lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
-    const prefetching = prefetch(sql, cartToken);
-    prefetching.catch(() => {});
-    const cart = await locking;
-    const result = await change(sql, cart, await prefetching);
-    return outcomeOf(await storeCart(sql, cart.id, ctx.clock.now()), result);
+    const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
+    const result = await change(sql, cart);
+    return outcomeOf(await storeCart(sql, cartToken, ctx.clock.now()), result);
   });
 }
 
@@ -82,7 +64,7 @@ export async function mutateCartWithPrisma(
     const { tx: sql, settled } = prismaSql(tx);
     const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
     const result = await change(tx, cart);
-    const outcome = outcomeOf(await storeCart(sql, cart.id, ctx.clock.now()), result);
+    const outcome = outcomeOf(await storeCart(sql, cartToken, ctx.clock.now()), result);
     await settled();
     return outcome;
   }, TRANSACTION_OPTIONS);

@@ -47,8 +47,14 @@ export async function findVariants(
   return new Map(variants.map((variant) => [variant.id, variant]));
 }
 
+/** What deciding whether a variant can be bought reads (a catalog variant, or a cart state's). */
+export type PurchasableVariant = Pick<CatalogVariant, "id" | "sku" | "product_id" | "active" | "deleted_at" | "inventory_quantity"> & {
+  product: Pick<CatalogVariant["product"], "active" | "deleted_at">;
+  prices: Pick<CatalogVariant["prices"][number], "country_id">[];
+};
+
 /** Why a variant cannot be added to a cart of the country, or null when it can. */
-export function unavailability(variant: CatalogVariant | undefined, variantId: number, countryId: number, priced = true): SkippedItem | null {
+export function unavailability(variant: PurchasableVariant | undefined, variantId: number, countryId: number, priced = true): SkippedItem | null {
   const purchasable =
     variant !== undefined &&
     variant.active &&

@@ -44,6 +44,45 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect(removed.cart).toMatchObject({ sub_total: "0.00", amount_total: "0.00", valid_for_checkout: false });
   });
 
+  it("answers, after applying entries in memory, the cart a recomputation from its stored rows gives", async () => {
+    const { variant: bundle } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 5000 } }] });
+    const { variant: child } = await createProduct(t.db.prisma, acme.id);
+    const { variant: plain } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1250 } }] });
+    const { product: subscribed, variant: subscribedVariant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 3000 } }] });
+    await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10", productIds: [subscribed.id], defaultFor: [subscribed.id] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: bundle.id, quantity: 1 }] });
+    const bundleLine = cart.items[0]?.id as number;
+    await call("PATCH", `/api/carts/${cart.cart_token}/items/${bundleLine}/bundled_items`, { body: { bundled_items: [{ variant_id: child.id, quantity: 2, display_to_customer: true }] } });
+    // What PATCH /api/carts/{token} renders after reading every row back.
+    const recomputed = async () => parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: null } })).cart;
+    const path = `/api/carts/${cart.cart_token}/items`;
+
+    // A new line, a subscribed new line (its plan is not in the cart yet), and a removed line with its bundled item.
+    const added = parseCart(
+      await call("POST", path, { body: { items: [{ variant_id: plain.id, quantity: 2 }, { variant_id: subscribedVariant.id, quantity: 1, subscription: true }, { variant_id: bundle.id, quantity: 0 }] } }),
+    ).cart;
+    expect(added.items.map((item) => [item.variant_id, item.quantity, item.subscription])).toEqual([
+      [plain.id, 2, false],
+      [subscribedVariant.id, 1, true],
+    ]);
+    expect(added.recurring).toHaveLength(1);
+    const { skipped_items: _skipped, ...addedCart } = added;
+    const { skipped_items: _none, ...again } = await recomputed();
+    expect(addedCart).toEqual(again);
+
+    // A line's quantity set by item_id, and an existing line grown.
+    const set = parseCart(
+      await call("POST", path, { body: { items: [{ variant_id: plain.id, quantity: 5, item_id: added.items[0]?.id }, { variant_id: subscribedVariant.id, quantity: 2 }] } }),
+    ).cart;
+    expect(set.items.map((item) => [item.variant_id, item.quantity])).toEqual([
+      [plain.id, 5],
+      [subscribedVariant.id, 3],
+    ]);
+    const { skipped_items: _setSkipped, ...setCart } = set;
+    const { skipped_items: _none2, ...setAgain } = await recomputed();
+    expect(setCart).toEqual(setAgain);
+  });
+
   it("skips unavailable variants; all skipped is a 422 that changes nothing", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const { variant: foreign } = await createProduct(t.db.prisma, globex.id);
