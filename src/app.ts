@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
+import { PublishedMediaCache } from "./domain/media/published-media-cache.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
@@ -19,6 +20,13 @@ import { trackRunningHandlers } from "./platform/http/running-handlers.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { cartSurface } from "./surfaces/cart/index.js";
 import { publicSurface } from "./surfaces/public/index.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Read by the public SDK, emptied per company by the admin surface's writes. */
+    publishedMedia: PublishedMediaCache;
+  }
+}
 
 export interface AppDependencies {
   config: Config;
@@ -65,6 +73,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorate("db", database);
   app.decorate("clock", clock);
   app.decorate("config", config);
+  app.decorate("publishedMedia", new PublishedMediaCache(clock, config.publicMediaCacheTtlMs));
   app.decorateRequest("companyId", null);
   trackRunningHandlers(app);
 

@@ -26,6 +26,7 @@ const envSchema = z.object({
   COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
   PUBLIC_BODY_LIMIT: z.coerce.number().int().min(1024).default(65_536),
+  PUBLIC_MEDIA_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   CART_BODY_LIMIT: z.coerce.number().int().min(1024).default(262_144),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
@@ -63,6 +64,8 @@ export interface Config {
   cookieSecret: string;
   bodyLimit: number;
   publicBodyLimit: number;
+  /** How long a published media read may be served again (other instances see admin edits within it); 0 turns it off. */
+  publicMediaCacheTtlMs: number;
   cartBodyLimit: number;
   /** Socket timeouts against slow and idle clients (see docs/security.md). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
@@ -115,6 +118,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     cookieSecret: env.COOKIE_SECRET ?? developmentSecret(),
     bodyLimit: env.BODY_LIMIT,
     publicBodyLimit: env.PUBLIC_BODY_LIMIT,
+    publicMediaCacheTtlMs: env.PUBLIC_MEDIA_CACHE_TTL_MS,
     cartBodyLimit: env.CART_BODY_LIMIT,
     http: {
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,

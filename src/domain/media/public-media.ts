@@ -8,7 +8,7 @@ import { languageOf } from "./service.js";
 /**
  * The public SDK reads media on every storefront page, so a read is one statement on the
  * (company_id, slug) unique index: translation, products and enrollment packs are joined in
- * the same query. No cache: publish_at and deactivation take effect on the next request.
+ * the same query. The public SDK keeps published answers for a few seconds (published-media-cache.ts).
  */
 
 /** Published: active, and publish_at unset or reached (by the service clock). */

@@ -20,6 +20,12 @@ import { taxRateRoutes } from "./tax-rates.js";
 export async function adminSurface(app: FastifyInstance): Promise<void> {
   useCompanyAuth(app);
   useIdempotencyKeys(app, { scopeOf: (request) => (request.companyId === null ? null : `company:${request.companyId}`) });
+  // Any write may change what a published media shows (the media, its translations, products, packs).
+  app.addHook("onResponse", async (request, reply) => {
+    if (request.method !== "GET" && request.method !== "HEAD" && reply.statusCode < 400 && request.companyId !== null) {
+      app.publishedMedia.forgetCompany(request.companyId);
+    }
+  });
   await app.register(dropletInstallationRoutes);
   await app.register(productRoutes);
   await app.register(referenceDataRoutes);

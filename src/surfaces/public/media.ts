@@ -1,11 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { getPublishedMedia } from "../../domain/media/public-media.js";
 import { publicMediaBody, publicMediaBySlugBody, publicMediaResponse, publicSlugParams } from "../../domain/media/schemas.js";
 import { responseMetadata, shopContext } from "./context.js";
 
 const tags = ["Public SDK: media"];
-const description = "Published media only (active, publish_at unset or past), translated by metadata.svc_locale when a translation exists. Otherwise 404.";
+const description =
+  "Published media only (active, publish_at unset or past), translated by metadata.svc_locale when a translation exists. Otherwise 404. A published media may be served from a cache for up to PUBLIC_MEDIA_CACHE_TTL_MS (5 s): edits and deactivation show within that time.";
 
 export async function publicMediaRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -15,7 +15,7 @@ export async function publicMediaRoutes(fastify: FastifyInstance): Promise<void>
     { schema: { tags, summary: "Read a media by its slug", description, params: publicSlugParams, body: publicMediaBySlugBody, response: { 200: publicMediaResponse } } },
     async (request) => {
       const { metadata } = request.body;
-      const media = await getPublishedMedia(await shopContext(request, metadata.svc_shop), request.params.slug, metadata.svc_locale);
+      const media = await request.server.publishedMedia.read(await shopContext(request, metadata.svc_shop), request.params.slug, metadata.svc_locale);
       return { status: 200 as const, media, metadata: responseMetadata(request, metadata) };
     },
   );
@@ -25,7 +25,7 @@ export async function publicMediaRoutes(fastify: FastifyInstance): Promise<void>
     { schema: { tags, summary: "Read a media by the slug in media.id", description, body: publicMediaBody, response: { 200: publicMediaResponse } } },
     async (request) => {
       const { metadata } = request.body;
-      const media = await getPublishedMedia(await shopContext(request, metadata.svc_shop), request.body.media.id, metadata.svc_locale);
+      const media = await request.server.publishedMedia.read(await shopContext(request, metadata.svc_shop), request.body.media.id, metadata.svc_locale);
       return { status: 200 as const, media, metadata: responseMetadata(request, metadata) };
     },
   );

@@ -114,6 +114,30 @@ describe("POST /media/{slug} and /media", () => {
     expect((await byBody("off")).status).toBe(404);
   });
 
+  it("serves a published media from the cache for PUBLIC_MEDIA_CACHE_TTL_MS: another instance's edit shows once it expires", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Cached", slug: "cached" });
+    expect((await bySlug("cached")).body.media.title).toBe("Cached");
+    // Written as another instance would: nothing in this process hears of it.
+    await t.db.prisma.media.update({ where: { id: media.id }, data: { title: "Edited elsewhere" } });
+    expect((await bySlug("cached")).body.media.title).toBe("Cached");
+    expect((await bySlug("cached", { svc_locale: "fr_FR" })).body.media.title).toBe("Edited elsewhere");
+    clock.set(new Date(NOW.getTime() + 5_000));
+    expect((await bySlug("cached")).body.media.title).toBe("Edited elsewhere");
+  });
+
+  it("drops a company's cached media on its admin writes, and only that company's", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Acme's", slug: "shared-slug" });
+    const theirs = await createMediaViaApi(call, globex.token, { title: "Globex's", slug: "shared-slug" });
+    expect((await bySlug("shared-slug")).body.media.title).toBe("Acme's");
+    const globexRead = () => bySlug("shared-slug", {}, globex.shop);
+    expect((await globexRead()).body.media.title).toBe("Globex's");
+    await t.db.prisma.media.update({ where: { id: theirs.id }, data: { title: "Globex's, edited elsewhere" } });
+    await createMediaViaApi(call, acme.token, { title: "Unrelated", slug: "unrelated" });
+    expect((await globexRead()).body.media.title).toBe("Globex's");
+    await call("PUT", `/api/media/${theirs.id}`, { token: globex.token, body: { media: { description: "<p>new</p>" } } });
+    expect((await globexRead()).body.media).toMatchObject({ title: "Globex's, edited elsewhere", description: "<p>new</p>" });
+  });
+
   it("answers 404 for an unknown slug, a malformed slug, another shop's media and an unknown shop", async () => {
     await createMediaViaApi(call, acme.token, { title: "Mine", slug: "mine" });
     expect((await bySlug("nothing")).status).toBe(404);
