@@ -23,12 +23,14 @@ const REP_MATCH: Record<Signal, string> = {
   external_id: "external_id = $5",
 };
 
-export async function recordAttribution(sql: SqlTransaction, cart: { id: number; companyId: number }, input: AttributionInput): Promise<void> {
+/** Addressed by the cart's token: cart creation sends it in the same write as the cart's INSERT. */
+export async function recordAttribution(sql: SqlTransaction, cart: { cartToken: string; companyId: number }, input: AttributionInput): Promise<void> {
   const { signal, value } = signalOf(input);
   await sql.query(
     `INSERT INTO cart_attributions (company_id, cart_id, signal, value, rep_id)
-     VALUES ($1, $2, $3, $4, (SELECT id FROM users WHERE company_id = $1 AND role = 'rep' AND ${REP_MATCH[signal]} LIMIT 1))`,
-    [cart.companyId, cart.id, signal, value, signal === "svc_rep_id" ? Number(value) : value],
+     VALUES ($1, (SELECT id FROM carts WHERE cart_token = $2 AND company_id = $1), $3, $4,
+             (SELECT id FROM users WHERE company_id = $1 AND role = 'rep' AND ${REP_MATCH[signal]} LIMIT 1))`,
+    [cart.companyId, cart.cartToken, signal, value, signal === "svc_rep_id" ? Number(value) : value],
     `carts.attribution-by-${signal}`,
   );
 }

@@ -19,7 +19,7 @@ export function logout(ctx: CartContext, cartToken: string): Promise<CartOutcome
 
 export function setAttribution(ctx: CartContext, cartToken: string, input: AttributionInput): Promise<CartOutcome> {
   return mutateCart(ctx, cartToken, async (sql, cart) => {
-    await recordAttribution(sql, { id: cart.id, companyId: cart.companyId }, input);
+    await recordAttribution(sql, cart, input);
   });
 }
 

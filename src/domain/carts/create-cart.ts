@@ -4,10 +4,10 @@ import type { SqlPool } from "../../platform/db/sql.js";
 import { normalizeShop } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
 import { buyerFromToken } from "./buyer.js";
-import { storeCart } from "./cart-repository.js";
+import { storeCartState } from "./cart-repository.js";
+import { loadCartState } from "./cart-state.js";
 import type { CartContext } from "./context.js";
-import { addPackLines, applyItemEntries } from "./items.js";
-import { findVariants } from "./purchasable.js";
+import { addPackLines, applyItemEntries, applyLineChanges } from "./items.js";
 import { type CartOutcome, outcomeOf } from "./mutate.js";
 import type { CreateCartInput } from "./schemas.js";
 
@@ -30,12 +30,15 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
 
   const now = ctx.clock.now();
   const cartToken = newCartToken();
+  const entries = input.items ?? [];
+  const packVariants = pack?.variants ?? [];
+  // As adding items does (items.ts): the INSERT, the attribution and the state read leave in one
+  // write, the lines are applied to the state in memory, and their writes leave with the view.
   return ctx.sql.transaction(async (sql) => {
-    const inserting = sql.query<{ id: number }>(
+    const inserting = sql.query(
       `INSERT INTO carts (company_id, cart_token, country_id, type, buyer_rep_id, customer_id, email, immutable_items, source,
          order_confirmation_url, order_failure_url, session_uuid, timezone, enrollment_pack_id, discount_codes, view, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, '{}', '{}', $15)
-       RETURNING id`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, '{}', '{}', $15)`,
       [
         company.id,
         cartToken,
@@ -55,15 +58,18 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
       ],
       "carts.create",
     );
-    const entries = input.items ?? [];
-    // Sent with the INSERT, in one write.
-    const variants = findVariants(sql, company.id, entries.map((entry) => entry.variant_id));
-    const [cart] = await inserting;
-    const ref = { id: (cart as { id: number }).id, companyId: company.id, countryId: country.id };
-    const skipped = entries.length === 0 ? [] : (await applyItemEntries(sql, ref, entries, { variants: await variants, lines: [] }, now)).skipped;
-    if (pack !== null) skipped.push(...(await addPackLines(sql, ref, pack.variants, now)));
-    if (input.attribution !== undefined) await recordAttribution(sql, ref, input.attribution);
-    return outcomeOf(await storeCart(sql, cartToken, now), { skipped });
+    if (input.attribution !== undefined) void recordAttribution(sql, { cartToken, companyId: company.id }, input.attribution);
+    const variantIds = [...entries, ...packVariants].map((entry) => entry.variant_id);
+    const loading = loadCartState(sql, cartToken, { variantIds, newLineIds: variantIds.length });
+    loading.catch(() => {});
+    await inserting;
+    const state = await loading;
+    const ref = { id: state.cart.id, companyId: company.id, countryId: country.id };
+    const reserved = state.newLineIds;
+    const items = await applyItemEntries(sql, ref, entries, { variants: state.variants, lines: [], reservedLineIds: reserved.slice(0, entries.length) }, now);
+    const packLines = addPackLines(sql, ref, packVariants, { variants: state.variants, reservedLineIds: reserved.slice(entries.length) }, now);
+    await applyLineChanges(sql, state, { ...items, created: [...items.created, ...packLines.created] }, now);
+    return outcomeOf(storeCartState(sql, state, now), { skipped: [...items.skipped, ...packLines.skipped] });
   });
 }
 

@@ -238,18 +238,26 @@ export async function applyItemEntries(
   return changes;
 }
 
-/** An enrollment pack's variants join the cart as enrollment lines; the pack's price is the fee. */
-export async function addPackLines(sql: SqlTransaction, cart: CartRef, packVariants: Array<{ variant_id: number; quantity: number }>, now: Date): Promise<SkippedItem[]> {
-  const variants = await findVariants(sql, cart.companyId, packVariants.map((entry) => entry.variant_id));
+/**
+ * An enrollment pack's variants join the cart as enrollment lines (the pack's price is the fee),
+ * with ids reserved in the cart's state; unavailable ones are skipped. Returns the lines written.
+ */
+export function addPackLines(
+  sql: SqlTransaction,
+  cart: CartRef,
+  packVariants: Array<{ variant_id: number; quantity: number }>,
+  { variants, reservedLineIds = [] }: Omit<EntriesInput, "lines">,
+  now: Date,
+): Pick<LineChanges, "skipped" | "created"> {
   const skipped: SkippedItem[] = [];
   const created: NewLine[] = [];
   for (const entry of packVariants) {
     const problem = unavailability(variants.get(entry.variant_id), entry.variant_id, cart.countryId, false);
     if (problem !== null) skipped.push(problem);
-    else created.push(newLine(entry.variant_id, entry.quantity, { enrollment: true }));
+    else created.push({ ...newLine(entry.variant_id, entry.quantity, { enrollment: true }), id: reservedLineIds[created.length] });
   }
-  await insertLines(sql, cart, created, now);
-  return skipped;
+  void insertLines(sql, cart, created, now);
+  return { skipped, created };
 }
 
 function cartRef(cart: LockedCart): CartRef {
@@ -290,7 +298,7 @@ export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry
 }
 
 /** The cart state as the line writes of `changes` leave it (bundled items go with their line). */
-async function applyLineChanges(sql: SqlTransaction, state: CartState, changes: LineChanges, now: Date): Promise<void> {
+export async function applyLineChanges(sql: SqlTransaction, state: CartState, changes: Omit<LineChanges, "skipped">, now: Date): Promise<void> {
   const { cart } = state;
   const planIds = [...changes.changed, ...changes.created].flatMap((line) => (line.subscription_plan_id === null ? [] : [line.subscription_plan_id]));
   const missingPlans = planIds.filter((id) => !state.plans.has(id));

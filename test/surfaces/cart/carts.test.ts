@@ -227,6 +227,25 @@ describe("POST /api/carts", () => {
     expect(cart.volume_rep?.id).toBe(rep.user.id);
   });
 
+  it("answers a created cart (items, pack lines, attribution applied in memory) as a recomputation from its stored rows renders it", async () => {
+    const rep = await createBuyer(t.db.prisma, acme.id, "rep", { shareGuid: `guid-memory-${Date.now()}` });
+    const { variant: item } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1500 }, cv: 3 }] });
+    const { variant: packed } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 7 }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { price: "25.00", variants: [{ id: packed.id, quantity: 1 }] });
+    const { cart } = await createCartOverHttp(call, acme, {
+      items: [{ variant_id: item.id, quantity: 2 }, { variant_id: 999_999, quantity: 1 }],
+      enrollment_pack_id: pack.id,
+      attribution: { share_guid: rep.user.share_guid },
+    });
+    expect(cart.items.map((line) => [line.variant_id, line.quantity, line.enrollment])).toEqual([
+      [item.id, 2, false],
+      [packed.id, 1, true],
+    ]);
+    expect(cart.skipped_items.map((skipped) => skipped.variant_id)).toEqual([999_999]);
+    const recomputed = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: null } })).cart;
+    expect({ ...cart, skipped_items: [] }).toEqual(recomputed);
+  });
+
   it("computes JPY (0 decimals) and KWD (3 decimals) carts in their own minor units", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { JP: 1200, KW: 1500 } }] });
     const yen = await createCartOverHttp(call, acme, { country_code: "JP", items: [{ variant_id: variant.id, quantity: 2 }] });
