@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createUser } from "../../src/domain/users/service.js";
 import type { Db } from "../../src/platform/db/database.js";
 import { newSessionId } from "../../src/platform/ids.js";
+import { createUserWithToken } from "./fixtures.js";
 
 export const PUBLIC_PREFIX = "/api/public/v2025-06";
 
@@ -21,9 +21,7 @@ export interface RepFixture {
 /** A rep with every identity attribution can name, each unique to this rep. */
 export async function createRep(db: Db, companyId: number, name = "Rita"): Promise<RepFixture> {
   const tag = randomBytes(4).toString("hex");
-  const rep = await createUser(db, {
-    companyId,
-    role: "rep",
+  const { user: rep } = await createUserWithToken(db, companyId, "rep", {
     email: `${name.toLowerCase()}-${tag}@reps.example.com`,
     firstName: name,
     lastName: "Rep",

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCartOverHttp } from "../helpers/cart-fixtures.js";
+import { createCartOverHttp } from "../helpers/carts.js";
 import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
 import { type Call, httpClient } from "../helpers/http.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";

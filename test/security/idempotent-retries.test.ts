@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createCartOverHttp, createProduct } from "../helpers/cart-fixtures.js";
-import { createCompanyWithToken } from "../helpers/fixtures.js";
+import { createCartOverHttp } from "../helpers/carts.js";
+import { createCompanyWithToken, createProduct } from "../helpers/fixtures.js";
 import { httpClient } from "../helpers/http.js";
 import { startTestApp } from "../helpers/test-app.js";
 

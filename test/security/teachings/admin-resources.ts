@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { enableCompanyCountry } from "../../helpers/fixtures.js";
 import type { HttpResponse } from "../../helpers/http.js";
 import type { TeachingContext } from "./types.js";
 
@@ -36,11 +37,5 @@ export async function ownerMedia(ctx: TeachingContext): Promise<{ id: number; ti
 
 /** The owner's company country (a reference country it sells in), made once per country. */
 export async function ownerCompanyCountry(ctx: TeachingContext, iso: string): Promise<number> {
-  const country = await ctx.db.country.findUniqueOrThrow({ where: { iso } });
-  const row = await ctx.db.companyCountry.upsert({
-    where: { company_id_country_id: { company_id: ctx.owner.id, country_id: country.id } },
-    create: { company_id: ctx.owner.id, country_id: country.id },
-    update: {},
-  });
-  return row.id;
+  return (await enableCompanyCountry(ctx.db, ctx.owner.id, iso)).id;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createBuyer, createDiscount, createPlan, createProduct, createShippingMethod, savedCard } from "../../helpers/cart-fixtures.js";
+import { createCard, createDiscount, createPlan, createProduct, createShippingMethod, createUserWithToken } from "../../helpers/fixtures.js";
 import { createRep } from "../../helpers/public-sdk.js";
 import type { TaughtRequest, TeachingContext, Teachings } from "./types.js";
 
@@ -50,7 +50,7 @@ export const cartTeachings: Teachings = {
     // A customer's token makes them the cart's customer; the credentials suite swaps in bad ones.
     async setup(ctx) {
       const { variant } = await catalog(ctx);
-      const customer = await createBuyer(ctx.db, ctx.owner.id, "customer");
+      const customer = await createUserWithToken(ctx.db, ctx.owner.id, "customer");
       return { query: { jwt: customer.token }, body: { country_code: "US", svc_shop: ctx.owner.shop, items: [{ variant_id: variant.id, quantity: 2 }], session_uuid: `session-${unique()}` } };
     },
   },
@@ -60,7 +60,7 @@ export const cartTeachings: Teachings = {
     setup: onCart(async (_cart, ctx) => ({ body: { shipping_method: { id: (await createShippingMethod(ctx.db, ctx.owner.id, { price: 799 })).id } } })),
   },
   "POST /api/carts/{cart_token}/address": {
-    setup: onCart(async (_cart, ctx) => ({ body: { type: "ship_to", use_shipping_address_for_billing: true, jwt: (await createBuyer(ctx.db, ctx.owner.id, "customer")).token, address } })),
+    setup: onCart(async (_cart, ctx) => ({ body: { type: "ship_to", use_shipping_address_for_billing: true, jwt: (await createUserWithToken(ctx.db, ctx.owner.id, "customer")).token, address } })),
   },
   "PATCH /api/carts/{cart_token}/change_language": { setup: onCart(() => ({ body: { language_iso: "fr" } })) },
   "PATCH /api/carts/{cart_token}/update_country": { setup: onCart(() => ({ body: { country_code: "CA" } })) },
@@ -110,8 +110,8 @@ export const cartTeachings: Teachings = {
   "POST /api/carts/{cart_token}/set_saved_payment_method": {
     // A cart whose customer (from their token) has a saved card; the owner's company token chooses it.
     async setup(ctx) {
-      const customer = await createBuyer(ctx.db, ctx.owner.id, "customer");
-      const card = await savedCard(ctx.db, customer.user.id);
+      const customer = await createUserWithToken(ctx.db, ctx.owner.id, "customer");
+      const card = await createCard(ctx.db, customer.user.id);
       const created = await cart(ctx, { query: `?jwt=${customer.token}` });
       return { params: { cart_token: created.token }, body: { payment_method_id: card.id }, markers: [created.token, customer.user.email] };
     },

@@ -1,15 +1,16 @@
 import { request } from "undici";
-import { countryId, createCard, createCustomer, createPlan, createVariant, usAddress } from "../../helpers/subscription-fixtures.js";
+import { countryId, createCard, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
+import { usAddress } from "../../helpers/subscription-orders.js";
 import type { TaughtRequest, TeachingContext, Teachings } from "./types.js";
 
 const BASE = "/api/v2/subscription_orders";
 
 /** What a subscription order of the owner's references: customer (with a saved card), plan, variant. */
 async function references(ctx: TeachingContext) {
-  const [customer, plan, variant] = await Promise.all([
-    createCustomer(ctx.db, ctx.owner.id),
+  const [{ user: customer }, plan, { variant }] = await Promise.all([
+    createUserWithToken(ctx.db, ctx.owner.id, "customer"),
     createPlan(ctx.db, ctx.owner.id),
-    createVariant(ctx.db, ctx.owner.id, { US: { price: 2500 } }),
+    createProduct(ctx.db, ctx.owner.id, { variants: [{ prices: { US: 2500 } }] }),
   ]);
   const card = await createCard(ctx.db, customer.id);
   return { customer, plan, variant, card, US: await countryId(ctx.db, "US") };

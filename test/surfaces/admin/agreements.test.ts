@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { createEnrollmentPack, enableCompanyCountry } from "../../helpers/agreements.js";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
+import { type CompanyFixture, createEnrollmentPack, enableCompanyCountry } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";

@@ -1,10 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
+import { createTestProduct } from "../../helpers/catalog.js";
+import { type CompanyFixture, createEnrollmentPack, createUserWithToken } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { createMediaViaApi } from "../../helpers/media.js";
-import { createEnrollmentPack } from "../../helpers/agreements.js";
-import { createTestProduct } from "../../helpers/catalog.js";
-import { createUser } from "../../../src/domain/users/service.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -108,7 +106,7 @@ describe("POST /api/media", () => {
   });
 
   it("answers one 422 naming every reference of another company's, with its ids, creating nothing", async () => {
-    const user = await createUser(t.db.prisma, { companyId: globex.id, role: "rep", email: "rep@globex.example.com" });
+    const { user } = await createUserWithToken(t.db.prisma, globex.id, "rep");
     const product = await createTestProduct(t.db.prisma, globex.id);
     const pack = await createEnrollmentPack(t.db.prisma, globex.id);
     const response = await create({ title: "x", media_type: "share", user_id: user.id, product_ids: [product.id], enrollment_pack_ids: [pack.id] });

@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
-import type { Call } from "../../helpers/http.js";
-import { createEnrollmentPack } from "../../helpers/agreements.js";
 import { createTestProduct } from "../../helpers/catalog.js";
+import { type CompanyFixture, createEnrollmentPack } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";

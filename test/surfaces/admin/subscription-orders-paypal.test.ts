@@ -1,9 +1,9 @@
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
 import { type FakePaypal, fakePaypalEnv, startFakePaypal } from "../../helpers/fake-paypal.js";
+import { type CompanyFixture, countryId, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
-import { countryId, createCustomer, createPlan, createVariant, usAddress } from "../../helpers/subscription-fixtures.js";
+import { usAddress } from "../../helpers/subscription-orders.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
 const BASE = "/api/v2/subscription_orders";
@@ -34,8 +34,8 @@ afterAll(async () => {
 beforeEach(async () => {
   paypal.mode = "ok";
   await t.db.prisma.subscriptionOrder.deleteMany();
-  customer = await createCustomer(t.db.prisma, acme.id);
-  const variant = await createVariant(t.db.prisma, acme.id, { US: { price: 1500 } });
+  customer = (await createUserWithToken(t.db.prisma, acme.id, "customer")).user;
+  const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1500 } }] });
   const plan = await createPlan(t.db.prisma, acme.id);
   const created = await call("POST", BASE, {
     token: acme.token,

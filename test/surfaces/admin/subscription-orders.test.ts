@@ -1,22 +1,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
+import type { Variant } from "../../../src/generated/prisma/client.js";
 import { fixedClock } from "../../../src/platform/clock.js";
-import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startSmtpSink } from "../../helpers/smtp-sink.js";
 import {
+  type CompanyFixture,
   countryId,
   createCard,
-  createCustomer,
+  createCompanyWithToken,
   createPlan,
-  createRep,
+  createProduct,
   createShippingMethod,
-  createVariant,
+  createUserWithToken,
   setTaxRate,
-  usAddress,
-  type VariantFixture,
-} from "../../helpers/subscription-fixtures.js";
+} from "../../helpers/fixtures.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startSmtpSink } from "../../helpers/smtp-sink.js";
+import { usAddress } from "../../helpers/subscription-orders.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
 const TODAY = new Date("2026-01-15T12:00:00.000Z");
@@ -29,10 +29,10 @@ let acme: CompanyFixture;
 let globex: CompanyFixture;
 let US: number;
 let CA: number;
-let bottle: VariantFixture; // US $25.00 (rep $20.00), CA CA$30.00
-let tablet: VariantFixture; // US $10.00, no CA price
-let serum: VariantFixture; // US $40.00, tax exempt
-let foreignVariant: VariantFixture;
+let bottle: Variant; // US $25.00 (rep $20.00), CA CA$30.00
+let tablet: Variant; // US $10.00, no CA price
+let serum: Variant; // US $40.00, tax exempt
+let foreignVariant: Variant;
 let plan: { id: number };
 let customer: { id: number; email: string };
 let otherCustomer: { id: number };
@@ -49,18 +49,18 @@ beforeAll(async () => {
   US = await countryId(db, "US");
   CA = await countryId(db, "CA");
   await setTaxRate(db, acme.id, "US", "8.25");
-  await createShippingMethod(db, acme.id, "US", 799);
-  await createShippingMethod(db, acme.id, "US", 599, 10_000); // the cheapest active method is used
-  bottle = await createVariant(db, acme.id, { US: { price: 2500, rep_price: 2000 }, CA: { price: 3000 } }, { title: "Bottle", imageUrl: "https://cdn.example.com/bottle.png" });
-  tablet = await createVariant(db, acme.id, { US: { price: 1000 } }, { title: "Tablet" });
-  serum = await createVariant(db, acme.id, { US: { price: 4000 } }, { title: "Serum", taxCategory: "exempt" });
-  plan = await createPlan(db, acme.id, { price_adjustment_type: "percentage", price_adjustment_amount: "10", max_skips: 2 });
-  customer = await createCustomer(db, acme.id);
-  otherCustomer = await createCustomer(db, acme.id, "Other");
-  rep = await createRep(db, acme.id);
+  await createShippingMethod(db, acme.id, { country: "US", price: 799 });
+  await createShippingMethod(db, acme.id, { country: "US", price: 599, freeOver: 10_000 }); // the cheapest active method is used
+  bottle = (await createProduct(db, acme.id, { title: "Bottle", imageUrl: "https://cdn.example.com/bottle.png", variants: [{ prices: { US: 2500, CA: 3000 }, repPrices: { US: 2000 } }] })).variant;
+  tablet = (await createProduct(db, acme.id, { title: "Tablet", variants: [{ prices: { US: 1000 } }] })).variant;
+  serum = (await createProduct(db, acme.id, { title: "Serum", variants: [{ prices: { US: 4000 }, taxCategory: "exempt" }] })).variant;
+  plan = await createPlan(db, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10", maxSkips: 2 });
+  customer = (await createUserWithToken(db, acme.id, "customer", { firstName: "Casey", lastName: "Customer" })).user;
+  otherCustomer = (await createUserWithToken(db, acme.id, "customer", { firstName: "Other" })).user;
+  rep = (await createUserWithToken(db, acme.id, "rep")).user;
   card = await createCard(db, customer.id);
-  foreignVariant = await createVariant(db, globex.id, { US: { price: 100 } });
-  foreign = { customer: await createCustomer(db, globex.id), plan: await createPlan(db, globex.id) };
+  foreignVariant = (await createProduct(db, globex.id, { variants: [{ prices: { US: 100 } }] })).variant;
+  foreign = { customer: (await createUserWithToken(db, globex.id, "customer")).user, plan: await createPlan(db, globex.id) };
 });
 
 afterAll(async () => {
@@ -148,14 +148,14 @@ describe("POST /api/v2/subscription_orders", () => {
     expect(order.items).toHaveLength(2);
     expect(order.items[0]).toMatchObject({
       variant_id: bottle.id,
-      product_id: bottle.productId,
+      product_id: bottle.product_id,
       quantity: 2,
       option_value_ids: [],
       price: 22.5,
       display_price: "$22.50",
       subtotal: 45,
       tax: 3.71,
-      product: { id: bottle.productId, title: "Bottle", image_url: "https://cdn.example.com/bottle.png" },
+      product: { id: bottle.product_id, title: "Bottle", image_url: "https://cdn.example.com/bottle.png" },
       variant: { id: bottle.id, sku: bottle.sku, title: "Default", image_url: "" },
     });
     expect(order.activities).toEqual([
@@ -190,7 +190,7 @@ describe("POST /api/v2/subscription_orders", () => {
   });
 
   it("bills first after the plan's trial, or on the next_bill_date sent; tax-exempt lines pay no tax", async () => {
-    const trial = await createPlan(t.db.prisma, acme.id, { trial_period: 2, trial_period_unit: "week" });
+    const trial = await createPlan(t.db.prisma, acme.id, { trialPeriod: 2, trialUnit: "week" });
     const order = await createOrder({ subscription_plan_id: trial.id, items: [{ variant_id: serum.id, quantity: 3 }] });
     expect(order.next_bill_date).toBe("2026-01-29");
     expect(order).toMatchObject({ subtotal: 120, tax: 0, shipping: 0, total: 120 }); // free shipping over 100.00
@@ -200,7 +200,7 @@ describe("POST /api/v2/subscription_orders", () => {
 
   it("answers 422 for references that are not the company's, and creates nothing", async () => {
     const inactivePlan = await createPlan(t.db.prisma, acme.id, { active: false });
-    const otherCard = await createCard(t.db.prisma, otherCustomer.id, "1111");
+    const otherCard = await createCard(t.db.prisma, otherCustomer.id, { lastFour: "1111" });
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ customer_id: foreign.customer.id }, "subscription_order.customer_id", "does not name a customer of this company"],
       [{ customer_id: rep.id }, "subscription_order.customer_id", "does not name a customer of this company"],
@@ -227,7 +227,7 @@ describe("POST /api/v2/subscription_orders", () => {
   });
 
   it("refuses a variant whose product the plan does not offer", async () => {
-    const linked = await createPlan(t.db.prisma, acme.id, { productIds: [bottle.productId] });
+    const linked = await createPlan(t.db.prisma, acme.id, { productIds: [bottle.product_id] });
     const response = await call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: linked.id }) });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({ "subscription_order.items.1.variant_id": [`${tablet.sku} is not offered with this subscription plan`] });
@@ -469,18 +469,18 @@ describe("PATCH .../skip_order", () => {
   });
 
   it("skips by the plan's unit: two weeks", async () => {
-    const biweekly = await createPlan(t.db.prisma, acme.id, { billing_interval: 2, billing_interval_unit: "week" });
+    const biweekly = await createPlan(t.db.prisma, acme.id, { interval: 2, unit: "week" });
     const order = await createOrder({ subscription_plan_id: biweekly.id, next_bill_date: "2026-02-26" });
     expect((await patch(order.id, "skip_order")).body.subscription_order.next_bill_date).toBe("2026-03-12");
   });
 
   it("answers 422 when the plan allows no skipping or max_skips is used up, also when skips race", async () => {
-    const noSkips = await createPlan(t.db.prisma, acme.id, { allow_skipping: false });
+    const noSkips = await createPlan(t.db.prisma, acme.id, { allowSkipping: false });
     const refused = await patch((await createOrder({ subscription_plan_id: noSkips.id })).id, "skip_order");
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ error_code: "skipping_not_allowed", errors: null });
 
-    const oneSkip = await createPlan(t.db.prisma, acme.id, { max_skips: 1 });
+    const oneSkip = await createPlan(t.db.prisma, acme.id, { maxSkips: 1 });
     const order = await createOrder({ subscription_plan_id: oneSkip.id });
     const racing = await Promise.all([patch(order.id, "skip_order"), patch(order.id, "skip_order"), patch(order.id, "skip_order")]);
     expect(racing.map((response) => response.status).sort()).toEqual([200, 422, 422]);
@@ -518,7 +518,7 @@ describe("PATCH .../cancel_subscription and .../cancellation_feedback", () => {
   });
 
   it("keeps a cancelled order, with its billing terms, when its plan is deleted", async () => {
-    const weekly = await createPlan(t.db.prisma, acme.id, { billing_interval: 3, billing_interval_unit: "week" });
+    const weekly = await createPlan(t.db.prisma, acme.id, { interval: 3, unit: "week" });
     const order = await createOrder({ subscription_plan_id: weekly.id });
     await patch(order.id, "cancel_subscription");
     await t.db.prisma.subscriptionPlan.delete({ where: { id: weekly.id } });
@@ -575,7 +575,7 @@ describe("PATCH .../update_payment (credit_card)", () => {
 
   it("answers 422 for another customer's card or a malformed variant; nothing changes", async () => {
     const order = await createOrder();
-    const otherCard = await createCard(t.db.prisma, otherCustomer.id, "0005");
+    const otherCard = await createCard(t.db.prisma, otherCustomer.id, { lastFour: "0005" });
     const response = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: otherCard.id });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({ card_id: ["is not one of the customer's saved cards"] });

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
+import { type CompanyFixture, createProduct } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
-import { addSubscriptionOrder, createProduct } from "../../helpers/subscription-plans.js";
+import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -55,9 +55,9 @@ const REQUIRED = {
 };
 
 useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
-  coffee = await createProduct(t.db.prisma, acme.id, "Coffee");
-  tea = await createProduct(t.db.prisma, acme.id, "Tea");
-  foreignProduct = await createProduct(t.db.prisma, globex.id, "Foreign");
+  coffee = (await createProduct(t.db.prisma, acme.id, { title: "Coffee", variants: [] })).product;
+  tea = (await createProduct(t.db.prisma, acme.id, { title: "Tea", variants: [] })).product;
+  foreignProduct = (await createProduct(t.db.prisma, globex.id, { title: "Foreign", variants: [] })).product;
 });
 
 beforeEach(async () => {
@@ -259,7 +259,7 @@ describe("GET /api/subscription_plans/{id}", () => {
   });
 
   it("does not show links to deleted products", async () => {
-    const discontinued = await createProduct(t.db.prisma, acme.id, "Discontinued");
+    const { product: discontinued } = await createProduct(t.db.prisma, acme.id, { title: "Discontinued", variants: [] });
     const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }, { product_id: discontinued.id }] });
     await t.db.prisma.product.update({ where: { id: discontinued.id }, data: { deleted_at: new Date() } });
     expect((await show(id)).body.subscription_plan).toMatchObject({ products_count: 1, products: [{ id: coffee.id }] });

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cartResponse } from "../../../src/domain/carts/schemas.js";
-import { createCartOverHttp, createProduct, createShop, parseCart, type Shop } from "../../helpers/cart-fixtures.js";
+import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
+import { type CompanyFixture, createCompanyWithToken, createProduct } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
 let t: TestApp;
 let call: Call;
-let acme: Shop;
+let acme: CompanyFixture;
 
 beforeAll(async () => {
   t = await startTestApp();
   call = httpClient(t.url);
-  acme = await createShop(t.db.prisma, "Acme");
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
 });
 
 afterAll(async () => {

@@ -1,20 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixedClock } from "../../../src/platform/clock.js";
-import { createBuyer, createCartOverHttp, createDiscount, createProduct, createShippingMethod, createShop, parseCart, savedCard, type Shop } from "../../helpers/cart-fixtures.js";
+import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
+import {
+  type CompanyFixture,
+  createCard,
+  createCompanyWithToken,
+  createDiscount,
+  createProduct,
+  createShippingMethod,
+  createUserWithToken,
+} from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
 const NOW = new Date("2026-03-15T12:00:00.000Z");
 let t: TestApp;
 let call: Call;
-let acme: Shop;
-let globex: Shop;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
 
 beforeAll(async () => {
   t = await startTestApp({ clock: fixedClock(NOW) });
   call = httpClient(t.url);
-  acme = await createShop(t.db.prisma, "Acme");
-  globex = await createShop(t.db.prisma, "Globex");
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
 });
 
 afterAll(async () => {
@@ -125,7 +134,7 @@ describe("metadata", () => {
 
 describe("attribution", () => {
   it("stores each of the five shapes with its id and resolves the rep", async () => {
-    const rep = await createBuyer(t.db.prisma, acme.id, "rep", { username: "rita", shareGuid: "guid-rita", externalId: "ext-rita" });
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { username: "rita", shareGuid: "guid-rita", externalId: "ext-rita" });
     const { cart } = await createCartOverHttp(call, acme);
     for (const attribution of [{ share_guid: "guid-rita" }, { svc_rep_id: rep.user.id }, { email: rep.user.email.toUpperCase() }, { username: "rita" }, { external_id: "ext-rita" }]) {
       const { cart: updated } = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution } }));
@@ -149,8 +158,8 @@ describe("attribution", () => {
 
 describe("logout", () => {
   it("removes the customer and the rep and their payment method", async () => {
-    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
-    const card = await savedCard(t.db.prisma, customer.user.id);
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const card = await createCard(t.db.prisma, customer.user.id);
     const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
     parseCart(await call("POST", `/api/carts/${cart.cart_token}/set_saved_payment_method`, { token: acme.token, body: { payment_method_id: card.id } }));
     const loggedOut = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/logout`));
@@ -161,8 +170,8 @@ describe("logout", () => {
 
 describe("POST set_saved_payment_method", () => {
   it("accepts the company's token or the cart customer's token; the cart moves to payment_method", async () => {
-    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
-    const card = await savedCard(t.db.prisma, customer.user.id);
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const card = await createCard(t.db.prisma, customer.user.id);
     const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
     const path = `/api/carts/${cart.cart_token}/set_saved_payment_method`;
     const byCompany = parseCart(await call("POST", path, { token: acme.token, body: { payment_method_id: card.id } }));
@@ -172,12 +181,12 @@ describe("POST set_saved_payment_method", () => {
   });
 
   it("refuses: 401 without or with a bad credential, 403 for a rep or another customer, 404 for another company's token or a method outside the account", async () => {
-    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
-    const stranger = await createBuyer(t.db.prisma, acme.id, "customer");
-    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
-    await savedCard(t.db.prisma, customer.user.id);
-    const strangersCard = await savedCard(t.db.prisma, stranger.user.id);
-    const card = await savedCard(t.db.prisma, customer.user.id);
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const stranger = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    await createCard(t.db.prisma, customer.user.id);
+    const strangersCard = await createCard(t.db.prisma, stranger.user.id);
+    const card = await createCard(t.db.prisma, customer.user.id);
     const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
     const path = `/api/carts/${cart.cart_token}/set_saved_payment_method`;
     const body = { payment_method_id: card.id };

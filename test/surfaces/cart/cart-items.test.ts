@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBuyer, createCartOverHttp, createPlan, createProduct, createShop, parseCart, type Shop } from "../../helpers/cart-fixtures.js";
+import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
+import { type CompanyFixture, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
 let t: TestApp;
 let call: Call;
-let acme: Shop;
-let globex: Shop;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
 
 beforeAll(async () => {
   t = await startTestApp();
   call = httpClient(t.url);
-  acme = await createShop(t.db.prisma, "Acme");
-  globex = await createShop(t.db.prisma, "Globex");
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
 });
 
 afterAll(async () => {
@@ -311,7 +312,7 @@ describe("PATCH variant", () => {
 describe("rep pricing after logout", () => {
   it("reprices to retail when the rep logs out", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 }, repPrices: { US: 1500 } }] });
-    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] }, `/api/carts?jwt=${rep.token}`);
     expect(cart.sub_total).toBe("15.00");
     const loggedOut = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/logout`));

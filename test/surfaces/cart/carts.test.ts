@@ -1,31 +1,30 @@
 import { jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import {
-  createBuyer,
-  createCartOverHttp,
+  type CompanyFixture,
+  createCard,
+  createCompanyWithToken,
   createDiscount,
   createEnrollmentPack,
   createProduct,
   createShippingMethod,
-  createShop,
-  parseCart,
-  savedCard,
+  createUserWithToken,
   setTaxRate,
-  type Shop,
-} from "../../helpers/cart-fixtures.js";
+} from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../../helpers/test-app.js";
 
 let t: TestApp;
 let call: Call;
-let acme: Shop;
-let globex: Shop;
+let acme: CompanyFixture;
+let globex: CompanyFixture;
 
 beforeAll(async () => {
   t = await startTestApp({ env: { CHECKOUT_BASE_URL: "https://checkout.example.com" } });
   call = httpClient(t.url);
-  acme = await createShop(t.db.prisma, "Acme");
-  globex = await createShop(t.db.prisma, "Globex");
+  acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
 });
 
 afterAll(async () => {
@@ -127,7 +126,7 @@ describe("POST /api/carts", () => {
 
   it("makes a rep from the jwt parameter the buyer rep, with rep pricing", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 }, repPrices: { US: 1500 } }] });
-    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }] }, `/api/carts?jwt=${rep.token}`);
     expect(cart.buyer_rep_id).toBe(rep.user.id);
     expect(cart.buyer_rep).toMatchObject({ id: rep.user.id, email: rep.user.email, first_name: "Rita" });
@@ -136,8 +135,8 @@ describe("POST /api/carts", () => {
   });
 
   it("takes the buyer from the _svc_session cookie when there is no jwt, and prefers the jwt over the cookie", async () => {
-    const rep = await createBuyer(t.db.prisma, acme.id, "rep");
-    const otherRep = await createBuyer(t.db.prisma, acme.id, "rep");
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const otherRep = await createUserWithToken(t.db.prisma, acme.id, "rep");
     const fromCookie = parseCart(await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop }, headers: { cookie: `_svc_session=${rep.token}` } }));
     expect(fromCookie.cart.buyer_rep_id).toBe(rep.user.id);
     const both = parseCart(
@@ -147,7 +146,7 @@ describe("POST /api/carts", () => {
   });
 
   it("makes a customer token the cart's customer (no buyer rep), with the customer's email", async () => {
-    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
     expect(cart.buyer_rep_id).toBeNull();
     expect(cart.email).toBe(customer.user.email);
@@ -157,7 +156,7 @@ describe("POST /api/carts", () => {
 
   it("answers 401 for an invalid, expired or foreign token (jwt or cookie), creating nothing", async () => {
     const before = await cartCount();
-    const foreignRep = await createBuyer(t.db.prisma, globex.id, "rep");
+    const foreignRep = await createUserWithToken(t.db.prisma, globex.id, "rep");
     for (const options of [
       { path: "/api/carts?jwt=not-a-jwt" },
       { path: `/api/carts?jwt=${foreignRep.token}` },
@@ -220,7 +219,7 @@ describe("POST /api/carts", () => {
   });
 
   it("stores an attribution given on create and resolves its rep as volume_rep", async () => {
-    const rep = await createBuyer(t.db.prisma, acme.id, "rep", { shareGuid: `guid-${Date.now()}` });
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: `guid-${Date.now()}` });
     const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: rep.user.share_guid } });
     expect(cart.attribution).toMatchObject({ share_guid: rep.user.share_guid });
     expect(cart.attribution?.id).toEqual(expect.any(Number));
@@ -267,8 +266,8 @@ describe("GET /api/carts/{cart_token}", () => {
   });
 
   it("includes the customer's saved payment methods when payment_methods_includes asks for them", async () => {
-    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
-    const card = await savedCard(t.db.prisma, customer.user.id);
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const card = await createCard(t.db.prisma, customer.user.id);
     const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
     expect(cart.payment_method_auto_assignable).toBe(true);
     const plain = parseCart(await call("GET", `/api/carts/${cart.cart_token}`));
@@ -297,7 +296,7 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
   });
 
   it("selects a shipping method of the cart's country; free over the threshold; 422 for another country's or company's", async () => {
-    const shop = await createShop(t.db.prisma, "Shipper");
+    const shop = await createCompanyWithToken(t.db.prisma, "Shipper");
     const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 3000 } }] });
     const method = await createShippingMethod(t.db.prisma, shop.id, { name: "Ground", price: 500, freeOver: 5000 });
     const canadian = await createShippingMethod(t.db.prisma, shop.id, { country: "CA", price: 700 });
@@ -337,7 +336,7 @@ describe("POST /api/carts/{cart_token}/address", () => {
   });
 
   it("attaches the customer of a jwt; 401 for a bad one", async () => {
-    const customer = await createBuyer(t.db.prisma, acme.id, "customer");
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const { cart } = await createCartOverHttp(call, acme);
     parseCart(await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", jwt: customer.token, address } }));
     expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).customer_id).toBe(customer.user.id);
