@@ -227,7 +227,7 @@ describe("POST /api/carts", () => {
   });
 
   it("answers a created cart (items, pack lines, attribution applied in memory) as a recomputation from its stored rows renders it", async () => {
-    const rep = await createBuyer(t.db.prisma, acme.id, "rep", { shareGuid: `guid-memory-${Date.now()}` });
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: `guid-memory-${Date.now()}` });
     const { variant: item } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1500 }, cv: 3 }] });
     const { variant: packed } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 7 }] });
     const pack = await createEnrollmentPack(t.db.prisma, acme.id, { price: "25.00", variants: [{ id: packed.id, quantity: 1 }] });
