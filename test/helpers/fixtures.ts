@@ -5,7 +5,7 @@ import { createUser, type UserInput, type UserRole } from "../../src/domain/user
 import { issueCompanyToken } from "../../src/platform/auth/company-tokens.js";
 import { signUserToken } from "../../src/platform/auth/user-tokens.js";
 import type { Db } from "../../src/platform/db/database.js";
-import { TEST_JWT_SECRET } from "./test-app.js";
+import { TEST_JWT_SECRET } from "./secrets.js";
 
 // The rows tests stand on. Catalog rows are written straight to the database, because the admin
 // APIs that manage some of them are other areas' to test; companies, users and cards go through

@@ -5,9 +5,9 @@ import { type Config, loadConfig } from "../../src/config.js";
 import type { Clock } from "../../src/platform/clock.js";
 import type { Database } from "../../src/platform/db/database.js";
 import { testLogger } from "./log-capture.js";
+import { TEST_JWT_SECRET } from "./secrets.js";
 import { createTestDatabase } from "./test-database.js";
 
-export const TEST_JWT_SECRET = "test-jwt-secret-0123456789abcdefghijklmnop";
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCartOverHttp } from "../helpers/carts.js";
-import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
-import { type Call, httpClient } from "../helpers/http.js";
-import { startTestApp, type TestApp } from "../helpers/test-app.js";
+import type { CompanyFixture } from "../helpers/fixtures.js";
+import type { Call } from "../helpers/http.js";
+import type { TestApp } from "../helpers/test-app.js";
+import { useTwoCompanyApp } from "../helpers/two-company-app.js";
 
 /** U+0000 cannot be stored by PostgreSQL: it is refused up front instead of failing as a 500 (found by test/security/bad-input). */
 let t: TestApp;
 let call: Call;
 let acme: CompanyFixture;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma);
-});
-afterAll(async () => {
-  await t.close();
-});
+useTwoCompanyApp((app) => ({ t, call, acme } = app));
 
 const MESSAGE = ["must not contain the NUL character"];
 

@@ -7,7 +7,8 @@ import { scopeFromSecret } from "../../src/platform/http/idempotency.js";
 import { changedTables, fingerprintQuery } from "../helpers/database-fingerprint.js";
 import { createCompanyWithToken } from "../helpers/fixtures.js";
 import { httpClient } from "../helpers/http.js";
-import { startTestApp, TEST_JWT_SECRET } from "../helpers/test-app.js";
+import { TEST_JWT_SECRET } from "../helpers/secrets.js";
+import { startTestApp } from "../helpers/test-app.js";
 import { documentOf, fillPath, type Operation, operationsOf } from "./openapi-operations.js";
 import { teachings } from "./teachings/index.js";
 

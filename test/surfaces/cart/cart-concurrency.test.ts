@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cartResponse } from "../../../src/domain/carts/schemas.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
-import { type CompanyFixture, createCompanyWithToken, createProduct } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import { type CompanyFixture, createProduct } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
 let acme: CompanyFixture;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-});
-
-afterAll(async () => {
-  await t.close();
-});
+useTwoCompanyApp((app) => ({ t, call, acme } = app));
 
 describe("concurrent mutations of one cart serialize on its row lock", () => {
   it("keeps all 50 keys of 50 concurrent append_metadata calls", async () => {

@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fixedClock } from "../../../src/platform/clock.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import {
   type CompanyFixture,
   createCard,
-  createCompanyWithToken,
   createDiscount,
   createProduct,
   createShippingMethod,
   createUserWithToken,
 } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 const NOW = new Date("2026-03-15T12:00:00.000Z");
 let t: TestApp;
@@ -19,16 +19,7 @@ let call: Call;
 let acme: CompanyFixture;
 let globex: CompanyFixture;
 
-beforeAll(async () => {
-  t = await startTestApp({ clock: fixedClock(NOW) });
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
-});
-
-afterAll(async () => {
-  await t.close();
-});
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), { clock: fixedClock(NOW) });
 
 const stored = (cartToken: string) => t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cartToken } });
 

@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
-import { type CompanyFixture, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, type TestApp } from "../../helpers/test-app.js";
+import { type CompanyFixture, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
+import type { Call } from "../../helpers/http.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
 let acme: CompanyFixture;
 let globex: CompanyFixture;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
-});
-
-afterAll(async () => {
-  await t.close();
-});
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app));
 
 const lines = (cartToken: string) => t.db.prisma.cartItem.findMany({ where: { cart: { cart_token: cartToken } }, orderBy: { id: "asc" } });
 

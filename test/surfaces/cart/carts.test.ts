@@ -1,5 +1,5 @@
 import { jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import {
   type CompanyFixture,
@@ -12,24 +12,17 @@ import {
   createUserWithToken,
   setTaxRate,
 } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../../helpers/test-app.js";
+import type { Call } from "../../helpers/http.js";
+import { TEST_JWT_SECRET } from "../../helpers/secrets.js";
+import type { TestApp } from "../../helpers/test-app.js";
+import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 let t: TestApp;
 let call: Call;
 let acme: CompanyFixture;
 let globex: CompanyFixture;
 
-beforeAll(async () => {
-  t = await startTestApp({ env: { CHECKOUT_BASE_URL: "https://checkout.example.com" } });
-  call = httpClient(t.url);
-  acme = await createCompanyWithToken(t.db.prisma, "Acme");
-  globex = await createCompanyWithToken(t.db.prisma, "Globex");
-});
-
-afterAll(async () => {
-  await t.close();
-});
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), { env: { CHECKOUT_BASE_URL: "https://checkout.example.com" } });
 
 const cartCount = () => t.db.prisma.cart.count();
 
