@@ -1,6 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
+import type { SqlServiceContext } from "../../platform/context.js";
 import { TtlCache } from "../../platform/ttl-cache.js";
-import { getPublishedMedia, type PublicReadContext } from "./public-media.js";
+import { getPublishedMedia } from "./public-media.js";
 import type { PublicMediaView } from "./schemas.js";
 import { languageOf } from "./service.js";
 
@@ -23,7 +24,7 @@ export class PublishedMediaCache {
     this.entries = new TtlCache(clock, maxEntries);
   }
 
-  async read(ctx: PublicReadContext, slug: string, locale: string | null | undefined): Promise<PublicMediaView> {
+  async read(ctx: SqlServiceContext, slug: string, locale: string | null | undefined): Promise<PublicMediaView> {
     if (this.ttlMs === 0) return getPublishedMedia(ctx, slug, locale);
     const key = `${ctx.companyId}/${languageOf(locale)}/${slug}`;
     const cached = this.entries.get(key);

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Config } from "../../config.js";
 import type { Clock } from "../clock.js";
-import type { ServiceContext } from "../context.js";
+import type { SqlServiceContext } from "../context.js";
 import type { Database } from "../db/database.js";
 import { requiredCompany } from "./company-auth.js";
 
@@ -14,6 +14,6 @@ declare module "fastify" {
 }
 
 /** The service context of an authenticated admin request. */
-export function companyContext(request: FastifyRequest): ServiceContext {
-  return { db: request.server.db.prisma, clock: request.server.clock, companyId: requiredCompany(request) };
+export function companyContext(request: FastifyRequest): SqlServiceContext {
+  return { db: request.server.db.prisma, sql: request.server.db.sql, clock: request.server.clock, companyId: requiredCompany(request) };
 }

@@ -3,8 +3,7 @@ import { z } from "zod";
 import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import type { EventStore } from "../../domain/tracking/event-store.js";
 import { LOCALE_PATTERN, type ResponseMetadata } from "../../domain/tracking/schemas.js";
-import type { ServiceContext } from "../../platform/context.js";
-import type { SqlPool } from "../../platform/db/sql.js";
+import type { SqlServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 
@@ -39,7 +38,7 @@ export function responseMetadata(request: FastifyRequest, metadata: MetadataEcho
 }
 
 /** The service context of the shop a storefront names; an unknown shop is a 404. */
-export async function shopContext(request: FastifyRequest, shop: string): Promise<ServiceContext & { sql: SqlPool }> {
+export async function shopContext(request: FastifyRequest, shop: string): Promise<SqlServiceContext> {
   const companyId = await request.server.shops.companyIdFor(shop);
   if (companyId === null) throw new NotFoundError("Shop not found", { code: "shop_not_found" });
   return { db: request.server.db.prisma, sql: request.server.db.sql, clock: request.server.clock, companyId };
