@@ -1,16 +1,68 @@
 // Stored rows -> the wire shape. Amounts are integer minor units in the database and JSON
 // numbers on the wire (rounded to the currency's decimals), each with a display_* twin.
 
+import type {
+  Country,
+  Currency,
+  PaymentMethod,
+  Product,
+  SubscriptionOrder,
+  SubscriptionOrderActivity,
+  SubscriptionOrderItem,
+  User,
+  Variant,
+} from "../../generated/prisma/client.js";
 import { formatMoneyDisplay, minorToNumber } from "../../platform/money.js";
 import { daysUntil, type IntervalUnit } from "../subscription-plans/schedule.js";
-import type { OrderRow } from "./records.js";
 import { isoDay, statusOf } from "./records.js";
 import type { ActivityView, SubscriptionOrderView } from "./schemas.js";
 
-type Country = OrderRow["ship_to_country"];
-type Person = NonNullable<OrderRow["user"]>;
+type CountryRecord = Pick<Country, "id" | "iso" | "name">;
+type Person = Pick<User, "id" | "email" | "first_name" | "last_name">;
+type AddressColumn = `${"ship_to" | "bill_to"}_${"name" | "address1" | "address2" | "city" | "state" | "postal_code"}`;
 
-function addressView(row: OrderRow, prefix: "ship_to" | "bill_to", country: Country) {
+/**
+ * The columns and relations toView reads. Prisma's OrderRow (what the mutations hold) is one,
+ * and so is the plain-pg read's row (sql-reads.ts): one rendering for both.
+ */
+export type OrderRecord = Pick<
+  SubscriptionOrder,
+  | "id"
+  | "order_number"
+  | "status"
+  | "subscription_plan_id"
+  | "subscription_interval"
+  | "subscription_interval_unit"
+  | "subtotal"
+  | "discount"
+  | "tax"
+  | "shipping"
+  | "total"
+  | "created_at"
+  | "updated_at"
+  | "bill_date"
+  | "next_bill_date"
+  | "skips_count"
+  | "cancellation_reason"
+  | "additional_feedback"
+  | AddressColumn
+> & {
+  currency: Pick<Currency, "code" | "decimal_places">;
+  ship_to_country: CountryRecord;
+  bill_to_country: CountryRecord;
+  customer: Person;
+  user: Person | null;
+  buyer: Person | null;
+  payment_method: Pick<PaymentMethod, "id" | "kind" | "card_type" | "last_four" | "exp_month" | "exp_year" | "paypal_email"> | null;
+  items: Array<
+    Pick<SubscriptionOrderItem, "id" | "variant_id" | "quantity" | "option_value_ids" | "unit_price" | "subtotal" | "discount" | "tax"> & {
+      variant: Pick<Variant, "id" | "product_id" | "sku" | "title" | "image_url"> & { product: Pick<Product, "id" | "title" | "image_url"> };
+    }
+  >;
+  activities: Array<Pick<SubscriptionOrderActivity, "id" | "action" | "actor_type" | "actor_id" | "before" | "after" | "created_at">>;
+};
+
+function addressView(row: OrderRecord, prefix: "ship_to" | "bill_to", country: CountryRecord) {
   return {
     name: row[`${prefix}_name`],
     address1: row[`${prefix}_address1`],
@@ -28,7 +80,7 @@ function personView(person: Person) {
   return { id: person.id, email: person.email, first_name: person.first_name, last_name: person.last_name };
 }
 
-function activityView(activity: OrderRow["activities"][number]): ActivityView {
+function activityView(activity: OrderRecord["activities"][number]): ActivityView {
   return {
     id: activity.id,
     action: activity.action,
@@ -39,7 +91,7 @@ function activityView(activity: OrderRow["activities"][number]): ActivityView {
   };
 }
 
-export function toView(row: OrderRow, now: Date): SubscriptionOrderView {
+export function toView(row: OrderRecord, now: Date): SubscriptionOrderView {
   const { code, decimal_places: places } = row.currency;
   const amount = (minor: number) => minorToNumber(minor, places);
   const display = (minor: number) => formatMoneyDisplay(minor, code, places);
