@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client.js";
-import type { ServiceContext } from "../../platform/context.js";
+import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import { ValidationError, type FieldErrors } from "../../platform/errors.js";
 import { type PageRequest, type Pagination, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
@@ -8,6 +8,7 @@ import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, 
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, orderInclude, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
+import { readOrder } from "./sql-reads.js";
 import { toView } from "./views.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -79,8 +80,8 @@ export async function subscriptionOrderStats(ctx: ServiceContext, filters: Omit<
   };
 }
 
-export async function getSubscriptionOrder(ctx: ServiceContext, id: number): Promise<SubscriptionOrderView> {
-  return toView(await requireOrderRow(ctx.db, ctx.companyId, id), ctx.clock.now());
+export async function getSubscriptionOrder(ctx: SqlServiceContext, id: number): Promise<SubscriptionOrderView> {
+  return toView(await readOrder(ctx, id), ctx.clock.now());
 }
 
 async function viewAfterChange(tx: Prisma.TransactionClient, ctx: ServiceContext, id: number): Promise<SubscriptionOrderView> {

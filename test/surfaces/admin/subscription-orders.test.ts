@@ -342,6 +342,43 @@ describe("GET /api/v2/subscription_orders/{id}", () => {
   });
 });
 
+// The reads go through plain pg, the mutations' answers through Prisma: one toView, two sources.
+describe("GET /api/v2/subscription_orders(/{id}) renders as the mutations answer", () => {
+  it("a rich order: payment method, buyer, rep, reordered items, activities with before and after, another bill-to country", async () => {
+    const created = await createOrder({
+      payment_method_id: card.id,
+      buyer_id: rep.id,
+      user_id: rep.id,
+      items: [
+        { variant_id: bottle.id, quantity: 2, option_value_ids: [3, 4] },
+        { variant_id: tablet.id, quantity: 1 },
+        { variant_id: serum.id, quantity: 1 },
+      ],
+      bill_to: { country_code: "CA", name: "Billing Person", address1: "9 Queen St", city: "Toronto" },
+    });
+    const [bottleItem, , serumItem] = created.items;
+    await patch(created.id, "", { update: true, items: [{ id: serumItem.id, quantity: 3 }, { id: bottleItem.id, quantity: 1, option_value_ids: [5] }, { variant_id: tablet.id, quantity: 2 }] });
+    await patch(created.id, "skip_order");
+    const changed = (await patch(created.id, "cancellation_feedback", { reason: "moving", feedback: "Back next year." })).body.subscription_order;
+    expect(changed.activities.map((activity: { action: string }) => activity.action)).toEqual(["created", "items_updated", "skipped", "cancellation_feedback"]);
+    expect(changed).toMatchObject({ status: "active", payment_method: { id: card.id }, buyer: { id: rep.id }, user: { id: rep.id }, bill_to: { country_code: "CA" } });
+
+    const shown = await call("GET", `${BASE}/${created.id}`, { token: acme.token });
+    expect(shown.body.subscription_order).toEqual(changed);
+    const { order_number: _, ...listed } = changed;
+    expect((await call("GET", `${BASE}?customer_id=${customer.id}`, { token: acme.token })).body.subscription_orders).toEqual([listed]);
+  });
+
+  it("an order without payment method, buyer, rep or bill date", async () => {
+    const created = await createOrder();
+    expect(created).toMatchObject({ payment_method: null, buyer: null, user: null });
+    expect((await call("GET", `${BASE}/${created.id}`, { token: acme.token })).body.subscription_order).toEqual(created);
+    // No API leaves bill_date empty; imported rows may. Plain SQL keeps updated_at as it was.
+    await t.db.sql.query("UPDATE subscription_orders SET bill_date = NULL WHERE id = $1", [created.id]);
+    expect((await call("GET", `${BASE}/${created.id}`, { token: acme.token })).body.subscription_order).toEqual({ ...created, bill_date: null });
+  });
+});
+
 describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
   it("replaces the items when update is true: kept, changed, swapped, added and removed, repriced with an activity", async () => {
     const order = await createOrder();
