@@ -1,41 +1,19 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import { ValidationError, type FieldErrors } from "../../platform/errors.js";
-import { type PageRequest, type Pagination, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { newUuid } from "../../platform/ids.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
-import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, orderInclude, raise, requireOrderRow, statusOf } from "./records.js";
+import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
-import { readOrder } from "./sql-reads.js";
+import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
 import { toView } from "./views.js";
 
 // ---------------------------------------------------------------------------------------------
 // Reads
 // ---------------------------------------------------------------------------------------------
-
-async function countryFilter(ctx: ServiceContext, value: string | undefined): Promise<number | undefined> {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  const country = await ctx.db.country.findUnique({ where: { iso: value.toUpperCase() }, select: { id: true } });
-  // An unknown code matches no subscription, as an unknown id does.
-  return country?.id ?? -1;
-}
-
-async function whereOf(ctx: ServiceContext, filters: SubscriptionOrderFilters): Promise<Prisma.SubscriptionOrderWhereInput> {
-  const start = filters.next_bill_date_start_date;
-  const end = filters.next_bill_date_end_date;
-  return {
-    company_id: ctx.companyId,
-    customer_id: filters.customer_id,
-    buyer_id: filters.buyer_id,
-    user_id: filters.user_company_id,
-    status: filters.status,
-    ship_to_country_id: await countryFilter(ctx, filters.ship_to_country_id),
-    ...(start || end ? { next_bill_date: { ...(start ? { gte: new Date(start) } : {}), ...(end ? { lte: new Date(end) } : {}) } } : {}),
-  };
-}
 
 function requireDateRange(filters: SubscriptionOrderFilters): void {
   const { next_bill_date_start_date: start, next_bill_date_end_date: end } = filters;
@@ -43,18 +21,14 @@ function requireDateRange(filters: SubscriptionOrderFilters): void {
 }
 
 export async function listSubscriptionOrders(
-  ctx: ServiceContext,
+  ctx: SqlServiceContext,
   page: PageRequest,
   filters: SubscriptionOrderFilters,
 ): Promise<{ rows: SubscriptionOrderView[]; pagination: Pagination }> {
   requireDateRange(filters);
-  const where = await whereOf(ctx, filters);
-  const [rows, total] = await Promise.all([
-    ctx.db.subscriptionOrder.findMany({ where, include: orderInclude, orderBy: [{ next_bill_date: "asc" }, { id: "asc" }], ...pageWindow(page) }),
-    ctx.db.subscriptionOrder.count({ where }),
-  ]);
+  const { records, total } = await readOrderPage(ctx, page, filters);
   const now = ctx.clock.now();
-  return { rows: rows.map((row) => toView(row, now)), pagination: pagination(page, total) };
+  return { rows: records.map((record) => toView(record, now)), pagination: pagination(page, total) };
 }
 
 export interface SubscriptionStats {
@@ -66,12 +40,12 @@ export interface SubscriptionStats {
   past_due_subscriptions_count: number;
 }
 
-export async function subscriptionOrderStats(ctx: ServiceContext, filters: Omit<SubscriptionOrderFilters, "user_company_id">): Promise<SubscriptionStats> {
+export async function subscriptionOrderStats(ctx: SqlServiceContext, filters: Omit<SubscriptionOrderFilters, "user_company_id">): Promise<SubscriptionStats> {
   requireDateRange(filters);
-  const groups = await ctx.db.subscriptionOrder.groupBy({ by: ["status"], where: await whereOf(ctx, filters), _count: { _all: true } });
-  const count = (status: string) => groups.find((group) => group.status === status)?._count._all ?? 0;
+  const counts = await countByStatus(ctx, filters);
+  const count = (status: string) => counts.get(status) ?? 0;
   return {
-    subscriptions_count: groups.reduce((sum, group) => sum + group._count._all, 0),
+    subscriptions_count: [...counts.values()].reduce((sum, value) => sum + value, 0),
     active_subscriptions_count: count("active"),
     cancelled_subscriptions_count: count("cancelled"),
     pending_subscriptions_count: count("pending"),

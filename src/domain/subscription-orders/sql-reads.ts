@@ -1,11 +1,13 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
+import { type PageRequest, pageWindow } from "../../platform/http/pagination.js";
+import type { SubscriptionOrderFilters } from "./schemas.js";
 import type { OrderRecord } from "./views.js";
 
 /*
- * The admin's show of a subscription order is one statement sent through plain pg: the order
- * is one row with its relations built as json by PostgreSQL. It was Prisma's
+ * The admin reads of subscription orders (show, list, stats) are statements sent through plain
+ * pg, each order one row with its relations built as json by PostgreSQL. The show was Prisma's
  * findFirst with ten nested relations, and Prisma's query compiler and result mapping cost far
  * more than the query. Measured on the bench data set (16 concurrent callers in process): a
  * show took 610-715 µs of CPU through Prisma, 104-134 µs through this statement (a primary-key
@@ -69,4 +71,47 @@ export async function readOrder(ctx: SqlServiceContext, id: number): Promise<Ord
   const [row] = await ctx.sql.query<OrderSqlRow>(statement.text, statement.values, "subscription-order-by-id");
   if (!row) throw new NotFoundError("Subscription order not found");
   return recordOf(row);
+}
+
+/** The list's and the stats' filters, on `o` (subscription_orders). */
+function filtersSql(ctx: SqlServiceContext, filters: SubscriptionOrderFilters): Prisma.Sql {
+  const conditions = [Prisma.sql`o.company_id = ${ctx.companyId}`];
+  const equal = (column: string, value: number | string | undefined) => {
+    if (value !== undefined) conditions.push(Prisma.sql`${Prisma.raw(`o.${column}`)} = ${value}`);
+  };
+  equal("customer_id", filters.customer_id);
+  equal("buyer_id", filters.buyer_id);
+  equal("user_id", filters.user_company_id);
+  equal("status", filters.status);
+  const country = filters.ship_to_country_id;
+  if (country !== undefined) {
+    // An unknown code matches no subscription, as an unknown id does.
+    conditions.push(
+      /^\d+$/.test(country)
+        ? Prisma.sql`o.ship_to_country_id = ${Number(country)}`
+        : Prisma.sql`o.ship_to_country_id = (SELECT c.id FROM countries c WHERE c.iso = ${country.toUpperCase()})`,
+    );
+  }
+  if (filters.next_bill_date_start_date) conditions.push(Prisma.sql`o.next_bill_date >= ${filters.next_bill_date_start_date}::date`);
+  if (filters.next_bill_date_end_date) conditions.push(Prisma.sql`o.next_bill_date <= ${filters.next_bill_date_end_date}::date`);
+  return Prisma.join(conditions, " AND ");
+}
+
+export async function readOrderPage(ctx: SqlServiceContext, page: PageRequest, filters: SubscriptionOrderFilters): Promise<{ records: OrderRecord[]; total: number }> {
+  const where = filtersSql(ctx, filters);
+  const { skip, take } = pageWindow(page);
+  // Its text depends on which filters are given, so it is not prepared.
+  const rowsStatement = Prisma.sql`${SELECT_ORDERS} WHERE ${where} ORDER BY o.next_bill_date, o.id LIMIT ${take} OFFSET ${skip}`;
+  const countStatement = Prisma.sql`SELECT count(*)::int AS count FROM subscription_orders o WHERE ${where}`;
+  const [rows, [counted]] = await Promise.all([
+    ctx.sql.query<OrderSqlRow>(rowsStatement.text, rowsStatement.values),
+    ctx.sql.query<{ count: number }>(countStatement.text, countStatement.values),
+  ]);
+  return { records: rows.map(recordOf), total: counted?.count ?? 0 };
+}
+
+export async function countByStatus(ctx: SqlServiceContext, filters: SubscriptionOrderFilters): Promise<Map<string, number>> {
+  const statement = Prisma.sql`SELECT o.status, count(*)::int AS count FROM subscription_orders o WHERE ${filtersSql(ctx, filters)} GROUP BY o.status`;
+  const rows = await ctx.sql.query<{ status: string; count: number }>(statement.text, statement.values);
+  return new Map(rows.map((row) => [row.status, row.count]));
 }
