@@ -1,5 +1,6 @@
-// How subscription orders are read and locked, shared by the lifecycle, payment and reminder
-// services. Every query is scoped by the company.
+// How subscription orders are read and locked by the changes, shared by the lifecycle, payment
+// and reminder services (the admin's show and list read through plain pg: sql-reads.ts). Every
+// query is scoped by the company.
 
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
@@ -16,7 +17,7 @@ export interface OrderContext extends ServiceContext {
   actor: Actor;
 }
 
-export const orderInclude = {
+const orderInclude = {
   customer: true,
   user: true,
   buyer: true,
