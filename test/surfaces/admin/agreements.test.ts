@@ -52,6 +52,17 @@ const update = (id: number, agreement: Record<string, unknown>, query = "", toke
   call("PUT", `/api/agreements/${id}${query}`, { token, body: { agreement } });
 const show = (id: number, query = "", token: string | null = acme.token) => call("GET", `/api/agreements/${id}${query}`, token ? { token } : {});
 
+/** Every member away from its default, but countries and attachments. */
+const richAgreement = () => ({
+  title: "Terms of sale",
+  description: "You agree to pay.",
+  show_at_checkout: true,
+  default_checked: true,
+  required_on_checkout: true,
+  required: true,
+  enrollment_pack_id: acmePack.id,
+});
+
 async function createId(agreement: Record<string, unknown> = {}, token = acme.token): Promise<number> {
   const response = await create({ title: "Terms", description: "The terms.", ...agreement }, { token });
   expect(response.status).toBe(201);
@@ -67,13 +78,7 @@ const snapshot = async () =>
 describe("POST /api/agreements", () => {
   it("creates an active agreement: 201 with every field of the Agreement table", async () => {
     const response = await create({
-      title: "Terms of sale",
-      description: "You agree to pay.",
-      show_at_checkout: true,
-      default_checked: true,
-      required_on_checkout: true,
-      required: true,
-      enrollment_pack_id: acmePack.id,
+      ...richAgreement(),
       company_country_ids: [acmeCA.id, acmeUS.id, acmeUS.id],
       attachments_attributes: [
         { url: "https://cdn.example.com/terms.pdf", filename: "terms.pdf", kind: "document", content_type: "application/pdf", content_size: 1234, metadata: { pages: 3 } },
@@ -531,5 +536,85 @@ describe("GET /api/agreements", () => {
       expect(response.body.error_code).toBe("validation_failed");
     }
     expect((await call("GET", "/api/agreements")).status).toBe(401);
+  });
+});
+
+describe("one agreement view", () => {
+  const listed = async (id: number, query = "") =>
+    (await call("GET", `/api/agreements${query}`, { token: acme.token })).body.agreements.find((agreement: { id: number }) => agreement.id === id);
+
+  it("renders alike in the write responses, the reads with and without a token and the list, translated or in English", async () => {
+    const created = await create({
+      ...richAgreement(),
+      company_country_ids: [acmeCA.id, acmeUS.id],
+      attachments_attributes: [
+        { url: "https://cdn.example.com/terms.pdf", filename: "terms.pdf", kind: "document", content_type: "application/pdf", content_size: Number.MAX_SAFE_INTEGER, metadata: { pages: 3, signed: { by: "Ann" }, tags: ["a", 1] } },
+        { url: "https://cdn.example.com/b.pdf" },
+      ],
+    });
+    const id = created.body.agreement.id;
+    const stored = await t.db.prisma.agreement.findUniqueOrThrow({ where: { id }, include: { attachments: { orderBy: { id: "asc" } } } });
+    const [terms, plain] = stored.attachments;
+    const english = {
+      id,
+      title: "Terms of sale",
+      active: true,
+      show_at_checkout: true,
+      default_checked: true,
+      required_on_checkout: true,
+      required: true,
+      company_country_ids: [acmeUS.id, acmeCA.id].sort((a, b) => a - b),
+      description: "You agree to pay.",
+      show_path: `/api/agreements/${id}`,
+      language_iso: "en",
+      enrollment_pack_id: acmePack.id,
+      created_at: stored.created_at.toISOString(),
+      updated_at: stored.updated_at.toISOString(),
+      company_logo: "https://cdn.example.com/acme.png",
+      attachments: [
+        {
+          id: terms?.id,
+          url: "https://cdn.example.com/terms.pdf",
+          filename: "terms.pdf",
+          kind: "document",
+          content_type: "application/pdf",
+          content_size: Number.MAX_SAFE_INTEGER,
+          metadata: { pages: 3, signed: { by: "Ann" }, tags: ["a", 1] },
+          created_at: terms?.created_at.toISOString(),
+          updated_at: terms?.updated_at.toISOString(),
+        },
+        { id: plain?.id, url: "https://cdn.example.com/b.pdf", filename: null, kind: null, content_type: null, content_size: null, metadata: {}, created_at: plain?.created_at.toISOString(), updated_at: plain?.updated_at.toISOString() },
+      ],
+    };
+    expect(created.body.agreement).toEqual(english);
+    expect((await show(id)).body.agreement).toEqual(english);
+    expect((await show(id, "", null)).body.agreement).toEqual(english);
+    expect(await listed(id)).toEqual(english);
+
+    const updated = await update(id, { title: "Conditions de vente", description: "Vous payez." }, "?language_iso=fr");
+    const updatedAt = (await t.db.prisma.agreement.findUniqueOrThrow({ where: { id } })).updated_at.toISOString();
+    const french = { ...english, title: "Conditions de vente", description: "Vous payez.", language_iso: "fr", show_path: `/api/agreements/${id}?language_iso=fr`, updated_at: updatedAt };
+    expect(updated.body.agreement).toEqual(french);
+    expect((await show(id, "?language_iso=fr")).body.agreement).toEqual(french);
+    expect((await show(id, "?language_iso=fr", null)).body.agreement).toEqual(french);
+    expect(await listed(id, "?language_iso=fr")).toEqual(french);
+    for (const query of ["", "?language_iso=de"]) {
+      expect((await show(id, query)).body.agreement).toEqual({ ...english, updated_at: updatedAt });
+      expect(await listed(id, query)).toEqual({ ...english, updated_at: updatedAt });
+    }
+  });
+
+  it("writes timestamps as Date.toISOString() does, whole seconds included", async () => {
+    const id = await createId({ attachments_attributes: [{ url: "https://cdn.example.com/a.pdf" }] });
+    const [second, tenth] = [new Date("2024-01-02T03:04:05.000Z"), new Date("2024-01-02T03:04:05.100Z")];
+    await t.db.prisma.agreement.update({ where: { id }, data: { created_at: second, updated_at: tenth } });
+    await t.db.prisma.agreementAttachment.updateMany({ where: { agreement_id: id }, data: { created_at: second, updated_at: tenth } });
+    const agreement = (await show(id)).body.agreement;
+    expect([agreement.created_at, agreement.updated_at, agreement.attachments[0].created_at, agreement.attachments[0].updated_at]).toEqual([
+      "2024-01-02T03:04:05.000Z",
+      "2024-01-02T03:04:05.100Z",
+      "2024-01-02T03:04:05.000Z",
+      "2024-01-02T03:04:05.100Z",
+    ]);
   });
 });
