@@ -1,8 +1,9 @@
 import { Prisma } from "../../generated/prisma/client.js";
-import type { Db } from "../../platform/db/database.js";
 import { escapeLike } from "../../platform/db/like.js";
+import type { SqlPool } from "../../platform/db/sql.js";
 import type { PageRequest } from "../../platform/http/pagination.js";
 import type { AgreementSort } from "./schemas.js";
+import { AGREEMENT_VIEW_COLUMNS, type AgreementViewRow, agreementsFrom } from "./view.js";
 
 export interface AgreementFilter {
   companyId: number;
@@ -14,7 +15,7 @@ export interface AgreementFilter {
 }
 
 // Title search and sort look at the title a reader sees, the translation's when there is one,
-// which Prisma's query API cannot express over a filtered relation: this one query is SQL.
+// which Prisma's query API cannot express over a filtered relation.
 const SORT_COLUMNS: Record<string, Prisma.Sql> = {
   title: Prisma.sql`lower(coalesce(t.title, a.title))`,
   active: Prisma.sql`a.active`,
@@ -41,13 +42,21 @@ function orderClause(sortedBy: AgreementSort): Prisma.Sql {
   return Prisma.sql`${column} ${direction}, a.id ${direction}`;
 }
 
-/** One page of matching agreement ids in order, and how many match in all. */
-export async function findAgreementIds(db: Db, filter: AgreementFilter, page: PageRequest): Promise<{ ids: number[]; total: number }> {
-  const from = Prisma.sql`FROM agreements a LEFT JOIN agreement_translations t ON t.agreement_id = a.id AND t.language_iso = ${filter.languageIso}`;
+/**
+ * One page of matching agreements in order, as view rows, and how many match in all. Both
+ * statements are prepared: planned on every call, they took 0.61-0.65 ms of PostgreSQL's CPU per
+ * page of 25 against 0.21-0.24 ms (view.ts). A text depends only on the sort and on whether there
+ * is a status filter and a search, so each such variant has its own name.
+ */
+export async function findAgreementPage(sql: SqlPool, filter: AgreementFilter, page: PageRequest): Promise<{ rows: AgreementViewRow[]; total: number }> {
+  const from = agreementsFrom(filter.languageIso);
   const where = whereClause(filter);
-  const [rows, counted] = await Promise.all([
-    db.$queryRaw<{ id: number }[]>`SELECT a.id ${from} WHERE ${where} ORDER BY ${orderClause(filter.sortedBy)} LIMIT ${page.per_page} OFFSET ${(page.page - 1) * page.per_page}`,
-    db.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total ${from} WHERE ${where}`,
+  const variant = `${filter.status ? "status" : "any"}:${filter.searchQuery ? "search" : "all"}`;
+  const rows = Prisma.sql`SELECT ${AGREEMENT_VIEW_COLUMNS} ${from} WHERE ${where} ORDER BY ${orderClause(filter.sortedBy)} LIMIT ${page.per_page} OFFSET ${(page.page - 1) * page.per_page}`;
+  const count = Prisma.sql`SELECT count(*)::int AS total ${from} WHERE ${where}`;
+  const [found, counted] = await Promise.all([
+    sql.query<AgreementViewRow>(rows.text, rows.values, `agreements.page:${filter.sortedBy}:${variant}`),
+    sql.query<{ total: number }>(count.text, count.values, `agreements.count:${variant}`),
   ]);
-  return { ids: rows.map((row) => row.id), total: counted[0]?.total ?? 0 };
+  return { rows: found, total: counted[0]?.total ?? 0 };
 }

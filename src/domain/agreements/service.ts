@@ -1,10 +1,11 @@
 import type { Prisma } from "../../generated/prisma/client.js";
-import type { ServiceContext } from "../../platform/context.js";
+import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
+import type { SqlPool } from "../../platform/db/sql.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
 import { copyTitle, ENGLISH, shownContent, showPath, writtenLanguage } from "./content.js";
-import { findAgreementIds } from "./list.js";
+import { findAgreementPage } from "./list.js";
 import type {
   AgreementCreateInput,
   AgreementListQuery,
@@ -13,6 +14,7 @@ import type {
   AgreementView,
   AttachmentUpdateInput,
 } from "./schemas.js";
+import * as view from "./view.js";
 
 type Client = Db | Prisma.TransactionClient;
 
@@ -116,18 +118,20 @@ function flagData(input: AgreementUpdateInput) {
   };
 }
 
-export async function listAgreements(ctx: ServiceContext, query: AgreementListQuery): Promise<Page<AgreementView>> {
-  const languageIso = query.language_iso ?? ENGLISH;
+export async function listAgreements(ctx: SqlServiceContext, query: AgreementListQuery): Promise<Page<AgreementView>> {
   const page: PageRequest = { page: query.page, per_page: query.per_page };
-  const { ids, total } = await findAgreementIds(
-    ctx.db,
-    { companyId: ctx.companyId, languageIso, searchQuery: query.search_query || undefined, status: query.status, sortedBy: query.sorted_by as AgreementSort },
+  const { rows, total } = await findAgreementPage(
+    ctx.sql,
+    {
+      companyId: ctx.companyId,
+      languageIso: query.language_iso ?? ENGLISH,
+      searchQuery: query.search_query || undefined,
+      status: query.status,
+      sortedBy: query.sorted_by as AgreementSort,
+    },
     page,
   );
-  const rows = ids.length ? await ctx.db.agreement.findMany({ where: { id: { in: ids }, company_id: ctx.companyId }, include: viewInclude(languageIso) }) : [];
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  const ordered = ids.flatMap((id) => byId.get(id) ?? []);
-  return { rows: ordered.map(toView), pagination: pagination(page, total) };
+  return { rows: rows.map(view.toView), pagination: pagination(page, total) };
 }
 
 /** Create writes English content whatever language the request names (the specification's rule). */
@@ -150,13 +154,13 @@ export async function createAgreement(ctx: ServiceContext, input: AgreementCreat
   return toView(row);
 }
 
-export async function getAgreement(ctx: ServiceContext, id: number, languageIso: string | undefined): Promise<AgreementView> {
-  return toView(await findRow(ctx.db, { id, company_id: ctx.companyId }, languageIso ?? ENGLISH));
+export async function getAgreement(ctx: SqlServiceContext, id: number, languageIso: string | undefined): Promise<AgreementView> {
+  return view.findAgreementView(ctx, id, languageIso ?? ENGLISH);
 }
 
 /** Storefront checkout reads agreements without a credential: only active ones exist for it. */
-export async function getActiveAgreement(db: Db, id: number, languageIso: string | undefined): Promise<AgreementView> {
-  return toView(await findRow(db, { id, active: true }, languageIso ?? ENGLISH));
+export async function getActiveAgreement(sql: SqlPool, id: number, languageIso: string | undefined): Promise<AgreementView> {
+  return view.findActiveAgreementView(sql, id, languageIso ?? ENGLISH);
 }
 
 function attachmentErrors(input: AttachmentUpdateInput[], existing: Set<number>): FieldErrors {

@@ -103,7 +103,7 @@ export async function agreementRoutes(fastify: FastifyInstance): Promise<void> {
       const { language_iso } = request.query;
       const agreement =
         request.companyId === null
-          ? await agreements.getActiveAgreement(request.server.db.prisma, id, language_iso)
+          ? await agreements.getActiveAgreement(request.server.db.sql, id, language_iso)
           : await agreements.getAgreement(companyContext(request), id, language_iso);
       return envelope(request, { agreement });
     },
