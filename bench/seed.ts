@@ -60,7 +60,7 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
     const db = database.prisma;
     const company = await createCompany(db, { name: "Bench Shop", shop: "bench.example.com" });
     const token = await issueCompanyToken(db, company.id);
-    const ctx = { db, clock: systemClock, companyId: company.id };
+    const ctx = { db, sql: database.sql, clock: systemClock, companyId: company.id };
     await setTaxRate(ctx, "US", "8.25");
 
     const products = await times(SIZES.products, (p) =>

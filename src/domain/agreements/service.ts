@@ -4,7 +4,7 @@ import type { Db } from "../../platform/db/database.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
-import { copyTitle, ENGLISH, shownContent, showPath, writtenLanguage } from "./content.js";
+import { copyTitle, ENGLISH, writtenLanguage } from "./content.js";
 import { findAgreementPage } from "./list.js";
 import type {
   AgreementCreateInput,
@@ -14,58 +14,9 @@ import type {
   AgreementView,
   AttachmentUpdateInput,
 } from "./schemas.js";
-import * as view from "./view.js";
+import { findActiveAgreementView, findAgreementView, findAgreementViews, toView } from "./view.js";
 
 type Client = Db | Prisma.TransactionClient;
-
-function viewInclude(languageIso: string) {
-  return {
-    translations: { where: { language_iso: languageIso } },
-    attachments: { orderBy: { id: "asc" } },
-    countries: { select: { company_country_id: true }, orderBy: { company_country_id: "asc" } },
-    company: { select: { logo_url: true } },
-  } satisfies Prisma.AgreementInclude;
-}
-
-type AgreementRow = Prisma.AgreementGetPayload<{ include: ReturnType<typeof viewInclude> }>;
-
-function toView(row: AgreementRow): AgreementView {
-  const content = shownContent(row, row.translations[0]);
-  return {
-    id: row.id,
-    title: content.title,
-    active: row.active,
-    show_at_checkout: row.show_at_checkout,
-    default_checked: row.default_checked,
-    required_on_checkout: row.required_on_checkout,
-    required: row.required,
-    company_country_ids: row.countries.map((country) => country.company_country_id),
-    description: content.description,
-    show_path: showPath(row.id, content.language_iso),
-    language_iso: content.language_iso,
-    enrollment_pack_id: row.enrollment_pack_id,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    company_logo: row.company.logo_url ?? "",
-    attachments: row.attachments.map((attachment) => ({
-      id: attachment.id,
-      url: attachment.url,
-      filename: attachment.filename,
-      kind: attachment.kind,
-      content_type: attachment.content_type,
-      content_size: attachment.content_size === null ? null : Number(attachment.content_size),
-      metadata: attachment.metadata as Record<string, unknown>,
-      created_at: attachment.created_at.toISOString(),
-      updated_at: attachment.updated_at.toISOString(),
-    })),
-  };
-}
-
-async function findRow(db: Client, where: Prisma.AgreementWhereInput, languageIso: string): Promise<AgreementRow> {
-  const row = await db.agreement.findFirst({ where, include: viewInclude(languageIso) });
-  if (!row) throw new NotFoundError("Agreement not found");
-  return row;
-}
 
 function formatIds(ids: number[]): string {
   return ids.join(", ");
@@ -131,36 +82,36 @@ export async function listAgreements(ctx: SqlServiceContext, query: AgreementLis
     },
     page,
   );
-  return { rows: rows.map(view.toView), pagination: pagination(page, total) };
+  return { rows: rows.map(toView), pagination: pagination(page, total) };
 }
 
 /** Create writes English content whatever language the request names (the specification's rule). */
-export async function createAgreement(ctx: ServiceContext, input: AgreementCreateInput): Promise<AgreementView> {
+export async function createAgreement(ctx: SqlServiceContext, input: AgreementCreateInput): Promise<AgreementView> {
   throwIfAny(
     await referenceErrors(ctx.db, ctx.companyId, input),
     checkoutErrors({ show_at_checkout: input.show_at_checkout ?? false, required_on_checkout: input.required_on_checkout ?? false }),
   );
-  const row = await ctx.db.agreement.create({
+  const { id } = await ctx.db.agreement.create({
     data: {
       company_id: ctx.companyId,
       title: input.title,
       description: input.description,
       ...flagData(input),
       attachments: { create: (input.attachments_attributes ?? []).map((attachment) => ({ ...attachmentData(attachment), url: attachment.url })) },
-      countries: { create: [...new Set(input.company_country_ids ?? [])].map((id) => ({ company_country_id: id })) },
+      countries: { create: [...new Set(input.company_country_ids ?? [])].map((countryId) => ({ company_country_id: countryId })) },
     },
-    include: viewInclude(ENGLISH),
+    select: { id: true },
   });
-  return toView(row);
+  return findAgreementView(ctx, id, ENGLISH);
 }
 
 export async function getAgreement(ctx: SqlServiceContext, id: number, languageIso: string | undefined): Promise<AgreementView> {
-  return view.findAgreementView(ctx, id, languageIso ?? ENGLISH);
+  return findAgreementView(ctx, id, languageIso ?? ENGLISH);
 }
 
 /** Storefront checkout reads agreements without a credential: only active ones exist for it. */
 export async function getActiveAgreement(sql: SqlPool, id: number, languageIso: string | undefined): Promise<AgreementView> {
-  return view.findActiveAgreementView(sql, id, languageIso ?? ENGLISH);
+  return findActiveAgreementView(sql, id, languageIso ?? ENGLISH);
 }
 
 function attachmentErrors(input: AttachmentUpdateInput[], existing: Set<number>): FieldErrors {
@@ -212,9 +163,9 @@ async function writeTranslation(tx: Prisma.TransactionClient, agreementId: numbe
  * language into its translation, leaving English as it was. Everything else is the same in
  * every language.
  */
-export async function updateAgreement(ctx: ServiceContext, id: number, languageIso: string | undefined, input: AgreementUpdateInput): Promise<AgreementView> {
+export async function updateAgreement(ctx: SqlServiceContext, id: number, languageIso: string | undefined, input: AgreementUpdateInput): Promise<AgreementView> {
   const language = writtenLanguage(languageIso);
-  return ctx.db.$transaction(async (tx) => {
+  await ctx.db.$transaction(async (tx) => {
     const current = await tx.agreement.findFirst({
       where: { id, company_id: ctx.companyId },
       include: { attachments: { select: { id: true } }, translations: { where: { language_iso: language }, select: { id: true } } },
@@ -240,8 +191,8 @@ export async function updateAgreement(ctx: ServiceContext, id: number, languageI
       where: { id },
       data: { ...(language === ENGLISH ? contentData(input) : {}), ...flagData(input), updated_at: ctx.clock.now() },
     });
-    return toView(await findRow(tx, { id }, language));
   });
+  return findAgreementView(ctx, id, language);
 }
 
 export async function deleteAgreement(ctx: ServiceContext, id: number): Promise<{ id: number }> {
@@ -269,8 +220,8 @@ export async function bulkDeleteAgreements(ctx: ServiceContext, agreementIds: nu
   return { agreement_ids: ids };
 }
 
-/** A copy with its translations, attachments and countries, titles marked as a copy, inactive. */
-async function cloneRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<AgreementView> {
+/** A copy with its translations, attachments and countries, titles marked as a copy, inactive: its id. */
+async function cloneRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<number> {
   const original = await tx.agreement.findFirst({ where: { id, company_id: companyId }, include: { translations: true, attachments: true, countries: true } });
   if (!original) throw new NotFoundError("Agreement not found");
   const copy = await tx.agreement.create({
@@ -299,21 +250,23 @@ async function cloneRow(tx: Prisma.TransactionClient, companyId: number, id: num
       },
       countries: { create: original.countries.map((country) => ({ company_country_id: country.company_country_id })) },
     },
-    include: viewInclude(ENGLISH),
+    select: { id: true },
   });
-  return toView(copy);
+  return copy.id;
 }
 
-export async function cloneAgreement(ctx: ServiceContext, id: number): Promise<AgreementView> {
-  return ctx.db.$transaction((tx) => cloneRow(tx, ctx.companyId, id));
+export async function cloneAgreement(ctx: SqlServiceContext, id: number): Promise<AgreementView> {
+  const copyId = await ctx.db.$transaction((tx) => cloneRow(tx, ctx.companyId, id));
+  return findAgreementView(ctx, copyId, ENGLISH);
 }
 
-export async function bulkCloneAgreements(ctx: ServiceContext, agreementIds: number[]): Promise<AgreementView[]> {
+export async function bulkCloneAgreements(ctx: SqlServiceContext, agreementIds: number[]): Promise<AgreementView[]> {
   const ids = [...new Set(agreementIds)];
-  return ctx.db.$transaction(async (tx) => {
+  const copyIds = await ctx.db.$transaction(async (tx) => {
     await requireOwnAgreements(tx, ctx.companyId, ids);
-    const copies: AgreementView[] = [];
+    const copies: number[] = [];
     for (const id of ids) copies.push(await cloneRow(tx, ctx.companyId, id));
     return copies;
   });
+  return findAgreementViews(ctx, copyIds, ENGLISH);
 }

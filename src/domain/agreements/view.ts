@@ -8,7 +8,8 @@ import type { AgreementView } from "./schemas.js";
 /**
  * Every read of an agreement view, the list's included, is one statement on plain pg: the
  * agreement with its translation in the language read, its countries, its company's logo and its
- * attachments (as json), mapped by toView.
+ * attachments (as json), mapped by toView. Writes stay on Prisma and answer with this read once
+ * they have committed, so there is one row-to-view mapping.
  *
  * Through Prisma (the page's ids by $queryRaw, then findMany with nested includes) the query
  * compiler cost far more than the queries. CPU per call on the bench data set, 16 concurrent
