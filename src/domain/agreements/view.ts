@@ -16,9 +16,9 @@ import type { AgreementView } from "./schemas.js";
  * callers, 2,000 calls, this process and PostgreSQL's backends:
  *   a page of 25: Prisma 0.9-1.3 ms + PostgreSQL 1.0-1.2 ms; here 0.11-0.19 ms + 0.21-0.24 ms
  *   one agreement: Prisma 0.41-0.71 ms + 0.58-0.63 ms; here 0.05-0.14 ms + 0.05-0.07 ms
- * In `npm run bench`, GET /api/agreements?per_page=25 went from 0.02-0.05 of the pg primary-key
- * read to 0.09-0.24 (machine loaded), and the server's RSS grew by about 5 MB over the scenario
- * instead of 28-48 MB.
+ * In `npm run bench` (6 s rounds), GET /api/agreements?per_page=25 went from 0.06 of the pg
+ * primary-key read to 0.17-0.18 on a quiet machine (0.02-0.05 -> 0.09-0.24 under load), and the
+ * server's RSS grows by 0-6 MB over the scenario instead of 28-97 MB.
  */
 
 /** ISO 8601 in UTC with milliseconds, as Date.toISOString() writes it (the columns are timestamptz(3)). */
