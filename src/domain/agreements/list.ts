@@ -1,7 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { escapeLike } from "../../platform/db/like.js";
 import type { SqlPool } from "../../platform/db/sql.js";
-import type { PageRequest } from "../../platform/http/pagination.js";
+import { type PageRequest, pageWindow } from "../../platform/http/pagination.js";
 import type { AgreementSort } from "./schemas.js";
 import { AGREEMENT_VIEW_COLUMNS, type AgreementViewRow, agreementsFrom } from "./view.js";
 
@@ -51,8 +51,9 @@ function orderClause(sortedBy: AgreementSort): Prisma.Sql {
 export async function findAgreementPage(sql: SqlPool, filter: AgreementFilter, page: PageRequest): Promise<{ rows: AgreementViewRow[]; total: number }> {
   const from = agreementsFrom(filter.languageIso);
   const where = whereClause(filter);
+  const { skip, take } = pageWindow(page);
   const variant = `${filter.status ? "status" : "any"}:${filter.searchQuery ? "search" : "all"}`;
-  const rows = Prisma.sql`SELECT ${AGREEMENT_VIEW_COLUMNS} ${from} WHERE ${where} ORDER BY ${orderClause(filter.sortedBy)} LIMIT ${page.per_page} OFFSET ${(page.page - 1) * page.per_page}`;
+  const rows = Prisma.sql`SELECT ${AGREEMENT_VIEW_COLUMNS} ${from} WHERE ${where} ORDER BY ${orderClause(filter.sortedBy)} LIMIT ${take} OFFSET ${skip}`;
   const count = Prisma.sql`SELECT count(*)::int AS total ${from} WHERE ${where}`;
   const [found, counted] = await Promise.all([
     sql.query<AgreementViewRow>(rows.text, rows.values, `agreements.page:${filter.sortedBy}:${variant}`),

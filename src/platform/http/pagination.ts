@@ -22,7 +22,7 @@ export interface Pagination {
   per_page: number;
 }
 
-/** Prisma's skip/take for a page. */
+/** Rows to skip and to take for a page (Prisma's skip/take, SQL's OFFSET/LIMIT). */
 export function pageWindow(page: PageRequest): { skip: number; take: number } {
   return { skip: (page.page - 1) * page.per_page, take: page.per_page };
 }
