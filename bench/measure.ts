@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { Pool } from "undici";
 
 export interface RequestSpec {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -35,8 +36,8 @@ export interface MeasureOptions {
   warmupSeconds: number;
   seconds: number;
   connections: number;
-  /** Limits the rate (requests per second over all connections); unset: as fast as possible. */
-  overallRate?: number;
+  /** Sends this many requests per second, evenly spaced (see pacedRound); unset: as fast as possible. */
+  pacedRate?: number;
   peakRssMb(): number;
   /** When set, a CPU profile of the server during the measured round is written here. */
   profileDir?: string;
@@ -52,29 +53,99 @@ async function elu(url: string): Promise<Elu> {
   return stats.elu;
 }
 
-function run(scenario: Scenario, options: MeasureOptions, seconds: number): Promise<autocannon.Result> {
-  const defaultHeaders = { "content-type": "application/json" };
-  return autocannon({
+/** What one round measured. */
+interface Round {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+const DEFAULT_HEADERS = { "content-type": "application/json" };
+
+function bodyOf(spec: RequestSpec): string | undefined {
+  return spec.body === undefined ? undefined : JSON.stringify(spec.body);
+}
+
+/** As fast as the server answers: every connection sends its next request when its last one is answered. */
+async function autocannonRound(scenario: Scenario, options: MeasureOptions, seconds: number): Promise<Round> {
+  const result = await autocannon({
     url: options.url,
     connections: scenario.connections ?? options.connections,
     pipelining: 1,
     duration: seconds,
-    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     requests: [
       {
         setupRequest(request) {
           const spec = scenario.next();
-          return {
-            ...request,
-            method: spec.method,
-            path: spec.path,
-            headers: { ...defaultHeaders, ...spec.headers },
-            ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
-          };
+          const body = bodyOf(spec);
+          return { ...request, method: spec.method, path: spec.path, headers: { ...DEFAULT_HEADERS, ...spec.headers }, ...(body === undefined ? {} : { body }) };
         },
       },
     ],
   });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+function percentile(sorted: Float64Array, fraction: number): number {
+  const value = sorted[Math.floor(fraction * (sorted.length - 1))] ?? 0;
+  return Math.round(value * 100) / 100;
+}
+
+/**
+ * An open-loop round: request i is due at start + i / rate, whatever became of the ones before,
+ * and its latency counts from when it was due, so a stall counts against every request due during
+ * it (no coordinated omission). autocannon's own rate limit cannot measure this: it gives each
+ * connection a budget per second, which it spends back to back and then waits, so "half the
+ * peak rate" is bursts at full concurrency; and its coordinated-omission correction assumes one
+ * request per millisecond per connection. Latencies here are kept to the microsecond.
+ */
+async function pacedRound(scenario: Scenario, options: MeasureOptions & { pacedRate: number }, seconds: number): Promise<Round> {
+  const pool = new Pool(options.url, { connections: scenario.connections ?? options.connections, pipelining: 1 });
+  const total = Math.round(options.pacedRate * seconds);
+  const latencies = new Float64Array(total);
+  let answered = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / options.pacedRate;
+    const wait = due - performance.now();
+    if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const spec = scenario.next();
+    const sent = pool
+      .request({ method: spec.method, path: spec.path, headers: { ...DEFAULT_HEADERS, ...spec.headers }, body: bodyOf(spec) ?? null })
+      .then(
+        async (response) => {
+          await response.body.dump();
+          latencies[answered++] = performance.now() - due;
+          if (response.statusCode < 200 || response.statusCode >= 300) non2xx += 1;
+        },
+        () => {
+          errors += 1;
+        },
+      )
+      .finally(() => inFlight.delete(sent));
+    inFlight.add(sent);
+  }
+  await Promise.all(inFlight);
+  const elapsedSeconds = (performance.now() - start) / 1000;
+  await pool.close();
+  const sorted = latencies.subarray(0, answered).sort();
+  return { requestsPerSecond: Math.round(answered / elapsedSeconds), p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), non2xx, errors };
+}
+
+function runRound(scenario: Scenario, options: MeasureOptions, seconds: number): Promise<Round> {
+  const { pacedRate } = options;
+  return pacedRate === undefined ? autocannonRound(scenario, options, seconds) : pacedRound(scenario, { ...options, pacedRate }, seconds);
 }
 
 async function saveProfile(url: string, dir: string, scenarioName: string): Promise<void> {
@@ -85,10 +156,10 @@ async function saveProfile(url: string, dir: string, scenarioName: string): Prom
 
 /** A warm-up round (JIT, pools, caches), then the measured round. */
 export async function measure(scenario: Scenario, options: MeasureOptions): Promise<Measurement> {
-  await run(scenario, options, options.warmupSeconds);
+  await runRound(scenario, options, options.warmupSeconds);
   const before = await elu(options.url);
   if (options.profileDir) await fetch(`${options.url}/__bench/profile/start`, { method: "POST" });
-  const result = await run(scenario, options, options.seconds);
+  const result = await runRound(scenario, options, options.seconds);
   if (options.profileDir) await saveProfile(options.url, options.profileDir, scenario.name);
   const after = await elu(options.url);
   const active = after.active - before.active;
@@ -96,11 +167,7 @@ export async function measure(scenario: Scenario, options: MeasureOptions): Prom
   return {
     name: scenario.name,
     reference: scenario.reference,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    ...result,
     eventLoopUtilization: Math.round((active / (active + idle)) * 100) / 100,
     peakRssMb: options.peakRssMb(),
   };

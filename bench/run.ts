@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       measurements.push(
         await measure(
           { ...cartScenario, name: "GET /api/carts/{token} at half peak rate" },
-          { ...options, overallRate: Math.max(1, Math.round(cartRead.requestsPerSecond / 2)) },
+          { ...options, pacedRate: Math.max(1, Math.round(cartRead.requestsPerSecond / 2)) },
         ),
       );
     }
