@@ -21,4 +21,4 @@ COPY --from=build /app/prisma ./prisma
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "fetch('http://127.0.0.1:3000/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node", "dist/src/server.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/src/server.js"]

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { PRODUCTION_NODE_ARGS } from "../bench/server.js";
 import { httpClient } from "./helpers/http.js";
 import { startServerProcess } from "./helpers/process.js";
 import { createTestDatabase } from "./helpers/test-database.js";
@@ -53,5 +54,15 @@ describe("server process", () => {
 
   it("refuses to start in production without DATABASE_URL, naming it", async () => {
     await expect(startServerProcess({ NODE_ENV: "production", DATABASE_URL: "" })).rejects.toThrow(/DATABASE_URL: is required in production/);
+  });
+});
+
+describe("node arguments in production", () => {
+  it("are the same for npm start, the container and the benchmark", () => {
+    const root = join(import.meta.dirname, "..");
+    const startScript = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, "Dockerfile"), "utf8"))?.[1];
+    expect(startScript).toBe(["node", ...PRODUCTION_NODE_ARGS, "dist/src/server.js"].join(" "));
+    expect(JSON.parse(cmd ?? "null")).toEqual(["node", ...PRODUCTION_NODE_ARGS, "dist/src/server.js"]);
   });
 });
