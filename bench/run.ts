@@ -63,7 +63,7 @@ async function main(): Promise<void> {
       measurements.push(await measure(scenario, options));
     }
 
-    // Tail latency under a sustainable load: the cart read at half its measured peak rate.
+    // Tail latency under a sustainable load: the cart read at half its measured peak rate, evenly paced.
     const cartRead = measurements.find((m) => m.name === "GET /api/carts/{token}");
     const cartScenario = scenarios.find((s) => s.name === "GET /api/carts/{token}");
     if (cartRead && cartScenario) {
