@@ -105,7 +105,7 @@ function percentile(sorted: Float64Array, fraction: number): number {
  * it (no coordinated omission). autocannon's own rate limit cannot measure this: it gives each
  * connection a budget per second, which it spends back to back and then waits, so "half the
  * peak rate" is bursts at full concurrency; and its coordinated-omission correction assumes one
- * request per millisecond per connection. Latencies here are kept to the microsecond.
+ * request per millisecond per connection. Latencies are reported to the hundredth of a millisecond.
  */
 async function pacedRound(scenario: Scenario, options: MeasureOptions & { pacedRate: number }, seconds: number): Promise<Round> {
   const pool = new Pool(options.url, { connections: scenario.connections ?? options.connections, pipelining: 1 });
