@@ -123,16 +123,15 @@ async function pacedRound(scenario: Scenario, options: MeasureOptions & { pacedR
     const spec = scenario.next();
     const sent = pool
       .request({ method: spec.method, path: spec.path, headers: { ...DEFAULT_HEADERS, ...spec.headers }, body: bodyOf(spec) ?? null })
-      .then(
-        async (response) => {
-          await response.body.dump();
-          latencies[answered++] = performance.now() - due;
-          if (response.statusCode < 200 || response.statusCode >= 300) non2xx += 1;
-        },
-        () => {
-          errors += 1;
-        },
-      )
+      .then(async (response) => {
+        await response.body.dump();
+        latencies[answered++] = performance.now() - due;
+        if (response.statusCode < 200 || response.statusCode >= 300) non2xx += 1;
+      })
+      // A refused request and a body cut off midway both count as errors.
+      .catch(() => {
+        errors += 1;
+      })
       .finally(() => inFlight.delete(sent));
     inFlight.add(sent);
   }
