@@ -101,11 +101,12 @@ function percentile(sorted: Float64Array, fraction: number): number {
 
 /**
  * An open-loop round: request i is due at start + i / rate, whatever became of the ones before,
- * and its latency counts from when it was due, so a stall counts against every request due during
- * it (no coordinated omission). autocannon's own rate limit cannot measure this: it gives each
- * connection a budget per second, which it spends back to back and then waits, so "half the
- * peak rate" is bursts at full concurrency; and its coordinated-omission correction assumes one
- * request per millisecond per connection. Latencies are reported to the hundredth of a millisecond.
+ * and its latency counts from when it was due (or from when it left, if that was earlier), so a
+ * stall counts against every request due during it (no coordinated omission). autocannon's own
+ * rate limit cannot measure this: it gives each connection a budget per second, which it spends
+ * back to back and then waits, so "half the peak rate" is bursts at full concurrency; and its
+ * coordinated-omission correction assumes one request per millisecond per connection. Latencies
+ * are reported to the hundredth of a millisecond.
  */
 async function pacedRound(scenario: Scenario, options: MeasureOptions & { pacedRate: number }, seconds: number): Promise<Round> {
   const pool = new Pool(options.url, { connections: scenario.connections ?? options.connections, pipelining: 1 });
@@ -120,12 +121,15 @@ async function pacedRound(scenario: Scenario, options: MeasureOptions & { pacedR
     const due = start + (i * 1000) / options.pacedRate;
     const wait = due - performance.now();
     if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    // Timers have millisecond grain, so a request may leave up to a millisecond before it is due:
+    // its latency then counts from when it left, not from the later due time.
+    const startedAt = Math.min(due, performance.now());
     const spec = scenario.next();
     const sent = pool
       .request({ method: spec.method, path: spec.path, headers: { ...DEFAULT_HEADERS, ...spec.headers }, body: bodyOf(spec) ?? null })
       .then(async (response) => {
         await response.body.dump();
-        latencies[answered++] = performance.now() - due;
+        latencies[answered++] = performance.now() - startedAt;
         if (response.statusCode < 200 || response.statusCode >= 300) non2xx += 1;
       })
       // A refused request and a body cut off midway both count as errors.
