@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { Pool } from "undici";
+import { encodeRequest, openKeepAlivePool } from "./keep-alive-pool.js";
 
 export interface RequestSpec {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -109,13 +109,24 @@ function percentile(sorted: Float64Array, fraction: number): number {
  * are reported to the hundredth of a millisecond.
  */
 async function pacedRound(scenario: Scenario, options: MeasureOptions & { pacedRate: number }, seconds: number): Promise<Round> {
-  const pool = new Pool(options.url, { connections: scenario.connections ?? options.connections, pipelining: 1 });
-  const total = Math.round(options.pacedRate * seconds);
+  const total = Math.max(1, Math.round(options.pacedRate * seconds));
   const latencies = new Float64Array(total);
   let answered = 0;
   let non2xx = 0;
   let errors = 0;
-  const inFlight = new Set<Promise<void>>();
+  let allAnswered = () => {};
+  const done = new Promise<void>((resolve) => {
+    allAnswered = resolve;
+  });
+  const pool = await openKeepAlivePool(options.url, scenario.connections ?? options.connections, (startedAt, status) => {
+    if (status === null) errors += 1;
+    else {
+      latencies[answered++] = performance.now() - startedAt;
+      if (status < 200 || status >= 300) non2xx += 1;
+    }
+    if (answered + errors === total) allAnswered();
+  });
+  const host = new URL(options.url).host;
   const start = performance.now();
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / options.pacedRate;
@@ -125,23 +136,11 @@ async function pacedRound(scenario: Scenario, options: MeasureOptions & { pacedR
     // its latency then counts from when it left, not from the later due time.
     const startedAt = Math.min(due, performance.now());
     const spec = scenario.next();
-    const sent = pool
-      .request({ method: spec.method, path: spec.path, headers: { ...DEFAULT_HEADERS, ...spec.headers }, body: bodyOf(spec) ?? null })
-      .then(async (response) => {
-        await response.body.dump();
-        latencies[answered++] = performance.now() - startedAt;
-        if (response.statusCode < 200 || response.statusCode >= 300) non2xx += 1;
-      })
-      // A refused request and a body cut off midway both count as errors.
-      .catch(() => {
-        errors += 1;
-      })
-      .finally(() => inFlight.delete(sent));
-    inFlight.add(sent);
+    pool.send(encodeRequest(host, spec.method, spec.path, { ...DEFAULT_HEADERS, ...spec.headers }, bodyOf(spec)), startedAt);
   }
-  await Promise.all(inFlight);
+  await done;
   const elapsedSeconds = (performance.now() - start) / 1000;
-  await pool.close();
+  pool.close();
   const sorted = latencies.subarray(0, answered).sort();
   return { requestsPerSecond: Math.round(answered / elapsedSeconds), p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), non2xx, errors };
 }
