@@ -27,8 +27,8 @@ const profileDir = process.env.BENCH_PROFILE_DIR;
 /** Keeps the seeded database after the run, for EXPLAIN and friends. */
 const keepDatabase = process.env.BENCH_KEEP_DATABASE === "true";
 
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
+async function withClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString });
   await client.connect();
   try {
     return await work(client);
@@ -37,23 +37,29 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Statistics and visibility as autovacuum leaves them in a running deployment. Without them (CI's
+ * PostgreSQL runs with autovacuum off) the planner takes every freshly seeded table for a few
+ * rows and plans accordingly: the cart state statement read all 2,000 variants of the company
+ * through the company index instead of the cart's few by primary key.
+ */
+const VACUUM_ANALYZE = "VACUUM (ANALYZE)";
+
 async function main(): Promise<void> {
   console.error("building the production bundle...");
   execFileSync("npm", ["run", "--silent", "build"], { cwd: projectRoot, stdio: "inherit" });
 
   const database = `svc_bench_${Date.now().toString(36)}`;
-  await admin((client) => client.query(`CREATE DATABASE "${database}"`));
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE "${database}"`));
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   const databaseUrl = url.toString();
   const server = await startBenchServer(databaseUrl, {}, nodeArgs);
   try {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    await client.query("CREATE TABLE bench_writes (id bigserial PRIMARY KEY, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
-    await client.end();
+    await withClient(databaseUrl, (client) => client.query("CREATE TABLE bench_writes (id bigserial PRIMARY KEY, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())"));
     console.error("seeding the data set through the services...");
     const data = await seedBenchData(databaseUrl, BENCH_JWT_SECRET);
+    await withClient(databaseUrl, (client) => client.query(VACUUM_ANALYZE));
 
     const scenarios: Scenario[] = [...referenceScenarios(data), ...surfaceScenarios(data).filter((s) => !only || only.test(s.name))];
     const measurements: Measurement[] = [];
@@ -86,7 +92,7 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
     if (keepDatabase) console.error(`kept the database ${databaseUrl}`);
-    else await admin((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+    else await withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
   }
 }
 
