@@ -6,7 +6,7 @@ import { connect, type Socket } from "node:net";
  * two cores that the load generator shares with the server and PostgreSQL, its own CPU is part of
  * what it measures: paced cart reads at 2,500 per second cost 155-171 µs of CPU each through
  * undici's pool and 89-95 µs through this one, measured in one process (docs/performance.md,
- * change 27). It reads only what the server sends: responses with a Content-Length (a chunked
+ * change 28). It reads only what the server sends: responses with a Content-Length (a chunked
  * one counts as an error).
  */
 export interface KeepAlivePool {
@@ -47,6 +47,8 @@ export async function openKeepAlivePool(url: string, size: number, onAnswer: OnA
   const { hostname, port } = new URL(url);
   const idle: Connection[] = [];
   const queue: Array<{ request: Buffer; startedAt: number }> = [];
+  /** Connections open or being opened: none left means the server is gone. */
+  let live = 0;
   let closing = false;
 
   const dispatch = (connection: Connection, request: Buffer, startedAt: number) => {
@@ -67,12 +69,26 @@ export async function openKeepAlivePool(url: string, size: number, onAnswer: OnA
     if (startedAt !== null) onAnswer(startedAt, status);
   };
 
+  /** When no connection can be opened, what waits for one is answered as failed, so a round still ends. */
+  const refuseQueued = () => {
+    if (live > 0) return;
+    for (const waiting of queue.splice(0)) onAnswer(waiting.startedAt, null);
+  };
+
   const open = async (): Promise<Connection> => {
+    live += 1;
     const socket = connect(Number(port), hostname);
     socket.setNoDelay(true);
     await new Promise<void>((resolve, reject) => {
-      socket.once("connect", resolve);
-      socket.once("error", reject);
+      const refused = (error: Error) => {
+        live -= 1;
+        reject(error);
+      };
+      socket.once("error", refused);
+      socket.once("connect", () => {
+        socket.off("error", refused);
+        resolve();
+      });
     });
     const connection: Connection = { socket, startedAt: null, partialHead: null, receivedBytes: 0, response: null };
     let failed = false;
@@ -85,7 +101,8 @@ export async function openKeepAlivePool(url: string, size: number, onAnswer: OnA
       // The server closes a keep-alive connection that idled past its timeout: replace it.
       const idleAt = idle.indexOf(connection);
       if (idleAt >= 0) idle.splice(idleAt, 1);
-      if (!closing) void open().then(release, () => undefined);
+      live -= 1;
+      if (!closing) void open().then(release, refuseQueued);
     };
     socket.on("data", (chunk: Buffer) => {
       connection.receivedBytes += chunk.length;
@@ -113,6 +130,7 @@ export async function openKeepAlivePool(url: string, size: number, onAnswer: OnA
   for (const connection of await Promise.all(Array.from({ length: size }, open))) idle.push(connection);
   return {
     send(request, startedAt) {
+      if (live === 0) return onAnswer(startedAt, null);
       // The longest idle first, so that every connection stays in use.
       const connection = idle.shift();
       if (connection) dispatch(connection, request, startedAt);

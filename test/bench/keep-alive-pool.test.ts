@@ -118,4 +118,23 @@ describe("the paced round's keep-alive pool", () => {
     expect(statuses).toEqual([200, 200]);
     expect(connections).toBe(2);
   });
+
+  it("answers every request as failed once the server is gone, so a round still ends", async () => {
+    const host = await listen((_request, response) => response.end("ok"));
+    const statuses: Array<number | null> = [];
+    let allAnswered = () => {};
+    const done = new Promise<void>((resolve) => {
+      allAnswered = resolve;
+    });
+    pool = await openKeepAlivePool(`http://${host}`, 2, (_startedAt, status) => {
+      statuses.push(status);
+      if (statuses.length === 5) allAnswered();
+    });
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+    for (let index = 0; index < 5; index++) pool.send(encodeRequest(host, "GET", "/", {}, undefined), index);
+    await done;
+    expect(statuses).toEqual([null, null, null, null, null]);
+  });
 });
