@@ -1,6 +1,7 @@
 import pino from "pino";
 import { createAgreement, updateAgreement } from "../src/domain/agreements/service.js";
 import { agreementCreateBody, agreementUpdateBody } from "../src/domain/agreements/schemas.js";
+import { cartReader } from "../src/domain/carts/cart-repository.js";
 import { createCart } from "../src/domain/carts/create-cart.js";
 import { createCartBody } from "../src/domain/carts/schemas.js";
 import { createProduct } from "../src/domain/catalog/products.js";
@@ -84,7 +85,7 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
     );
     const variantIds = products.flatMap((product) => product.variants.map((variant) => variant.id));
 
-    const cartContext = { db, sql: database.sql, clock: systemClock, jwtSecret, shopUrlScheme: "https" as const };
+    const cartContext = { db, sql: database.sql, readCart: cartReader(database.sql), clock: systemClock, jwtSecret, shopUrlScheme: "https" as const };
     const cartTokens = await times(SIZES.carts, async (c) => {
       const itemCount = c % 4 === 0 ? 5 : 1 + (c % 8);
       const items = Array.from({ length: itemCount }, (_, i) => ({ variant_id: pick(variantIds, c * 8 + i), quantity: 1 + (i % 3) }));

@@ -2,6 +2,7 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
 import { type SqlPool, type SqlTransaction, trackStatements } from "../../platform/db/sql.js";
+import type { CartReader } from "./cart-repository.js";
 
 /**
  * What cart services need. A cart is addressed by its token, so the company comes from the cart
@@ -11,6 +12,8 @@ export interface CartContext {
   db: Db;
   /** Plain pg: reads, and the mutations moved off Prisma (see mutateCart). */
   sql: SqlPool;
+  /** One per app (cartReader): reads of carts that arrive together share one statement. */
+  readCart: CartReader;
   clock: Clock;
   /** Verifies rep and customer tokens (JWT_SECRET). */
   jwtSecret: string;

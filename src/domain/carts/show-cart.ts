@@ -1,4 +1,4 @@
-import { readCart, type CartRecord, writeStoredView } from "./cart-repository.js";
+import { type CartRecord, writeStoredView } from "./cart-repository.js";
 import type { CartContext } from "./context.js";
 import type { StoredCartView } from "./schemas.js";
 
@@ -10,7 +10,7 @@ export const SAVED_PAYMENT_METHODS = "saved_payment_methods";
  * methods (read now, not stored: they change outside the cart) join available_payment_methods.
  */
 export async function showCart(ctx: CartContext, cartToken: string, includes: readonly string[]): Promise<CartRecord> {
-  const record = await readCart(ctx.sql, cartToken);
+  const record = await ctx.readCart(cartToken);
   if (!includes.includes(SAVED_PAYMENT_METHODS) || record.customerId === null) return record;
   const saved = await ctx.db.paymentMethod.findMany({ where: { user_id: record.customerId, company_id: record.companyId }, orderBy: { id: "asc" } });
   const stored = JSON.parse(record.viewJson) as StoredCartView;

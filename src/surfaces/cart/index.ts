@@ -1,5 +1,6 @@
 import fastifyCors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
+import { cartReader } from "../../domain/carts/cart-repository.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { scopeFromSecret, useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { cartBuyerRoutes } from "./cart-buyer.js";
@@ -11,6 +12,7 @@ import { cartRoutes } from "./carts.js";
 /** Storefront cart endpoints, addressed by cart token; answers CORS from storefront origins. */
 export async function cartSurface(app: FastifyInstance): Promise<void> {
   useBodyLimit(app, app.config.cartBodyLimit);
+  app.decorate("cartReader", cartReader(app.db.sql));
   // The cart token is the credential of every cart operation but create, which has none: a
   // key there is ignored rather than shared by every anonymous caller.
   useIdempotencyKeys(app, {
