@@ -68,4 +68,12 @@ describe("batchedLookup", () => {
     await expect(recovering("a")).rejects.toBe(failure);
     expect(await recovering("a")).toEqual({ key: "a", value: 1 });
   });
+
+  it("fails the batch, not the process, when the load throws before returning a promise", async () => {
+    const failure = new Error("bad keys");
+    const throwing = batchedLookup((): Promise<Row[]> => {
+      throw failure;
+    }, (row: Row) => row.key);
+    await expect(throwing("a")).rejects.toBe(failure);
+  });
 });

@@ -23,7 +23,8 @@ export function batchedLookup<Key, Row>(
 
   const flush = (batch: Map<Key, Array<Waiter<Row>>>) => {
     if (pending === batch) pending = null;
-    load([...batch.keys()]).then(
+    // Through a promise, so that a load that throws fails its batch rather than the process.
+    Promise.resolve([...batch.keys()]).then(load).then(
       (rows) => {
         const found = new Map(rows.map((row) => [keyOf(row), row]));
         for (const [key, waiters] of batch) for (const waiter of waiters) waiter.resolve(found.get(key));

@@ -37,7 +37,8 @@ describe("reading carts by token", () => {
     const { pool, statements } = countingPool(t.db.sql);
     const readCart = cartReader(pool);
 
-    const reads = await Promise.allSettled([...tokens, tokens[0] as string, "ct_0000000000000000000000"].map((token) => readCart(token)));
+    const unknown = ["ct_0000000000000000000000", 'ct_"quoted",{braced}\\'];
+    const reads = await Promise.allSettled([...tokens, tokens[0] as string, ...unknown].map((token) => readCart(token)));
 
     expect(statements).toEqual(["carts.read"]);
     const records = reads.map((read) => (read.status === "fulfilled" ? read.value : read.reason));
@@ -48,6 +49,7 @@ describe("reading carts by token", () => {
       [tokens[0], acme.id, tokens[0]],
     ]);
     expect(records[4]).toBeInstanceOf(NotFoundError);
+    expect(records[5]).toBeInstanceOf(NotFoundError);
   });
 
   it("answers concurrent GETs of different carts, and of an unknown one, each with its own body", async () => {
