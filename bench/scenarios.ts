@@ -1,5 +1,6 @@
 import { newSessionId } from "../src/platform/ids.js";
-import type { RequestSpec, Scenario } from "./measure.js";
+import type { Scenario } from "./measure.js";
+import type { RequestSpec } from "./request-spec.js";
 import { referenceName } from "./report.js";
 import type { BenchData } from "./seed.js";
 
