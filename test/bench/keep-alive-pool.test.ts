@@ -1,7 +1,7 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { RequestListener } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeRequest, type KeepAlivePool, openKeepAlivePool } from "../../bench/keep-alive-pool.js";
+import { type LocalHttpServer, startLocalHttpServer } from "../helpers/local-http-server.js";
 
 // The paced round's load generator: what it counts is what the bench reports, so a response it
 // misreads would pass for the server's latency or status.
@@ -11,22 +11,19 @@ interface Answer {
   status: number | null;
 }
 
-let server: Server | undefined;
+let local: LocalHttpServer | undefined;
 let pool: KeepAlivePool | undefined;
 
 afterEach(async () => {
   pool?.close();
   pool = undefined;
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-  server = undefined;
+  await local?.close();
+  local = undefined;
 });
 
-async function listen(handler: Parameters<typeof createServer>[1], keepAliveTimeoutMs = 5_000): Promise<string> {
-  server = createServer(handler);
-  server.keepAliveTimeout = keepAliveTimeoutMs;
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+async function listen(handler: RequestListener, keepAliveTimeoutMs?: number): Promise<string> {
+  local = await startLocalHttpServer(handler, keepAliveTimeoutMs);
+  return local.host;
 }
 
 /** Sends the requests and resolves with one answer per request, in the order they came. */
@@ -90,7 +87,7 @@ describe("the paced round's keep-alive pool", () => {
     const host = await listen((_request, response) => response.end("ok"), 50);
     let connections = 0;
     const firstClosed = new Promise<void>((resolve) => {
-      server?.on("connection", (socket) => {
+      local?.server.on("connection", (socket) => {
         connections += 1;
         if (connections === 1) socket.once("close", () => resolve());
       });
@@ -130,9 +127,8 @@ describe("the paced round's keep-alive pool", () => {
       statuses.push(status);
       if (statuses.length === 5) allAnswered();
     });
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    server = undefined;
+    await local?.close();
+    local = undefined;
     for (let index = 0; index < 5; index++) pool.send(encodeRequest(host, "GET", "/", {}, undefined), index);
     await done;
     expect(statuses).toEqual([null, null, null, null, null]);

@@ -1,27 +1,25 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { RequestListener } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PacedLoadProcess, startPacedLoadProcess } from "../../bench/paced-load.js";
 import type { RequestSpec } from "../../bench/request-spec.js";
+import { type LocalHttpServer, startLocalHttpServer } from "../helpers/local-http-server.js";
 
 // The half-peak round's load generator runs in a process of its own: what it reports is what the
 // bench prints, so every request must reach the server as given and every answer be counted.
 
-let server: Server | undefined;
+let local: LocalHttpServer | undefined;
 let generator: PacedLoadProcess | undefined;
 
 afterEach(async () => {
   generator?.close();
   generator = undefined;
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-  server = undefined;
+  await local?.close();
+  local = undefined;
 });
 
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+async function listen(handler: RequestListener): Promise<string> {
+  local = await startLocalHttpServer(handler);
+  return local.url;
 }
 
 describe("the paced load in its own process", () => {
@@ -62,8 +60,8 @@ describe("the paced load in its own process", () => {
 
   it("fails the round, rather than report one, when the load generator cannot connect", async () => {
     const url = await listen((_request, response) => response.end("{}"));
-    server?.close();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await local?.close();
+    local = undefined;
     generator = startPacedLoadProcess();
 
     await expect(generator.run({ url, connections: 2, rate: 1000, requests: [{ method: "GET", path: "/" }] })).rejects.toThrow(
