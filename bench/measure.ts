@@ -11,11 +11,15 @@ export interface Scenario {
   /** Called for every request: spread the load over many rows (carts, slugs, ids). */
   next(): RequestSpec;
   connections?: number;
+  /** Also measured at half its peak rate, evenly paced, right after its peak round (tail latency). */
+  pacedAtHalfPeak?: boolean;
 }
 
 export interface Measurement {
   name: string;
   reference: Scenario["reference"];
+  /** An evenly paced round at a fixed rate: its throughput is the rate asked for, its tail is what it measures. */
+  paced: boolean;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -128,6 +132,7 @@ export async function measure(scenario: Scenario, options: MeasureOptions): Prom
     return {
       name: scenario.name,
       reference: scenario.reference,
+      paced: options.pacedRate !== undefined,
       ...result,
       eventLoopUtilization: Math.round((active / (active + idle)) * 100) / 100,
       peakRssMb: options.peakRssMb(),
