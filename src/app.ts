@@ -80,7 +80,9 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   registerJsonBodyParser(app);
   registerNulGuard(app);
   await app.register(rateLimiting);
-  registerErrorHandlers(app, { notFoundPreHandler: app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 }) });
+  // One budget per client for every unknown path, whichever surface's 404 answers it.
+  const notFoundPreHandler = app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 });
+  registerErrorHandlers(app, { notFoundPreHandler });
   // While shutting down, each response closes its connection: a keep-alive connection left
   // idle after its last response would otherwise hold the exit back until keepAliveTimeout.
   let closing = false;
@@ -99,6 +101,6 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
   await app.register(cartSurface, { prefix: "/api/carts" });
-  await app.register(publicSurface, { prefix: "/api/public/v2025-06" });
+  await app.register(publicSurface, { prefix: "/api/public/v2025-06", notFoundPreHandler });
   return app;
 }

@@ -198,6 +198,29 @@ describe("the 404 handler", () => {
     }
   });
 
+  it("shares one budget with the public surface's 404, which answers in the public error shape", async () => {
+    const limited = await startTestApp({ env: { NOT_FOUND_RATE_LIMIT_PER_MINUTE: "4" } });
+    try {
+      const limitedCall = httpClient(limited.url);
+      const metadata = { svc_shop: "acme", svc_session: "ss_AbCdEfGhJkLmNpQrStUvWx" };
+      const unknownPublicPath = (i: number) => limitedCall("POST", `/api/public/v2025-06/probe-${i}`, { body: { metadata } });
+      const statuses: number[] = [];
+      statuses.push((await limitedCall("GET", "/wp-admin/index.php")).status);
+      const notFound = await unknownPublicPath(1);
+      statuses.push(notFound.status);
+      for (let i = 2; i <= 4; i++) statuses.push((await unknownPublicPath(i)).status);
+      expect(statuses).toEqual([404, 404, 404, 404, 429]);
+      expect(notFound.body).toMatchObject({ error_code: "route_not_found", status: 404, metadata: { svc_shop: "acme", svc_session: metadata.svc_session } });
+      const limitedResponse = await unknownPublicPath(5);
+      expect(limitedResponse.status).toBe(429);
+      expect(Number(limitedResponse.headers["retry-after"])).toBeGreaterThan(0);
+      expect(limitedResponse.body).toMatchObject({ error_code: "rate_limited", status: 429 });
+      expect((await limitedCall("GET", "/wp-admin/again.php")).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("shares its counters between instances through Redis when REDIS_URL is set", async (context) => {
     const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
     const probe = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0 });

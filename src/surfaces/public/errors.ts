@@ -1,20 +1,24 @@
-import type { FastifyInstance } from "fastify";
-import { logError, sendError, toErrorReply } from "../../platform/http/error-handler.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import { type ErrorReply, logError, sendError, toErrorReply } from "../../platform/http/error-handler.js";
 import { readableMetadataOf, responseMetadata } from "./context.js";
 
 /**
  * Public SDK errors: the platform's error body plus `status` and, when the request's metadata
- * could be read, `metadata` (as every public response carries them).
+ * could be read, `metadata` (as every public response carries them). Unknown paths under the
+ * surface's prefix answer the same way, behind the app's rate limit of unknown paths.
  */
-export function registerPublicErrorHandlers(app: FastifyInstance): void {
+export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHandler: preHandlerAsyncHookHandler): void {
   app.setErrorHandler((error, request, reply) => {
     const errorReply = toErrorReply(error, request);
     logError(request, error, errorReply);
-    const metadata = readableMetadataOf(request);
-    return sendError(reply, errorReply, { status: errorReply.status, ...(metadata ? { metadata: responseMetadata(request, metadata) } : {}) });
+    return sendPublicError(request, reply, errorReply);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const errorReply = toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request);
-    return sendError(reply, errorReply, { status: errorReply.status });
-  });
+  app.setNotFoundHandler({ preHandler: notFoundPreHandler }, (request, reply) =>
+    sendPublicError(request, reply, toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request)),
+  );
+}
+
+function sendPublicError(request: FastifyRequest, reply: FastifyReply, errorReply: ErrorReply) {
+  const metadata = readableMetadataOf(request);
+  return sendError(reply, errorReply, { status: errorReply.status, ...(metadata ? { metadata: responseMetadata(request, metadata) } : {}) });
 }

@@ -1,5 +1,5 @@
 import fastifyCors from "@fastify/cors";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { EventStore } from "../../domain/tracking/event-store.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
@@ -11,8 +11,13 @@ import { publicPlaylistRoutes } from "./playlists.js";
 import { registerPublicRateLimits } from "./rate-limits.js";
 import { sessionRoutes } from "./session.js";
 
+export interface PublicSurfaceOptions {
+  /** The app's rate limit of unknown paths, which this surface's own 404 answers share. */
+  notFoundPreHandler: preHandlerAsyncHookHandler;
+}
+
 /** The public SDK: no credential; shop and visitor come from the request's metadata. */
-export async function publicSurface(app: FastifyInstance): Promise<void> {
+export async function publicSurface(app: FastifyInstance, options: PublicSurfaceOptions): Promise<void> {
   // Anyone on the internet calls these: a small body limit on every route of the surface.
   useBodyLimit(app, app.config.publicBodyLimit);
   await app.register(fastifyCors, { origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins });
@@ -21,7 +26,7 @@ export async function publicSurface(app: FastifyInstance): Promise<void> {
   app.decorate("events", events);
   // Closing waits for running requests; this also covers events whose requests timed out.
   app.addHook("onClose", () => events.drained());
-  registerPublicErrorHandlers(app);
+  registerPublicErrorHandlers(app, options.notFoundPreHandler);
   await registerPublicRateLimits(app);
   await app.register(sessionRoutes);
   await app.register(eventRoutes);
