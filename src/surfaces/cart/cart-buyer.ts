@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { logout, setAttribution, setSavedPaymentMethod } from "../../domain/carts/cart-buyer.js";
 import { attributionBody, cartResponse, cartTokenParams, savedPaymentMethodBody } from "../../domain/carts/schemas.js";
-import { paymentMethodCredential } from "./cart-credentials.js";
+import { requiredPaymentMethodCredential, requirePaymentMethodCredential } from "./cart-credentials.js";
 import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart buyer"];
@@ -35,9 +35,10 @@ export async function cartBuyerRoutes(fastify: FastifyInstance): Promise<void> {
         body: savedPaymentMethodBody,
         response,
       },
+      onRequest: requirePaymentMethodCredential,
     },
     async (request, reply) => {
-      const credential = await paymentMethodCredential(request);
+      const credential = requiredPaymentMethodCredential(request);
       return sendCart(request, reply, await setSavedPaymentMethod(cartContext(request), request.params.cart_token, credential, request.body.payment_method_id));
     },
   );

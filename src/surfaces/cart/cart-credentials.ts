@@ -2,26 +2,45 @@ import type { FastifyRequest } from "fastify";
 import type { PaymentMethodCredential } from "../../domain/carts/cart-buyer.js";
 import { verifyUserToken } from "../../platform/auth/user-tokens.js";
 import { ForbiddenError, UnauthorizedError } from "../../platform/errors.js";
-import { bearerToken, companyFromRequest } from "../../platform/http/company-auth.js";
+import { bearerToken, companyFromRequest, requiredCompany } from "../../platform/http/company-auth.js";
+
+// The two cart operations that need a bearer credential beside the cart token check it in an
+// onRequest hook: a missing or invalid credential is a 401 before the body is validated and
+// before an Idempotency-Key replays anything.
+
+declare module "fastify" {
+  interface FastifyRequest {
+    paymentMethodCredential: PaymentMethodCredential | null;
+  }
+}
 
 // Three dot-separated parts (an unsigned `alg: none` token has an empty third) is a JWT
 // attempt, refused as a user token; company tokens have no dots.
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
-/** update_volumes: a company API token; it decides which company's carts are reachable. */
-export async function requiredCompanyToken(request: FastifyRequest): Promise<number> {
-  const companyId = await companyFromRequest(request);
-  if (companyId === null) throw new UnauthorizedError();
-  return companyId;
+/** update_volumes: a company API token; it decides which company's carts are reachable (`request.companyId`). */
+export async function requireCompanyToken(request: FastifyRequest): Promise<void> {
+  request.companyId = await companyFromRequest(request);
+  requiredCompany(request);
 }
 
 /** set_saved_payment_method: a company API token, or a customer's user token (JWT). */
-export async function paymentMethodCredential(request: FastifyRequest): Promise<PaymentMethodCredential> {
+export async function requirePaymentMethodCredential(request: FastifyRequest): Promise<void> {
   const token = bearerToken(request);
   if (token === null) throw new UnauthorizedError();
-  if (!JWT_SHAPE.test(token)) return { companyId: await requiredCompanyToken(request) };
+  if (!JWT_SHAPE.test(token)) {
+    await requireCompanyToken(request);
+    request.paymentMethodCredential = { companyId: requiredCompany(request) };
+    return;
+  }
   const { config, clock } = request.server;
   const claims = await verifyUserToken(token, config.jwtSecret, clock.now());
   if (claims.role !== "customer") throw new ForbiddenError("Only a customer token or a company token may choose a payment method");
-  return { customerId: claims.userId, companyId: claims.companyId };
+  request.paymentMethodCredential = { customerId: claims.userId, companyId: claims.companyId };
+}
+
+/** For the handler behind requirePaymentMethodCredential: the credential, typed as present. */
+export function requiredPaymentMethodCredential(request: FastifyRequest): PaymentMethodCredential {
+  if (request.paymentMethodCredential === null) throw new UnauthorizedError();
+  return request.paymentMethodCredential;
 }

@@ -21,7 +21,8 @@ import {
   subscribeQuery,
   updateVolumesBody,
 } from "../../domain/carts/schemas.js";
-import { requiredCompanyToken } from "./cart-credentials.js";
+import { requiredCompany } from "../../platform/http/company-auth.js";
+import { requireCompanyToken } from "./cart-credentials.js";
 import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart items"];
@@ -109,10 +110,10 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         body: updateVolumesBody,
         response,
       },
+      onRequest: requireCompanyToken,
     },
     async (request, reply) => {
-      const companyId = await requiredCompanyToken(request);
-      return sendCart(request, reply, await updateVolumes(cartContext(request), request.params.cart_token, companyId, request.params.item_id, request.body));
+      return sendCart(request, reply, await updateVolumes(cartContext(request), request.params.cart_token, requiredCompany(request), request.params.item_id, request.body));
     },
   );
 

@@ -13,12 +13,17 @@ import { cartRoutes } from "./carts.js";
 export async function cartSurface(app: FastifyInstance): Promise<void> {
   useBodyLimit(app, app.config.cartBodyLimit);
   app.decorate("cartReader", cartReader(app.db.sql));
+  app.decorateRequest("paymentMethodCredential", null);
   // The cart token is the credential of every cart operation but create, which has none: a
-  // key there is ignored rather than shared by every anonymous caller.
+  // key there is ignored rather than shared by every anonymous caller. The operations that also
+  // take a bearer credential are scoped by it too, so that a stored answer is never replayed to
+  // a caller with another credential, or none.
   useIdempotencyKeys(app, {
     scopeOf: (request) => {
       const cartToken = (request.params as { cart_token?: unknown } | undefined)?.cart_token;
-      return typeof cartToken === "string" && cartToken !== "" ? scopeFromSecret("cart", cartToken) : null;
+      if (typeof cartToken !== "string" || cartToken === "") return null;
+      const { authorization } = request.headers;
+      return scopeFromSecret("cart", authorization ? `${cartToken}\n${authorization}` : cartToken);
     },
   });
   await app.register(fastifyCors, {

@@ -189,7 +189,15 @@ describe("POST set_saved_payment_method", () => {
     expect((await call("POST", path, { token: globex.token, body })).status).toBe(404);
     expect((await call("POST", path, { token: acme.token, body: { payment_method_id: strangersCard.id } })).status).toBe(404);
     expect((await call("POST", path, { token: acme.token, body: {} })).status).toBe(422);
+    expect((await call("POST", path, { body: {} })).status).toBe(401);
+    expect((await call("POST", path, { token: rep.token, body: {} })).status).toBe(403);
     expect(await stored(cart.cart_token)).toMatchObject({ payment_method_id: null, state: "start" });
+
+    const headers = { "idempotency-key": `saved-method-${cart.cart_token}` };
+    expect((await call("POST", path, { token: customer.token, headers, body })).status).toBe(200);
+    const replayedToRep = await call("POST", path, { token: rep.token, headers, body });
+    expect(replayedToRep.status).toBe(403);
+    expect(replayedToRep.headers["idempotent-replayed"]).toBeUndefined();
 
     const anonymous = await createCartOverHttp(call, acme);
     const noCustomer = await call("POST", `/api/carts/${anonymous.cart.cart_token}/set_saved_payment_method`, { token: acme.token, body });

@@ -245,6 +245,29 @@ describe("PATCH update_volumes", () => {
     expect((await lines(cart.cart_token))[0]?.cv).toBeNull();
   });
 
+  it("checks the credential before the body: 401, not 422, for a bad body without a token", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const response = await call("PATCH", `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/update_volumes`, { body: { cv: "x" } });
+    expect(response.status).toBe(401);
+    expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
+  });
+
+  it("replays an Idempotency-Key only to the same credential", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 10, qv: 4 }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/update_volumes`;
+    const headers = { "idempotency-key": `volumes-${cart.cart_token}` };
+    const first = await call("PATCH", path, { token: acme.token, headers, body: { cv: 7 } });
+    expect(first.status).toBe(200);
+    const retry = await call("PATCH", path, { token: acme.token, headers, body: { cv: 7 } });
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect((await call("PATCH", path, { headers, body: { cv: 7 } })).status).toBe(401);
+    const otherCompany = await call("PATCH", path, { token: globex.token, headers, body: { cv: 7 } });
+    expect(otherCompany.status).toBe(404);
+    expect(otherCompany.headers["idempotent-replayed"]).toBeUndefined();
+  });
+
   it("changes only the sent volumes and recalculates the totals", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 10, qv: 4 }] });
     const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 1, qv: 1 }] });
