@@ -52,11 +52,19 @@ const linkUpdate = z.object({
   _destroy: z.boolean().optional().describe("With id: removes that link"),
 });
 
+/**
+ * The seed shows the links as one object; clients that link several products send an array.
+ * One object is read as a list of one (its errors then name entry 0, like a list's).
+ */
+function linkList<Link extends z.ZodType<object>>(link: Link) {
+  return z.preprocess((value) => (value !== null && typeof value === "object" && !Array.isArray(value) ? [value] : value), z.array(link).max(500));
+}
+
 export const planCreateBody = z.object({
   subscription_plan: z.object({
     ...scheduleFields,
     ...optionalFields,
-    product_subscription_plans: z.array(linkCreate).max(500).optional().describe("Products this plan is offered for"),
+    product_subscription_plans: linkList(linkCreate).optional().describe("Products this plan is offered for: one link, or a list of them"),
   }),
 });
 
@@ -65,7 +73,7 @@ export const planUpdateBody = z.object({
   subscription_plan: z.object({
     ...z.object(scheduleFields).partial().shape,
     ...optionalFields,
-    product_subscription_plans: z.array(linkUpdate).max(500).optional(),
+    product_subscription_plans: linkList(linkUpdate).optional().describe("One link, or a list of them"),
   }),
 });
 

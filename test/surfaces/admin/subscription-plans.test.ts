@@ -126,6 +126,17 @@ describe("POST /api/subscription_plans", () => {
     expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
   });
 
+  it("takes one link as an object, as the seed shows it, like a list of one", async () => {
+    const response = await create({ product_subscription_plans: { product_id: coffee.id, default: true } });
+    expect(response.status).toBe(201);
+    expect(response.body.subscription_plan.product_subscription_plans).toEqual([{ id: expect.any(Number), product_id: coffee.id, default: true }]);
+    await expectRejected({ product_subscription_plans: { product_id: "coffee" } }, ["subscription_plan.product_subscription_plans.0.product_id"]);
+    await expectRejected({ product_subscription_plans: { product_id: foreignProduct.id } }, {
+      "subscription_plan.product_subscription_plans.0.product_id": ["does not name a product of this company"],
+    });
+    await expectRejected({ product_subscription_plans: "coffee" }, ["subscription_plan.product_subscription_plans"]);
+  });
+
   it("says the frequency in words for each unit", async () => {
     for (const [interval, unit, words] of [
       [1, "month", "Every month"],
@@ -319,6 +330,9 @@ describe("PUT /api/subscription_plans/{id}", () => {
     ]);
     const removed = await update(id, { product_subscription_plans: [{ id: coffeeLink.id, _destroy: true }] });
     expect(removed.body.subscription_plan).toMatchObject({ products_count: 1, products: [{ id: tea.id }] });
+    const [teaLink] = removed.body.subscription_plan.product_subscription_plans;
+    const changedAsObject = await update(id, { product_subscription_plans: { id: teaLink.id, default: true } });
+    expect(changedAsObject.body.subscription_plan.product_subscription_plans).toEqual([{ id: teaLink.id, product_id: tea.id, default: true }]);
   });
 
   it("moves the product default between plans", async () => {
