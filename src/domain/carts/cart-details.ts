@@ -54,7 +54,9 @@ async function addressViewOf(tx: CartTx, address: AddressInput): Promise<Address
 }
 
 /**
- * Sets the shipping (ship_to) or billing (bill_to) address from an address object. A customer
+ * Sets the shipping (ship_to) or billing (bill_to) address from an address object, and whether
+ * billing uses the shipping address. While it does, bill_to is written as a copy of ship_to,
+ * again whenever ship_to changes, so that every read renders the stored bill_to. A customer
  * token in `jwt` attaches that customer to the cart. Saved addresses are not kept by this
  * service, so an `address_id` names nothing (422).
  */
@@ -66,16 +68,24 @@ export function setAddress(ctx: CartContext, cartToken: string, input: AddressBo
       if (buyer.role === "customer") data.customer_id = buyer.userId;
     }
     if (input.address_id != null) throw ValidationError.field("address_id", "does not name a saved address of the cart's customer");
-    if (input.address == null) throw ValidationError.field("address", "is required");
-    const address = (await addressViewOf(tx, input.address)) as unknown as Prisma.InputJsonValue;
-    if (input.type === "ship_to") {
-      data.ship_to = address;
-      const copyToBilling = input.use_shipping_address_for_billing === true;
-      data.use_shipping_address_for_billing = copyToBilling;
-      if (copyToBilling) data.bill_to = address;
-    } else {
-      data.bill_to = address;
-      data.use_shipping_address_for_billing = false;
+    const ownBilling = input.type === "bill_to" && input.address != null;
+    if (ownBilling && input.use_shipping_address_for_billing === true) {
+      throw ValidationError.field("use_shipping_address_for_billing", "cannot be true when a billing address is sent");
+    }
+    const stored = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { ship_to: true, use_shipping_address_for_billing: true } });
+    // A billing address of its own ends the following; otherwise only a sent flag changes it.
+    const follow = ownBilling ? false : (input.use_shipping_address_for_billing ?? stored.use_shipping_address_for_billing);
+    // A sent `true` re-copies ship_to, so a storefront's retry is not refused.
+    const flagActs = input.use_shipping_address_for_billing === true || follow !== stored.use_shipping_address_for_billing;
+    if (input.address == null && data.customer_id === undefined && !flagActs) throw ValidationError.field("address", "is required");
+    const address = input.address == null ? null : ((await addressViewOf(tx, input.address)) as unknown as Prisma.InputJsonValue);
+    if (address !== null && input.type === "ship_to") data.ship_to = address;
+    if (address !== null && input.type === "bill_to") data.bill_to = address;
+    data.use_shipping_address_for_billing = follow;
+    if (follow) {
+      const shipTo = data.ship_to ?? stored.ship_to;
+      if (shipTo === null) throw ValidationError.field("use_shipping_address_for_billing", "needs a shipping address: set ship_to first");
+      data.bill_to = shipTo;
     }
     await tx.cart.update({ where: { id: cart.id }, data });
   });

@@ -109,10 +109,13 @@ export const addressInput = z.object({
 
 export const addressBody = z.object({
   type: z.enum(["ship_to", "bill_to"]),
-  use_shipping_address_for_billing: z.boolean().optional(),
+  use_shipping_address_for_billing: z
+    .boolean()
+    .optional()
+    .describe("true: bill_to follows ship_to (now, and whenever ship_to changes; needs a ship_to). false: it stops. Absent: unchanged, except that a bill_to address ends it"),
   jwt: z.string().max(4096).nullable().optional().describe("A customer token: attaches that customer to the cart"),
   address_id: positiveId.nullable().optional(),
-  address: addressInput.nullable().optional(),
+  address: addressInput.nullable().optional().describe("The `type` address; required unless the request only changes use_shipping_address_for_billing or attaches a customer"),
 });
 
 export const discountBody = z.object({

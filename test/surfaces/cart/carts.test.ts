@@ -328,11 +328,81 @@ describe("POST /api/carts/{cart_token}/address", () => {
     expect(billed.cart.ship_to?.city).toBe("Springfield");
   });
 
-  it("attaches the customer of a jwt; 401 for a bad one", async () => {
+  it("makes bill_to follow ship_to on use_shipping_address_for_billing alone, through later ship_to changes, until the flag is turned off", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const flagOf = async () => (await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).use_shipping_address_for_billing;
+    expect(parseCart(await call("POST", path, { body: { type: "ship_to", address } })).cart.bill_to).toBeNull();
+
+    const following = parseCart(await call("POST", path, { body: { type: "bill_to", use_shipping_address_for_billing: true, address: null } }));
+    expect(following.cart.bill_to).toEqual(following.cart.ship_to);
+    expect(following.cart.billing_address).toEqual(following.cart.ship_to);
+    expect(await flagOf()).toBe(true);
+    const retried = parseCart(await call("POST", path, { body: { type: "bill_to", use_shipping_address_for_billing: true } }));
+    expect(retried.cart.bill_to).toEqual(following.cart.ship_to);
+
+    const moved = parseCart(await call("POST", path, { body: { type: "ship_to", address: { ...address, city: "Capital City" } } }));
+    expect(moved.cart.bill_to).toEqual(moved.cart.ship_to);
+    expect(moved.cart.bill_to?.city).toBe("Capital City");
+    expect(await flagOf()).toBe(true);
+
+    const separate = parseCart(await call("POST", path, { body: { type: "bill_to", use_shipping_address_for_billing: false, address: { ...address, city: "Shelbyville" } } }));
+    expect(separate.cart.bill_to?.city).toBe("Shelbyville");
+    expect(separate.cart.ship_to?.city).toBe("Capital City");
+    expect(await flagOf()).toBe(false);
+    const shippedAgain = parseCart(await call("POST", path, { body: { type: "ship_to", address: { ...address, city: "Ogdenville" } } }));
+    expect(shippedAgain.cart.bill_to?.city).toBe("Shelbyville");
+
+    parseCart(await call("POST", path, { body: { type: "ship_to", use_shipping_address_for_billing: true } }));
+    const stopped = parseCart(await call("POST", path, { body: { type: "bill_to", use_shipping_address_for_billing: false } }));
+    expect(await flagOf()).toBe(false);
+    expect(stopped.cart.bill_to?.city).toBe("Ogdenville");
+    const apart = parseCart(await call("POST", path, { body: { type: "ship_to", address: { ...address, city: "North Haverbrook" } } }));
+    expect(apart.cart.bill_to?.city).toBe("Ogdenville");
+  });
+
+  it("refuses use_shipping_address_for_billing without a ship_to, or with a billing address, changing nothing", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const noShipTo = await call("POST", path, { body: { type: "bill_to", use_shipping_address_for_billing: true, jwt: customer.token } });
+    expect(noShipTo.status).toBe(422);
+    expect(noShipTo.body.errors).toEqual({ use_shipping_address_for_billing: ["needs a shipping address: set ship_to first"] });
+    const both = await call("POST", path, { body: { type: "bill_to", use_shipping_address_for_billing: true, address } });
+    expect(both.status).toBe(422);
+    expect(both.body.errors).toEqual({ use_shipping_address_for_billing: ["cannot be true when a billing address is sent"] });
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(row).toMatchObject({ ship_to: null, bill_to: null, use_shipping_address_for_billing: false, customer_id: null });
+  });
+
+  it("refuses a request with nothing to do: 422 on address", async () => {
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    parseCart(await call("POST", path, { body: { type: "ship_to", address } }));
+    for (const body of [
+      { type: "ship_to" },
+      { type: "bill_to", address: null, jwt: null, address_id: null },
+      { type: "bill_to", use_shipping_address_for_billing: false },
+      { type: "ship_to", jwt: rep.token },
+    ]) {
+      const response = await call("POST", path, { body });
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(response.body.errors).toEqual({ address: ["is required"] });
+    }
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(row).toMatchObject({ bill_to: null, use_shipping_address_for_billing: false, buyer_rep_id: null });
+  });
+
+  it("attaches the customer of a jwt, with or without an address; 401 for a bad one", async () => {
     const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const { cart } = await createCartOverHttp(call, acme);
     parseCart(await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", jwt: customer.token, address } }));
     expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).customer_id).toBe(customer.user.id);
+    const { cart: other } = await createCartOverHttp(call, acme);
+    const attached = parseCart(await call("POST", `/api/carts/${other.cart_token}/address`, { body: { type: "ship_to", jwt: customer.token, address: null } }));
+    expect(attached.cart.ship_to).toBeNull();
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: other.cart_token } })).customer_id).toBe(customer.user.id);
     const bad = await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", jwt: "x.y.z", address } });
     expect(bad.status).toBe(401);
   });
