@@ -9,13 +9,26 @@ describe("openapi/openapi.json", () => {
     expect(committed === generated, "openapi/openapi.json is stale: run `npm run openapi` and commit the result").toBe(true);
   });
 
-  it("documents every operation with the error body for 4XX and 5XX", async () => {
+  it("documents every operation with its surface's error body for 4XX and 5XX: PublicError on the public SDK, Error elsewhere", async () => {
     const document = JSON.parse(await generateOpenApi());
-    const operations = Object.values(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap((path) => Object.values(path));
-    expect(operations.length).toBeGreaterThan(0);
-    for (const operation of operations) {
-      expect(operation.responses["4XX"]).toEqual({ description: "Default Response", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
-      expect(operation.responses["5XX"]).toBeDefined();
+    const operations = Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap(([path, item]) =>
+      Object.values(item).map((operation) => ({ path, operation })),
+    );
+    expect(operations.filter(({ path }) => path.startsWith("/api/public/")).length).toBeGreaterThan(0);
+    expect(operations.filter(({ path }) => !path.startsWith("/api/public/")).length).toBeGreaterThan(0);
+    for (const { path, operation } of operations) {
+      const errorBody = { description: "Default Response", content: { "application/json": { schema: { $ref: `#/components/schemas/${path.startsWith("/api/public/") ? "PublicError" : "Error"}` } } } };
+      expect(operation.responses["4XX"], path).toEqual(errorBody);
+      expect(operation.responses["5XX"], path).toEqual(errorBody);
     }
+  });
+
+  it("lists the error body with a required status and an optional ResponseMetadata in PublicError", async () => {
+    const { Error: error, PublicError: publicError } = JSON.parse(await generateOpenApi()).components.schemas;
+    expect(publicError.properties.status).toMatchObject({ type: "integer", minimum: 400, maximum: 599 });
+    expect(publicError.properties.metadata).toMatchObject({ $ref: "#/components/schemas/ResponseMetadata" });
+    expect(publicError.required.sort()).toEqual([...error.required, "status"].sort());
+    expect(Object.keys(publicError.properties).sort()).toEqual([...Object.keys(error.properties), "metadata", "status"].sort());
+    expect(error.properties).not.toHaveProperty("status");
   });
 });

@@ -1,13 +1,24 @@
 import { randomBytes } from "node:crypto";
+import { expect } from "vitest";
+import { publicErrorBodySchema } from "../../src/domain/tracking/schemas.js";
 import type { Db } from "../../src/platform/db/database.js";
 import { newSessionId } from "../../src/platform/ids.js";
 import { createUserWithToken } from "./fixtures.js";
+import type { HttpResponse } from "./http.js";
 
 export const PUBLIC_PREFIX = "/api/public/v2025-06";
 
 /** RequestMetadata for a shop, with a fresh visitor session unless one is given. */
 export function metadataFor(shop: string, extra: Record<string, unknown> = {}) {
   return { svc_shop: shop, svc_session: newSessionId(), ...extra };
+}
+
+/** The public error body the OpenAPI document lists (PublicError), with no member it does not list, for this status. */
+export function expectPublicError(response: HttpResponse, status: number): void {
+  expect(response.status).toBe(status);
+  expect(publicErrorBodySchema.safeParse(response.body).error).toBeUndefined();
+  expect(Object.keys(response.body).filter((key) => !(key in publicErrorBodySchema.shape))).toEqual([]);
+  expect(response.body.status).toBe(status);
 }
 
 export interface RepFixture {

@@ -38,8 +38,17 @@ export const PUBLIC_MEDIA_COLUMNS = Prisma.sql`
   m.kind, m.media_type, m.media_format, m.image_url, m.video_url, m.pdf_url, m.powerpoint_url, m.duration,
   m.subtitles, m.settings, ${productsJsonSql("m")} AS products, ${enrollmentPacksJsonSql("m")} AS enrollment_packs`;
 
-export function translationJoin(languageIso: string | null | undefined): Prisma.Sql {
-  return Prisma.sql`LEFT JOIN media_translations t ON t.media_id = m.id AND t.language_iso = ${languageOf(languageIso)}`;
+/**
+ * The language a public read shows (two letters; null is English): the `language_iso` query
+ * parameter when there is one, the request metadata's `svc_locale` otherwise.
+ */
+export function publicLanguage(languageIso: string | undefined, svcLocale: string | null | undefined): string | null {
+  return languageOf(languageIso ?? svcLocale);
+}
+
+/** `language` as publicLanguage resolved it; null joins nothing, so English shows. */
+export function translationJoin(language: string | null): Prisma.Sql {
+  return Prisma.sql`LEFT JOIN media_translations t ON t.media_id = m.id AND t.language_iso = ${language}`;
 }
 
 export interface PublicMediaRow {
@@ -90,10 +99,10 @@ export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
  * (docs/performance.md). Its text is the same for every call, so it is prepared once per
  * connection: PostgreSQL spent more CPU planning it than running it.
  */
-export async function getPublishedMedia(ctx: SqlServiceContext, slug: string, locale: string | null | undefined): Promise<PublicMediaView> {
+export async function getPublishedMedia(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublicMediaView> {
   const statement = Prisma.sql`
     SELECT ${PUBLIC_MEDIA_COLUMNS}
-      FROM media m ${translationJoin(locale)}
+      FROM media m ${translationJoin(language)}
      WHERE m.company_id = ${ctx.companyId} AND m.slug = ${slug} AND ${publishedSql("m", ctx.clock.now())}`;
   const rows = await ctx.sql.query<PublicMediaRow>(statement.text, statement.values, "public-media-by-slug");
   const row = rows[0];

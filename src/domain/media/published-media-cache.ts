@@ -3,7 +3,6 @@ import type { SqlServiceContext } from "../../platform/context.js";
 import { TtlCache } from "../../platform/ttl-cache.js";
 import { getPublishedMedia } from "./public-media.js";
 import type { PublicMediaView } from "./schemas.js";
-import { languageOf } from "./service.js";
 
 /**
  * Published media as storefronts read them, kept for a few seconds per (company, slug,
@@ -24,12 +23,13 @@ export class PublishedMediaCache {
     this.entries = new TtlCache(clock, maxEntries);
   }
 
-  async read(ctx: SqlServiceContext, slug: string, locale: string | null | undefined): Promise<PublicMediaView> {
-    if (this.ttlMs === 0) return getPublishedMedia(ctx, slug, locale);
-    const key = `${ctx.companyId}/${languageOf(locale)}/${slug}`;
+  /** `language` as publicLanguage resolved it, so one language is one entry however it was asked for. */
+  async read(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublicMediaView> {
+    if (this.ttlMs === 0) return getPublishedMedia(ctx, slug, language);
+    const key = `${ctx.companyId}/${language}/${slug}`;
     const cached = this.entries.get(key);
     if (cached !== undefined) return cached;
-    const media = await getPublishedMedia(ctx, slug, locale);
+    const media = await getPublishedMedia(ctx, slug, language);
     this.entries.set(key, media, this.ttlMs);
     return media;
   }

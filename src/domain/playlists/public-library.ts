@@ -25,7 +25,7 @@ type ItemRow = PublicMediaRow & { item_id: number; position: number };
  * A published playlist with its published media in order: two indexed statements (the
  * playlist by (company_id, slug), then its items with media, translations and products).
  */
-export async function getPublishedLibrary(ctx: ServiceContext, slug: string, locale: string | null | undefined): Promise<LibraryView> {
+export async function getPublishedLibrary(ctx: ServiceContext, slug: string, language: string | null): Promise<LibraryView> {
   const now = ctx.clock.now();
   const playlists = await ctx.db.$queryRaw<PlaylistRow[]>`
     SELECT pl.id, pl.slug, pl.title, ${productsJsonSql("pl")} AS products, ${enrollmentPacksJsonSql("pl")} AS enrollment_packs
@@ -36,7 +36,7 @@ export async function getPublishedLibrary(ctx: ServiceContext, slug: string, loc
   const items = await ctx.db.$queryRaw<ItemRow[]>`
     SELECT i.id AS item_id, i.position, ${PUBLIC_MEDIA_COLUMNS}
       FROM playlist_items i
-      JOIN media m ON m.id = i.media_id ${translationJoin(locale)}
+      JOIN media m ON m.id = i.media_id ${translationJoin(language)}
      WHERE i.playlist_id = ${playlist.id} AND m.company_id = ${ctx.companyId} AND ${publishedSql("m", now)}
      ORDER BY i.position`;
   return {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorBodySchema } from "../../platform/http/schemas.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
@@ -31,6 +32,16 @@ export const responseMetadataSchema = z
   .meta({ id: "ResponseMetadata" });
 
 export type ResponseMetadata = z.infer<typeof responseMetadataSchema>;
+
+/** Every public SDK response carries `status` and `metadata`, errors too (src/surfaces/public/errors.ts). */
+export const publicErrorBodySchema = errorBodySchema
+  .extend({
+    status: z.number().int().min(400).max(599).describe("The HTTP status"),
+    metadata: responseMetadataSchema
+      .optional()
+      .describe("Present when the request's metadata.svc_shop and metadata.svc_session could be read (absent on 413, 415 and the per-IP 429)"),
+  })
+  .meta({ id: "PublicError" });
 
 export const pageSchema = z
   .object({

@@ -2,7 +2,15 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import type { z } from "zod";
 import { errorBodySchema } from "./schemas.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The body of this route's 4XX and 5XX answers, for the OpenAPI document; errorBodySchema when unset. */
+    errorBody?: z.ZodType;
+  }
+}
 
 export const API_TITLE = "svc-commerce API";
 export const API_VERSION = "1.0";
@@ -20,7 +28,8 @@ export const DOCS_CONTENT_SECURITY_POLICY =
 
 /**
  * The OpenAPI 3.1 document is generated from the routes' zod schemas; every operation also
- * lists the one error body for 4XX and 5XX so clients can rely on it.
+ * lists its error body for 4XX and 5XX so clients can rely on it: the platform's, or the one
+ * its surface's error handler sends (route config `errorBody`).
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
@@ -50,7 +59,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transform: (input) => {
       if (input.schema?.hide) return baseTransform(input);
-      const response = { ...(input.schema?.response as object | undefined), "4XX": errorBodySchema, "5XX": errorBodySchema };
+      const errorBody = input.route.config?.errorBody ?? errorBodySchema;
+      const response = { ...(input.schema?.response as object | undefined), "4XX": errorBody, "5XX": errorBody };
       const transformed = baseTransform({ ...input, schema: { ...input.schema, response } });
       return input.route.config?.idempotencyKey ? withIdempotencyKeyHeader(transformed) : transformed;
     },

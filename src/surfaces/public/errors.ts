@@ -1,13 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
+import { publicErrorBodySchema } from "../../domain/tracking/schemas.js";
 import { type ErrorReply, logError, sendError, toErrorReply } from "../../platform/http/error-handler.js";
 import { readableMetadataOf, responseMetadata } from "./context.js";
 
 /**
  * Public SDK errors: the platform's error body plus `status` and, when the request's metadata
  * could be read, `metadata` (as every public response carries them). Unknown paths under the
- * surface's prefix answer the same way, behind the app's rate limit of unknown paths.
+ * surface's prefix answer the same way, behind the app's rate limit of unknown paths. The
+ * OpenAPI document lists that body on every route registered after this call.
  */
 export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHandler: preHandlerAsyncHookHandler): void {
+  app.addHook("onRoute", (route) => {
+    route.config = { errorBody: publicErrorBodySchema, ...route.config };
+  });
   app.setErrorHandler((error, request, reply) => {
     const errorReply = toErrorReply(error, request);
     logError(request, error, errorReply);

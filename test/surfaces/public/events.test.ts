@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
-import { createRep, metadataFor, PUBLIC_PREFIX, type RepFixture } from "../../helpers/public-sdk.js";
+import { createRep, expectPublicError, metadataFor, PUBLIC_PREFIX, type RepFixture } from "../../helpers/public-sdk.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -151,27 +151,27 @@ describe("POST /events/leads/capture", () => {
   it("error bodies carry status and, when the metadata could be read, metadata", async () => {
     const metadata = metadataFor(acme.shop, { svc_locale: "de_DE" });
     const readable = await capture({ lead: { contact: { name: "Ada", email: "ada@example.com" } }, metadata });
-    expect(readable.body).toMatchObject({ status: 422, meta: { request_id: readable.headers["x-request-id"] } });
+    expectPublicError(readable, 422);
+    expect(readable.body).toMatchObject({ meta: { request_id: readable.headers["x-request-id"] } });
     expect(readable.body.metadata).toEqual({ svc_shop: acme.shop, svc_session: metadata.svc_session, svc_locale: "de_DE", request_uuid: expect.stringMatching(UUID), timestamp: expect.any(String) });
     const unreadable = await capture({ lead: lead(), metadata: { svc_shop: acme.shop, svc_session: "nope" } });
-    expect(unreadable.body.status).toBe(422);
+    expectPublicError(unreadable, 422);
     expect(unreadable.body).not.toHaveProperty("metadata");
   });
 
   it("answers 404 with status and metadata for an unknown shop, storing nothing", async () => {
     const response = await capture({ lead: lead(), metadata: metadataFor("unknown-shop.example.com") });
-    expect(response.status).toBe(404);
-    expect(response.body).toMatchObject({ status: 404, error_code: "shop_not_found", metadata: { svc_shop: "unknown-shop.example.com" } });
+    expectPublicError(response, 404);
+    expect(response.body).toMatchObject({ error_code: "shop_not_found", metadata: { svc_shop: "unknown-shop.example.com" } });
     expect(await t.db.prisma.lead.count()).toBe(0);
   });
 
   it("refuses a body over the public limit with 413, malformed JSON with 400", async () => {
     const big = await capture({ lead: lead(), metadata: metadataFor(acme.shop), padding: "x".repeat(t.config.publicBodyLimit) });
-    expect(big.status).toBe(413);
-    expect(big.body).toMatchObject({ status: 413, error_code: "payload_too_large" });
+    expectPublicError(big, 413);
+    expect(big.body.error_code).toBe("payload_too_large");
     const malformed = await call("POST", `${PUBLIC_PREFIX}/events/leads/capture`, { rawBody: "{", headers: { "content-type": "application/json" } });
-    expect(malformed.status).toBe(400);
-    expect(malformed.body.status).toBe(400);
+    expectPublicError(malformed, 400);
   });
 
   it("answers CORS preflights from any origin and unknown public paths with the error body", async () => {
@@ -181,8 +181,8 @@ describe("POST /events/leads/capture", () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers["access-control-allow-origin"]).toBe("https://shop.example.org");
     const unknown = await call("POST", `${PUBLIC_PREFIX}/nothing-here`, { body: {} });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body).toMatchObject({ status: 404, error_code: "route_not_found" });
+    expectPublicError(unknown, 404);
+    expect(unknown.body.error_code).toBe("route_not_found");
   });
 });
 

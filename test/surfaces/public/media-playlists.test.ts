@@ -3,7 +3,7 @@ import { fixedClock } from "../../../src/platform/clock.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
-import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
+import { expectPublicError, metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -27,9 +27,10 @@ const PUBLIC_MEDIA_FIELDS = [
   "duration", "subtitles", "comments_count", "settings", "products", "enrollment_packs",
 ].sort();
 
-const bySlug = (slug: string, extra: Record<string, unknown> = {}, shop = acme.shop) =>
-  call("POST", `${PUBLIC_PREFIX}/media/${slug}`, { body: { metadata: metadataFor(shop, extra) } });
-const byBody = (slug: string, shop = acme.shop) => call("POST", `${PUBLIC_PREFIX}/media`, { body: { media: { id: slug }, metadata: metadataFor(shop) } });
+const bySlug = (slug: string, extra: Record<string, unknown> = {}, shop = acme.shop, query = "") =>
+  call("POST", `${PUBLIC_PREFIX}/media/${slug}${query}`, { body: { metadata: metadataFor(shop, extra) } });
+const byBody = (slug: string, shop = acme.shop, query = "") =>
+  call("POST", `${PUBLIC_PREFIX}/media${query}`, { body: { media: { id: slug }, metadata: metadataFor(shop) } });
 
 async function catalog() {
   const product = await t.db.prisma.product.create({ data: { company_id: acme.id, title: "Starter kit", image_url: "https://cdn.example.com/kit.png" } });
@@ -96,6 +97,46 @@ describe("POST /media/{slug} and /media", () => {
     expect((await bySlug("hello")).body.media.title).toBe("Hello");
   });
 
+  it("translates by the language_iso query parameter, which wins over svc_locale", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello", translations: { fr: { title: "Bonjour" }, es: { title: "Hola" } } });
+    expect((await bySlug("hello", {}, acme.shop, "?language_iso=fr")).body.media.title).toBe("Bonjour");
+    expect((await byBody("hello", acme.shop, "?language_iso=fr")).body.media.title).toBe("Bonjour");
+    const overridden = await bySlug("hello", { svc_locale: "es_ES" }, acme.shop, "?language_iso=fr_CA");
+    expect(overridden.body.media.title).toBe("Bonjour");
+    expect(overridden.body.metadata.svc_locale).toBe("es_ES");
+    expect((await bySlug("hello", { svc_locale: "es_ES" }, acme.shop, "?language_iso=EN")).body.media.title).toBe("Hello");
+  });
+
+  it("falls back to English for a language without a translation, whatever svc_locale says", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello", translations: { fr: { title: "Bonjour" } } });
+    for (const extra of [{}, { svc_locale: "fr_FR" }]) {
+      const response = await bySlug("hello", extra, acme.shop, "?language_iso=xx");
+      expect(response.status).toBe(200);
+      expect(response.body.media.title).toBe("Hello");
+    }
+  });
+
+  it("caches per resolved language: a query-picked language is its own entry, shared with the same svc_locale", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello", translations: { fr: { title: "Bonjour" } } });
+    expect((await bySlug("hello", {}, acme.shop, "?language_iso=fr")).body.media.title).toBe("Bonjour");
+    expect((await bySlug("hello")).body.media.title).toBe("Hello");
+    // Written as another instance would: only a fresh cache entry shows it.
+    await t.db.prisma.mediaTranslation.updateMany({ where: { media_id: media.id }, data: { title: "Salut" } });
+    expect((await bySlug("hello", { svc_locale: "fr_CA" })).body.media.title).toBe("Bonjour");
+    clock.set(new Date(NOW.getTime() + 5_000));
+    expect((await bySlug("hello", {}, acme.shop, "?language_iso=fr")).body.media.title).toBe("Salut");
+  });
+
+  it("answers 422 in the public error body for a language_iso that is not a language code", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello" });
+    for (const value of ["x".repeat(300), "english", "f"]) {
+      const response = await bySlug("hello", {}, acme.shop, `?language_iso=${value}`);
+      expectPublicError(response, 422);
+      expect(response.body).toMatchObject({ error_code: "validation_failed", metadata: { svc_shop: acme.shop, request_uuid: response.headers["x-request-id"] } });
+      expect(Object.keys(response.body.errors)).toEqual(["language_iso"]);
+    }
+  });
+
   it("hides media whose publish_at is in the future until that instant", async () => {
     await createMediaViaApi(call, acme.token, { title: "Soon", slug: "soon", publish_at: "2026-03-01T13:00:00Z" });
     const early = await bySlug("soon");
@@ -145,8 +186,8 @@ describe("POST /media/{slug} and /media", () => {
     expect((await byBody("nothing")).status).toBe(404);
     expect((await bySlug("mine", {}, globex.shop)).status).toBe(404);
     const unknownShop = await bySlug("mine", {}, "ghost.example.com");
-    expect(unknownShop.status).toBe(404);
-    expect(unknownShop.body.error_code).toBe("shop_not_found");
+    expectPublicError(unknownShop, 404);
+    expect(unknownShop.body).toMatchObject({ error_code: "shop_not_found", metadata: { svc_shop: "ghost.example.com" } });
   });
 
   it("answers 422 without metadata or without media.id", async () => {
@@ -186,6 +227,19 @@ describe("POST /playlists/{slug} and /playlists", () => {
     const viaBody = await call("POST", `${PUBLIC_PREFIX}/playlists`, { body: { library: { id: "onboarding" }, metadata: metadataFor(acme.shop) } });
     expect(viaBody.status).toBe(200);
     expect(viaBody.body.library.library_items).toHaveLength(2);
+  });
+
+  it("translates its media by the language_iso query parameter, which wins over svc_locale", async () => {
+    const b = await createMediaViaApi(call, acme.token, { title: "B", slug: "b", translations: { fr: { title: "B fr" } } });
+    await createPlaylistViaApi(call, acme.token, { title: "Onboarding", slug: "onboarding", media_ids: [b.id] });
+    const read = (path: string, extra: Record<string, unknown> = {}) =>
+      call("POST", `${PUBLIC_PREFIX}${path}`, { body: { library: { id: "onboarding" }, metadata: metadataFor(acme.shop, extra) } });
+    const french = await read("/playlists/onboarding?language_iso=fr");
+    expect(french.body.library).toMatchObject({ title: "Onboarding", library_items: [{ media: { title: "B fr" } }] });
+    expect((await read("/playlists?language_iso=fr")).body.library.library_items[0].media.title).toBe("B fr");
+    expect((await read("/playlists/onboarding?language_iso=en", { svc_locale: "fr_FR" })).body.library.library_items[0].media.title).toBe("B");
+    expect((await read("/playlists/onboarding?language_iso=xx")).body.library.library_items[0].media.title).toBe("B");
+    expectPublicError(await read(`/playlists/onboarding?language_iso=${"x".repeat(300)}`), 422);
   });
 
   it("answers 404 for an inactive, not yet published, unknown or foreign playlist", async () => {
