@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlServiceContext } from "../../platform/context.js";
+import { isoTimestampSql } from "../../platform/db/iso-timestamp.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { shownContent, showPath } from "./content.js";
@@ -21,11 +22,6 @@ import type { AgreementView } from "./schemas.js";
  * server's RSS grows by 0-6 MB over the scenario instead of 28-97 MB.
  */
 
-/** ISO 8601 in UTC with milliseconds, as Date.toISOString() writes it (the columns are timestamptz(3)). */
-function isoTimestamp(column: string): Prisma.Sql {
-  return Prisma.sql`to_char(${Prisma.raw(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
-
 /** `a` (agreements) with `t`, its translation in `languageIso` if there is one. */
 export function agreementsFrom(languageIso: string): Prisma.Sql {
   return Prisma.sql`FROM agreements a LEFT JOIN agreement_translations t ON t.agreement_id = a.id AND t.language_iso = ${languageIso}`;
@@ -35,12 +31,12 @@ export function agreementsFrom(languageIso: string): Prisma.Sql {
 export const AGREEMENT_VIEW_COLUMNS = Prisma.sql`
   a.id, a.title, a.description, t.language_iso AS translation_language_iso, t.title AS translation_title, t.description AS translation_description,
   a.active, a.show_at_checkout, a.default_checked, a.required_on_checkout, a.required, a.enrollment_pack_id,
-  ${isoTimestamp("a.created_at")} AS created_at, ${isoTimestamp("a.updated_at")} AS updated_at,
+  ${isoTimestampSql("a.created_at")} AS created_at, ${isoTimestampSql("a.updated_at")} AS updated_at,
   ARRAY(SELECT ac.company_country_id FROM agreement_countries ac WHERE ac.agreement_id = a.id ORDER BY ac.company_country_id) AS company_country_ids,
   (SELECT c.logo_url FROM companies c WHERE c.id = a.company_id) AS company_logo,
   (SELECT COALESCE(json_agg(json_build_object(
             'id', x.id, 'url', x.url, 'filename', x.filename, 'kind', x.kind, 'content_type', x.content_type, 'content_size', x.content_size,
-            'metadata', x.metadata, 'created_at', ${isoTimestamp("x.created_at")}, 'updated_at', ${isoTimestamp("x.updated_at")}) ORDER BY x.id), '[]'::json)
+            'metadata', x.metadata, 'created_at', ${isoTimestampSql("x.created_at")}, 'updated_at', ${isoTimestampSql("x.updated_at")}) ORDER BY x.id), '[]'::json)
      FROM agreement_attachments x
     WHERE x.agreement_id = a.id) AS attachments`;
 
