@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlServiceContext } from "../../platform/context.js";
+import { metafieldsJsonSql } from "../metafields/public-json.js";
 import { NotFoundError } from "../../platform/errors.js";
 import type { PublicMediaView } from "./schemas.js";
 import { languageOf } from "./service.js";
@@ -36,7 +37,8 @@ export function enrollmentPacksJsonSql(alias: string): Prisma.Sql {
 export const PUBLIC_MEDIA_COLUMNS = Prisma.sql`
   m.id, m.slug, COALESCE(t.title, m.title) AS title, COALESCE(t.description, m.description) AS description,
   m.kind, m.media_type, m.media_format, m.image_url, m.video_url, m.pdf_url, m.powerpoint_url, m.duration,
-  m.subtitles, m.settings, ${productsJsonSql("m")} AS products, ${enrollmentPacksJsonSql("m")} AS enrollment_packs`;
+  m.subtitles, m.settings, ${productsJsonSql("m")} AS products, ${enrollmentPacksJsonSql("m")} AS enrollment_packs,
+  ${metafieldsJsonSql("media", "m")} AS metafields`;
 
 /**
  * The language a public read shows (two letters; null is English): the `language_iso` query
@@ -68,6 +70,7 @@ export interface PublicMediaRow {
   settings: Record<string, unknown> | null;
   products: PublicMediaView["products"];
   enrollment_packs: PublicMediaView["enrollment_packs"];
+  metafields: PublicMediaView["metafields"];
 }
 
 export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
@@ -90,6 +93,7 @@ export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
     settings: row.settings ?? {},
     products: row.products,
     enrollment_packs: row.enrollment_packs,
+    metafields: row.metafields,
   };
 }
 

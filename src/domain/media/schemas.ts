@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { instantInput, timestamp } from "../../platform/http/schemas.js";
+import { metafieldSchema } from "../metafields/schemas.js";
 import { MAX_URL_LENGTH, requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
 export const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
@@ -175,6 +176,7 @@ export const publicMediaView = z
     settings: z.record(z.string(), z.unknown()),
     products: z.array(publicProductSchema),
     enrollment_packs: z.array(publicEnrollmentPackSchema),
+    metafields: z.array(metafieldSchema).describe("The company's metafields on this media, by namespace and key"),
   })
   .meta({ id: "PublicMedia" });
 

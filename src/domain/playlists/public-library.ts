@@ -9,6 +9,7 @@ import {
   toPublicMedia,
   translationJoin,
 } from "../media/public-media.js";
+import { metafieldsJsonSql } from "../metafields/public-json.js";
 import type { LibraryView } from "./schemas.js";
 
 interface PlaylistRow {
@@ -17,6 +18,7 @@ interface PlaylistRow {
   title: string;
   products: LibraryView["products"];
   enrollment_packs: LibraryView["enrollment_packs"];
+  metafields: LibraryView["metafields"];
 }
 
 type ItemRow = PublicMediaRow & { item_id: number; position: number };
@@ -28,7 +30,8 @@ type ItemRow = PublicMediaRow & { item_id: number; position: number };
 export async function getPublishedLibrary(ctx: ServiceContext, slug: string, language: string | null): Promise<LibraryView> {
   const now = ctx.clock.now();
   const playlists = await ctx.db.$queryRaw<PlaylistRow[]>`
-    SELECT pl.id, pl.slug, pl.title, ${productsJsonSql("pl")} AS products, ${enrollmentPacksJsonSql("pl")} AS enrollment_packs
+    SELECT pl.id, pl.slug, pl.title, ${productsJsonSql("pl")} AS products, ${enrollmentPacksJsonSql("pl")} AS enrollment_packs,
+           ${metafieldsJsonSql("playlist", "pl")} AS metafields
       FROM playlists pl
      WHERE pl.company_id = ${ctx.companyId} AND pl.slug = ${slug} AND ${publishedSql("pl", now)}`;
   const playlist = playlists[0];
@@ -52,5 +55,6 @@ export async function getPublishedLibrary(ctx: ServiceContext, slug: string, lan
     })),
     products: playlist.products,
     enrollment_packs: playlist.enrollment_packs,
+    metafields: playlist.metafields,
   };
 }

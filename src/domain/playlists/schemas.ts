@@ -2,6 +2,7 @@ import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { instantInput, timestamp } from "../../platform/http/schemas.js";
 import { publicEnrollmentPackSchema, publicMediaView, publicProductSchema, slugSchema } from "../media/schemas.js";
+import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
 const ids = z.array(z.number().int().positive().max(2_147_483_647));
@@ -68,6 +69,7 @@ export const libraryView = z
     library_items: z.array(libraryItemSchema).describe("Published media only, in playlist order"),
     products: z.array(publicProductSchema),
     enrollment_packs: z.array(publicEnrollmentPackSchema),
+    metafields: z.array(metafieldSchema).describe("The company's metafields on this playlist, by namespace and key"),
   })
   .meta({ id: "Library" });
 

@@ -8,6 +8,7 @@ import { dropletInstallationRoutes } from "./droplet-installations.js";
 import { enrollmentPackRoutes } from "./enrollment-packs.js";
 import { leadRoutes } from "./leads.js";
 import { mediaRoutes } from "./media.js";
+import { metafieldRoutes } from "./metafields.js";
 import { playlistRoutes } from "./playlists.js";
 import { productRoutes } from "./products.js";
 import { referenceDataRoutes } from "./reference-data.js";
@@ -38,6 +39,7 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
   await app.register(subscriptionPlanRoutes);
   await app.register(mediaRoutes);
   await app.register(playlistRoutes);
+  await app.register(metafieldRoutes);
   await app.register(leadRoutes);
   await app.register(subscriptionOrderRoutes);
 }

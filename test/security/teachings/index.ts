@@ -5,6 +5,7 @@ import { companyServerTeachings } from "./company-server.js";
 import { dropletInstallationTeachings } from "./droplet-installations.js";
 import { leadTeachings } from "./leads.js";
 import { mediaTeachings } from "./media.js";
+import { metafieldTeachings } from "./metafields.js";
 import { operationTeachings } from "./operations.js";
 import { playlistTeachings } from "./playlists.js";
 import { publicSdkTeachings } from "./public-sdk.js";
@@ -16,12 +17,13 @@ import type { Teachings } from "./types.js";
 export const teachings: Teachings = {
   ...operationTeachings,
   ...dropletInstallationTeachings,
-  // admin resources (catalog, agreements, plans, media, playlists, leads)
+  // admin resources (catalog, agreements, plans, media, playlists, metafields, leads)
   ...catalogTeachings,
   ...agreementTeachings,
   ...subscriptionPlanTeachings,
   ...mediaTeachings,
   ...playlistTeachings,
+  ...metafieldTeachings,
   ...leadTeachings,
   // company server, subscription orders, carts, public SDK
   ...companyServerTeachings,

@@ -24,7 +24,7 @@ beforeEach(async () => {
 
 const PUBLIC_MEDIA_FIELDS = [
   "id", "slug", "title", "kind", "media_type", "media_format", "image_url", "video_url", "pdf_url", "powerpoint_url", "description",
-  "duration", "subtitles", "comments_count", "settings", "products", "enrollment_packs",
+  "duration", "subtitles", "comments_count", "settings", "products", "enrollment_packs", "metafields",
 ].sort();
 
 const bySlug = (slug: string, extra: Record<string, unknown> = {}, shop = acme.shop, query = "") =>
@@ -198,6 +198,41 @@ describe("POST /media/{slug} and /media", () => {
   });
 });
 
+describe("metafields in the public answers", () => {
+  const metafield = (owner_type: string, owner_id: number, namespace: string, key: string, value: string, token = acme.token) =>
+    call("POST", "/api/metafields", { token, body: { metafield: { owner_type, owner_id, namespace, key, value } } });
+
+  it("shows a media's and a playlist's metafields by namespace and key, on the media inside the playlist too", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "With fields", slug: "with-fields" });
+    const bare = await createMediaViaApi(call, acme.token, { title: "Bare", slug: "bare" });
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Tagged", slug: "tagged", media_ids: [media.id, bare.id] });
+    expect((await metafield("media", media.id, "storefront", "ribbon", "Sale")).status).toBe(201);
+    expect((await metafield("media", media.id, "seo", "title", "Watch this")).status).toBe(201);
+    expect((await metafield("playlist", playlist.id, "storefront", "theme", "dark")).status).toBe(201);
+
+    const read = await bySlug("with-fields");
+    expect(read.body.media.metafields.map((m: { namespace: string; key: string; value: string }) => [m.namespace, m.key, m.value])).toEqual([
+      ["seo", "title", "Watch this"],
+      ["storefront", "ribbon", "Sale"],
+    ]);
+    const [seo] = read.body.media.metafields;
+    const shown = await call("GET", `/api/metafields/${seo.id}`, { token: acme.token });
+    expect(seo).toEqual(shown.body.metafield);
+    expect((await bySlug("bare")).body.media.metafields).toEqual([]);
+
+    const library = (await call("POST", `${PUBLIC_PREFIX}/playlists/tagged`, { body: { metadata: metadataFor(acme.shop) } })).body.library;
+    expect(library.metafields).toMatchObject([{ owner_type: "playlist", owner_id: playlist.id, namespace: "storefront", key: "theme", value: "dark", value_type: "string" }]);
+    expect(library.library_items.map((item: { media: { metafields: unknown[] } }) => item.media.metafields.length)).toEqual([2, 0]);
+  });
+
+  it("shows a metafield written through the admin API on the next read, the cache notwithstanding", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Cached", slug: "cached-fields" });
+    expect((await bySlug("cached-fields")).body.media.metafields).toEqual([]);
+    await metafield("media", media.id, "storefront", "ribbon", "New");
+    expect((await bySlug("cached-fields")).body.media.metafields).toMatchObject([{ key: "ribbon", value: "New" }]);
+  });
+});
+
 describe("POST /playlists/{slug} and /playlists", () => {
   it("returns the library with published media only, in playlist order, with products and packs", async () => {
     const { product, pack } = await catalog();
@@ -216,7 +251,7 @@ describe("POST /playlists/{slug} and /playlists", () => {
     expect(response.status).toBe(200);
     expect(response.body.status).toBe(200);
     const library = response.body.library;
-    expect(Object.keys(library).sort()).toEqual(["enrollment_packs", "id", "library_items", "products", "slug", "title"]);
+    expect(Object.keys(library).sort()).toEqual(["enrollment_packs", "id", "library_items", "metafields", "products", "slug", "title"]);
     expect(library).toMatchObject({ slug: "onboarding", title: "Onboarding", products: [{ id: product.id }], enrollment_packs: [{ id: pack.id }] });
     expect(library.library_items.map((item: { media_id: number; media_slug: string }) => [item.media_id, item.media_slug])).toEqual([
       [b.id, "b"],

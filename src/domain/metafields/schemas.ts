@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+import { timestamp } from "../../platform/http/schemas.js";
+import { VALUE_TYPES } from "./values.js";
+
+export const OWNER_TYPES = ["media", "playlist"] as const;
+export type OwnerType = (typeof OWNER_TYPES)[number];
+
+const recordId = z.number().int().positive().max(2_147_483_647);
+const name = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "may contain letters, digits, '_', '-' and '.', starting with a letter or digit");
+const MAX_VALUE_LENGTH = 65_536;
+
+const editableFields = {
+  namespace: name.describe("Groups a company's metafields, e.g. \"storefront\""),
+  key: name.describe("Unique per namespace and owner"),
+  value: z.string().max(MAX_VALUE_LENGTH).describe("Text, read as value_type says"),
+  value_type: z.enum(VALUE_TYPES).describe("How to read value: string, integer (a whole number), boolean (\"true\"/\"false\") or json (JSON text)"),
+  description: z.string().trim().max(1000).nullable().optional(),
+};
+
+export const metafieldCreateBody = z.object({
+  metafield: z.object({
+    owner_type: z.enum(OWNER_TYPES),
+    owner_id: recordId.describe("A media or playlist of the company, as owner_type says"),
+    ...editableFields,
+    value_type: editableFields.value_type.default("string"),
+  }),
+});
+
+export const metafieldUpdateBody = z.object({
+  metafield: z.object(editableFields).partial().describe("The members to change; the owner cannot change"),
+});
+
+export const metafieldListQuery = paginationQuery().extend({
+  owner_type: z.enum(OWNER_TYPES).optional(),
+  owner_id: z.coerce.number().int().positive().max(2_147_483_647).optional().describe("Needs owner_type"),
+  namespace: name.optional(),
+});
+
+export const metafieldSchema = z
+  .object({
+    id: z.number().int(),
+    namespace: z.string(),
+    key: z.string(),
+    value: z.string(),
+    value_type: z.enum(VALUE_TYPES),
+    description: z.string().nullable(),
+    owner_type: z.enum(OWNER_TYPES),
+    owner_id: z.number().int(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: "Metafield" });
+
+export type MetafieldView = z.infer<typeof metafieldSchema>;
+export type MetafieldCreateInput = z.infer<typeof metafieldCreateBody>["metafield"];
+export type MetafieldUpdateInput = z.infer<typeof metafieldUpdateBody>["metafield"];
+export type MetafieldListQuery = z.infer<typeof metafieldListQuery>;

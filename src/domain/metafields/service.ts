@@ -1,0 +1,113 @@
+import type { Metafield, Prisma } from "../../generated/prisma/client.js";
+import type { ServiceContext } from "../../platform/context.js";
+import { isForeignKeyViolation, isUniqueViolation } from "../../platform/db/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import type { MetafieldCreateInput, MetafieldListQuery, MetafieldUpdateInput, MetafieldView, OwnerType } from "./schemas.js";
+import { type ValueType, valueRefusal } from "./values.js";
+
+// A company's metafields on its media and playlists, managed through the admin API and shown
+// in the public SDK's media and playlist answers (public-json.ts).
+
+const OWNER_COLUMN = { media: "media_id", playlist: "playlist_id" } as const satisfies Record<OwnerType, keyof Metafield>;
+
+export function toView(row: Metafield): MetafieldView {
+  const ownerType: OwnerType = row.media_id !== null ? "media" : "playlist";
+  return {
+    id: row.id,
+    namespace: row.namespace,
+    key: row.key,
+    value: row.value,
+    value_type: row.value_type as ValueType,
+    description: row.description,
+    owner_type: ownerType,
+    owner_id: (row.media_id ?? row.playlist_id) as number,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function requireReadableValue(valueType: ValueType, value: string): void {
+  const refusal = valueRefusal(valueType, value);
+  if (refusal !== null) throw ValidationError.field("metafield.value", refusal);
+}
+
+async function requireOwner(ctx: ServiceContext, ownerType: OwnerType, ownerId: number): Promise<void> {
+  const where = { id: ownerId, company_id: ctx.companyId };
+  const found = ownerType === "media" ? await ctx.db.media.findFirst({ where, select: { id: true } }) : await ctx.db.playlist.findFirst({ where, select: { id: true } });
+  if (!found) throw ValidationError.field("metafield.owner_id", `does not name a ${ownerType} of this company`);
+}
+
+async function requireRow(ctx: ServiceContext, id: number): Promise<Metafield> {
+  const row = await ctx.db.metafield.findFirst({ where: { id, company_id: ctx.companyId } });
+  if (!row) throw new NotFoundError("Metafield not found");
+  return row;
+}
+
+/**
+ * A key is unique per namespace and owner: a second one is a conflict with what exists. An owner
+ * deleted after requireOwner found it is refused as if it had not been found.
+ */
+async function written(write: () => Promise<Metafield>): Promise<Metafield> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError("This owner already has a metafield with this namespace and key", { code: "metafield_taken" });
+    if (isForeignKeyViolation(error)) throw ValidationError.field("metafield.owner_id", "does not name a media or playlist of this company");
+    throw error;
+  }
+}
+
+export async function listMetafields(ctx: ServiceContext, query: MetafieldListQuery): Promise<Page<MetafieldView>> {
+  if (query.owner_id !== undefined && query.owner_type === undefined) throw ValidationError.field("owner_type", "is required with owner_id");
+  const where: Prisma.MetafieldWhereInput = { company_id: ctx.companyId };
+  if (query.owner_type !== undefined) where[OWNER_COLUMN[query.owner_type]] = query.owner_id ?? { not: null };
+  if (query.namespace !== undefined) where.namespace = query.namespace;
+  const [rows, total] = await Promise.all([
+    ctx.db.metafield.findMany({ where, orderBy: [{ namespace: "asc" }, { key: "asc" }, { id: "asc" }], ...pageWindow(query) }),
+    ctx.db.metafield.count({ where }),
+  ]);
+  return { rows: rows.map(toView), pagination: pagination(query, total) };
+}
+
+export async function createMetafield(ctx: ServiceContext, input: MetafieldCreateInput): Promise<MetafieldView> {
+  requireReadableValue(input.value_type, input.value);
+  await requireOwner(ctx, input.owner_type, input.owner_id);
+  const row = await written(() =>
+    ctx.db.metafield.create({
+      data: {
+        company_id: ctx.companyId,
+        [OWNER_COLUMN[input.owner_type]]: input.owner_id,
+        namespace: input.namespace,
+        key: input.key,
+        value: input.value,
+        value_type: input.value_type,
+        description: input.description ?? null,
+      },
+    }),
+  );
+  return toView(row);
+}
+
+export async function getMetafield(ctx: ServiceContext, id: number): Promise<MetafieldView> {
+  return toView(await requireRow(ctx, id));
+}
+
+/** The value is checked against the type it will have: the sent one, else the stored one. */
+export async function updateMetafield(ctx: ServiceContext, id: number, input: MetafieldUpdateInput): Promise<MetafieldView> {
+  const current = await requireRow(ctx, id);
+  requireReadableValue(input.value_type ?? (current.value_type as ValueType), input.value ?? current.value);
+  const row = await written(() =>
+    ctx.db.metafield.update({
+      where: { id: current.id },
+      data: { namespace: input.namespace, key: input.key, value: input.value, value_type: input.value_type, description: input.description },
+    }),
+  );
+  return toView(row);
+}
+
+export async function deleteMetafield(ctx: ServiceContext, id: number): Promise<{ id: number }> {
+  const current = await requireRow(ctx, id);
+  await ctx.db.metafield.delete({ where: { id: current.id } });
+  return { id: current.id };
+}
