@@ -116,13 +116,26 @@ interface ExistingLink {
   product_id: number;
 }
 
+interface Links<Link> {
+  entries: Link[];
+  /** Where an entry's errors go: `product_subscription_plans.<index>`, or no index for the single object. */
+  pathOf(index: number): string;
+}
+
+/** The links as a list; the seed's single object is a list of one whose errors name its members directly. */
+function linksOf<Link extends object>(sent: Link | Link[] | undefined): Links<Link> {
+  if (sent === undefined) return { entries: [], pathOf: () => LINKS };
+  return Array.isArray(sent) ? { entries: sent, pathOf: (index) => `${LINKS}.${index}` } : { entries: [sent], pathOf: () => LINKS };
+}
+
 /**
  * Field errors for the links an update (or create, with no existing links) asks for: unknown
  * or foreign products, link ids of other plans, and one product linked twice.
  */
-async function linkErrors(db: Client, companyId: number, entries: LinkUpdateInput[], existing: ExistingLink[]): Promise<FieldErrors> {
+async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdateInput>, existing: ExistingLink[]): Promise<FieldErrors> {
+  const { entries, pathOf } = links;
   const errors: FieldErrors = {};
-  const add = (index: number, member: string, message: string) => (errors[`${LINKS}.${index}.${member}`] ??= []).push(message);
+  const add = (index: number, member: string, message: string) => (errors[`${pathOf(index)}.${member}`] ??= []).push(message);
   const existingIds = new Set(existing.map((link) => link.id));
   const foreign = await foreignProductIds(db, companyId, [...new Set(entries.flatMap((entry) => (entry.product_id === undefined ? [] : [entry.product_id])))]);
   entries.forEach((entry, index) => {
@@ -208,8 +221,9 @@ export async function getPlan(ctx: ServiceContext, id: number): Promise<PlanView
 }
 
 export async function createPlan(ctx: ServiceContext, input: PlanCreateInput): Promise<PlanView> {
-  const links = input.product_subscription_plans ?? [];
-  throwIfAny(planSettingErrors(mergedSettings(input, NEW_PLAN)), await linkErrors(ctx.db, ctx.companyId, links, []));
+  const sentLinks = linksOf(input.product_subscription_plans);
+  const links = sentLinks.entries;
+  throwIfAny(planSettingErrors(mergedSettings(input, NEW_PLAN)), await linkErrors(ctx.db, ctx.companyId, sentLinks, []));
   return ctx.db.$transaction(async (tx) => {
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     const defaultProducts = links.filter((link) => link.default).map((link) => link.product_id);
@@ -243,12 +257,13 @@ async function writeLinks(tx: Tx, planId: number, entries: LinkUpdateInput[]): P
 
 export async function updatePlan(ctx: ServiceContext, id: number, bodyId: number | undefined, input: PlanUpdateInput): Promise<PlanView> {
   if (bodyId !== undefined && bodyId !== id) throw ValidationError.field("id", "must equal the id in the path");
-  const entries = input.product_subscription_plans ?? [];
+  const links = linksOf(input.product_subscription_plans);
+  const { entries } = links;
   return ctx.db.$transaction(async (tx) => {
     const current = await tx.subscriptionPlan.findFirst({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true } } } });
     if (!current) throw new NotFoundError("Subscription plan not found");
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
-    throwIfAny(planSettingErrors(mergedSettings(input, settings)), await linkErrors(tx, ctx.companyId, entries, current.products));
+    throwIfAny(planSettingErrors(mergedSettings(input, settings)), await linkErrors(tx, ctx.companyId, links, current.products));
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     const touchedProducts = entries.flatMap((entry) => (entry.product_id !== undefined ? [entry.product_id] : [])).concat(
       entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),

@@ -52,12 +52,9 @@ const linkUpdate = z.object({
   _destroy: z.boolean().optional().describe("With id: removes that link"),
 });
 
-/**
- * The seed shows the links as one object; clients that link several products send an array.
- * One object is read as a list of one (its errors then name entry 0, like a list's).
- */
+/** The seed shows the links as one object; clients that link several products send an array. */
 function linkList<Link extends z.ZodType<object>>(link: Link) {
-  return z.preprocess((value) => (value !== null && typeof value === "object" && !Array.isArray(value) ? [value] : value), z.array(link).max(500));
+  return z.union([z.array(link).max(500), link]);
 }
 
 export const planCreateBody = z.object({
@@ -131,4 +128,4 @@ export type PlanCreateInput = z.infer<typeof planCreateBody>["subscription_plan"
 export type PlanUpdateInput = z.infer<typeof planUpdateBody>["subscription_plan"];
 export type PlanListQuery = z.infer<typeof planListQuery>;
 export type PlanView = z.infer<typeof planSchema>;
-export type LinkUpdateInput = NonNullable<PlanUpdateInput["product_subscription_plans"]>[number];
+export type LinkUpdateInput = z.infer<typeof linkUpdate>;

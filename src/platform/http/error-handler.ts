@@ -15,6 +15,15 @@ interface ValidationIssue {
   instancePath: string;
   keyword: string;
   message?: string;
+  /** For an `invalid_union`: each branch's issues, their paths relative to the union. */
+  params?: { errors?: BranchIssue[][] };
+}
+
+interface BranchIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  errors?: BranchIssue[][];
 }
 
 // Fastify's own errors for what arrives before a route runs.
@@ -41,10 +50,29 @@ function sentValue(source: unknown, segments: string[]): unknown {
   return value;
 }
 
+/**
+ * A value that fails a union (an object or a list of them, say) fails every branch, and zod
+ * reports "Invalid input" at the union. When the value has the type of exactly one branch, that
+ * branch's issues say what to fix, at the members they name.
+ */
+function withUnionsOpened(issue: ValidationIssue): ValidationIssue[] {
+  const fitting = issue.keyword === "invalid_union" ? (issue.params?.errors ?? []).filter((branch) => !branch.some((b) => b.code === "invalid_type" && b.path.length === 0)) : [];
+  if (fitting.length !== 1) return [issue];
+  const base = issue.instancePath.replace(/\/$/, "");
+  return (fitting[0] as BranchIssue[]).flatMap((branchIssue) =>
+    withUnionsOpened({
+      instancePath: `${base}/${branchIssue.path.map(String).join("/")}`,
+      keyword: branchIssue.code,
+      message: branchIssue.message,
+      ...(branchIssue.errors ? { params: { errors: branchIssue.errors } } : {}),
+    }),
+  );
+}
+
 function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined, request: FastifyRequest): FieldErrors {
   const errors: FieldErrors = {};
   const source = context === "querystring" ? request.query : request.body;
-  for (const issue of issues) {
+  for (const issue of issues.flatMap(withUnionsOpened)) {
     const segments = issue.instancePath.replace(/^\//, "").split("/").filter(Boolean);
     const key = segments.join(".") || (context === "querystring" ? "query" : "body");
     // zod words a missing member by its expected type ("expected string", "Invalid option"); say what the client can fix.

@@ -130,9 +130,10 @@ describe("POST /api/subscription_plans", () => {
     const response = await create({ product_subscription_plans: { product_id: coffee.id, default: true } });
     expect(response.status).toBe(201);
     expect(response.body.subscription_plan.product_subscription_plans).toEqual([{ id: expect.any(Number), product_id: coffee.id, default: true }]);
-    await expectRejected({ product_subscription_plans: { product_id: "coffee" } }, ["subscription_plan.product_subscription_plans.0.product_id"]);
+    await expectRejected({ product_subscription_plans: { product_id: "coffee" } }, ["subscription_plan.product_subscription_plans.product_id"]);
+    await expectRejected({ product_subscription_plans: [{ product_id: coffee.id }, { product_id: "tea" }] }, ["subscription_plan.product_subscription_plans.1.product_id"]);
     await expectRejected({ product_subscription_plans: { product_id: foreignProduct.id } }, {
-      "subscription_plan.product_subscription_plans.0.product_id": ["does not name a product of this company"],
+      "subscription_plan.product_subscription_plans.product_id": ["does not name a product of this company"],
     });
     await expectRejected({ product_subscription_plans: "coffee" }, ["subscription_plan.product_subscription_plans"]);
   });
