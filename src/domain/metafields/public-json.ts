@@ -15,5 +15,5 @@ export function metafieldsJsonSql(ownerType: OwnerType, alias: string): Prisma.S
         'created_at', ${isoTimestampSql("mf.created_at")}, 'updated_at', ${isoTimestampSql("mf.updated_at")})
       ORDER BY mf.namespace, mf.key), '[]'::json)
      FROM metafields mf
-    WHERE ${ownerColumn} = ${Prisma.raw(alias)}.id)`;
+    WHERE ${ownerColumn} = ${Prisma.raw(alias)}.id AND mf.company_id = ${Prisma.raw(alias)}.company_id)`;
 }

@@ -48,7 +48,7 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<Metafield> {
  * A key is unique per namespace and owner: a second one is a conflict with what exists. An owner
  * deleted after requireOwner found it is refused as if it had not been found.
  */
-async function written(write: () => Promise<Metafield>): Promise<Metafield> {
+async function written<Result>(write: () => Promise<Result>): Promise<Result> {
   try {
     return await write();
   } catch (error) {
@@ -93,21 +93,24 @@ export async function getMetafield(ctx: ServiceContext, id: number): Promise<Met
   return toView(await requireRow(ctx, id));
 }
 
-/** The value is checked against the type it will have: the sent one, else the stored one. */
+/**
+ * The value is checked against the type it will have, the sent one or else the stored one, and
+ * the two are written together as checked: of two concurrent updates, one changing the type and
+ * the other the value, the last one wins whole instead of leaving a value its type cannot read.
+ */
 export async function updateMetafield(ctx: ServiceContext, id: number, input: MetafieldUpdateInput): Promise<MetafieldView> {
   const current = await requireRow(ctx, id);
-  requireReadableValue(input.value_type ?? (current.value_type as ValueType), input.value ?? current.value);
-  const row = await written(() =>
-    ctx.db.metafield.update({
-      where: { id: current.id },
-      data: { namespace: input.namespace, key: input.key, value: input.value, value_type: input.value_type, description: input.description },
-    }),
-  );
-  return toView(row);
+  const valueType = input.value_type ?? (current.value_type as ValueType);
+  const value = input.value ?? current.value;
+  requireReadableValue(valueType, value);
+  const data = { namespace: input.namespace, key: input.key, value, value_type: valueType, description: input.description };
+  const { count } = await written(() => ctx.db.metafield.updateMany({ where: { id, company_id: ctx.companyId }, data }));
+  if (count === 0) throw new NotFoundError("Metafield not found");
+  return getMetafield(ctx, id);
 }
 
 export async function deleteMetafield(ctx: ServiceContext, id: number): Promise<{ id: number }> {
-  const current = await requireRow(ctx, id);
-  await ctx.db.metafield.delete({ where: { id: current.id } });
-  return { id: current.id };
+  const { count } = await ctx.db.metafield.deleteMany({ where: { id, company_id: ctx.companyId } });
+  if (count === 0) throw new NotFoundError("Metafield not found");
+  return { id };
 }

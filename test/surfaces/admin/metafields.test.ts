@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { metafieldSchema } from "../../../src/domain/metafields/schemas.js";
+import { type ValueType, valueRefusal } from "../../../src/domain/metafields/values.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call, HttpResponse } from "../../helpers/http.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
@@ -138,6 +139,21 @@ describe("GET, PUT and DELETE /api/metafields/{id}", () => {
     const taken = await call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { key: "ribbon" } } });
     expect(taken.status).toBe(409);
     expect(await stored()).toBe(before);
+  });
+
+  it("keeps value and value_type readable together under concurrent updates of one and the other", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { id } = (await create(onMedia({ key: `race-${round}`, value: "42" }))).body.metafield;
+      const [retyped, revalued] = await Promise.all([
+        call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value_type: "integer" } } }),
+        call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value: "forty-two" } } }),
+      ]);
+      // Run one after the other, the second sees the first: retyped first, the new value is refused.
+      expect(retyped.status).toBe(200);
+      expect([200, 422]).toContain(revalued.status);
+      const row = await t.db.prisma.metafield.findUniqueOrThrow({ where: { id } });
+      expect(valueRefusal(row.value_type as ValueType, row.value), `${row.value} as ${row.value_type}`).toBeNull();
+    }
   });
 
   it("answers 404 for another company's metafield, an unknown id and a malformed id", async () => {

@@ -225,6 +225,12 @@ describe("metafields in the public answers", () => {
     expect(library.library_items.map((item: { media: { metafields: unknown[] } }) => item.media.metafields.length)).toEqual([2, 0]);
   });
 
+  it("shows only the owner's company's metafields, whatever a row says", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Scoped", slug: "scoped" });
+    await t.db.prisma.metafield.create({ data: { company_id: globex.id, media_id: media.id, namespace: "x", key: "planted", value: "v", value_type: "string" } });
+    expect((await bySlug("scoped")).body.media.metafields).toEqual([]);
+  });
+
   it("shows a metafield written through the admin API on the next read, the cache notwithstanding", async () => {
     const media = await createMediaViaApi(call, acme.token, { title: "Cached", slug: "cached-fields" });
     expect((await bySlug("cached-fields")).body.media.metafields).toEqual([]);
