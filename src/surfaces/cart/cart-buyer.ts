@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { logout, setAttribution, setSavedPaymentMethod } from "../../domain/carts/cart-buyer.js";
 import { attributionBody, cartResponse, cartTokenParams, savedPaymentMethodBody } from "../../domain/carts/schemas.js";
-import { requiredPaymentMethodCredential, requirePaymentMethodCredential } from "./cart-credentials.js";
+import { checkPaymentMethodCredential, requiredPaymentMethodCredential } from "./cart-credentials.js";
 import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart buyer"];
@@ -35,7 +35,7 @@ export async function cartBuyerRoutes(fastify: FastifyInstance): Promise<void> {
         body: savedPaymentMethodBody,
         response,
       },
-      onRequest: requirePaymentMethodCredential,
+      onRequest: checkPaymentMethodCredential,
     },
     async (request, reply) => {
       const credential = requiredPaymentMethodCredential(request);

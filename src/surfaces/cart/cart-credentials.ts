@@ -18,18 +18,18 @@ declare module "fastify" {
 // attempt, refused as a user token; company tokens have no dots.
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
-/** update_volumes: a company API token; it decides which company's carts are reachable (`request.companyId`). */
-export async function requireCompanyToken(request: FastifyRequest): Promise<void> {
+/** onRequest of update_volumes: a company API token; it decides which company's carts are reachable (`request.companyId`). */
+export async function checkCompanyToken(request: FastifyRequest): Promise<void> {
   request.companyId = await companyFromRequest(request);
   requiredCompany(request);
 }
 
-/** set_saved_payment_method: a company API token, or a customer's user token (JWT). */
-export async function requirePaymentMethodCredential(request: FastifyRequest): Promise<void> {
+/** onRequest of set_saved_payment_method: a company API token, or a customer's user token (JWT). */
+export async function checkPaymentMethodCredential(request: FastifyRequest): Promise<void> {
   const token = bearerToken(request);
   if (token === null) throw new UnauthorizedError();
   if (!JWT_SHAPE.test(token)) {
-    await requireCompanyToken(request);
+    await checkCompanyToken(request);
     request.paymentMethodCredential = { companyId: requiredCompany(request) };
     return;
   }
@@ -39,8 +39,18 @@ export async function requirePaymentMethodCredential(request: FastifyRequest): P
   request.paymentMethodCredential = { customerId: claims.userId, companyId: claims.companyId };
 }
 
-/** For the handler behind requirePaymentMethodCredential: the credential, typed as present. */
+/** For the handler behind checkPaymentMethodCredential: the credential, typed as present. */
 export function requiredPaymentMethodCredential(request: FastifyRequest): PaymentMethodCredential {
   if (request.paymentMethodCredential === null) throw new UnauthorizedError();
   return request.paymentMethodCredential;
+}
+
+/**
+ * Who a request checked by the hooks above acts as ("company:12", "customer:34"), for the
+ * idempotency scope; null for the cart operations that take no credential but the cart token.
+ */
+export function checkedCredential(request: FastifyRequest): string | null {
+  const credential = request.paymentMethodCredential;
+  if (credential !== null) return "customerId" in credential ? `customer:${credential.customerId}` : `company:${credential.companyId}`;
+  return request.companyId === null ? null : `company:${request.companyId}`;
 }

@@ -22,7 +22,7 @@ import {
   updateVolumesBody,
 } from "../../domain/carts/schemas.js";
 import { requiredCompany } from "../../platform/http/company-auth.js";
-import { requireCompanyToken } from "./cart-credentials.js";
+import { checkCompanyToken } from "./cart-credentials.js";
 import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Cart items"];
@@ -110,7 +110,7 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         body: updateVolumesBody,
         response,
       },
-      onRequest: requireCompanyToken,
+      onRequest: checkCompanyToken,
     },
     async (request, reply) => {
       return sendCart(request, reply, await updateVolumes(cartContext(request), request.params.cart_token, requiredCompany(request), request.params.item_id, request.body));

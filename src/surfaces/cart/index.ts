@@ -4,6 +4,7 @@ import { cartReader } from "../../domain/carts/cart-repository.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { scopeFromSecret, useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { cartBuyerRoutes } from "./cart-buyer.js";
+import { checkedCredential } from "./cart-credentials.js";
 import { cartDiscountRoutes } from "./cart-discounts.js";
 import { cartItemRoutes } from "./cart-items.js";
 import { cartMetadataRoutes } from "./cart-metadata.js";
@@ -16,14 +17,15 @@ export async function cartSurface(app: FastifyInstance): Promise<void> {
   app.decorateRequest("paymentMethodCredential", null);
   // The cart token is the credential of every cart operation but create, which has none: a
   // key there is ignored rather than shared by every anonymous caller. The operations that also
-  // take a bearer credential are scoped by it too, so that a stored answer is never replayed to
-  // a caller with another credential, or none.
+  // take a bearer credential are scoped by whom it names too (checked before the key is looked
+  // up), so that a stored answer is never replayed to another company or customer.
   useIdempotencyKeys(app, {
     scopeOf: (request) => {
       const cartToken = (request.params as { cart_token?: unknown } | undefined)?.cart_token;
       if (typeof cartToken !== "string" || cartToken === "") return null;
-      const { authorization } = request.headers;
-      return scopeFromSecret("cart", authorization ? `${cartToken}\n${authorization}` : cartToken);
+      const cart = scopeFromSecret("cart", cartToken);
+      const credential = checkedCredential(request);
+      return credential === null ? cart : `${cart}:${credential}`;
     },
   });
   await app.register(fastifyCors, {
