@@ -1,7 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlServiceContext } from "../../platform/context.js";
-import { metafieldsJsonSql } from "../metafields/public-json.js";
 import { NotFoundError } from "../../platform/errors.js";
+import { metafieldsJsonSql } from "../metafields/public-json.js";
 import type { PublicMediaView } from "./schemas.js";
 import { languageOf } from "./service.js";
 
