@@ -19,7 +19,8 @@ import { responseSerializerCompiler } from "./platform/http/response-serializer.
 import { trackRunningHandlers } from "./platform/http/running-handlers.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { cartSurface } from "./surfaces/cart/index.js";
-import { publicSurface } from "./surfaces/public/index.js";
+import { sendPublicError } from "./surfaces/public/errors.js";
+import { PUBLIC_PREFIX, publicSurface } from "./surfaces/public/index.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -64,8 +65,10 @@ export async function buildApp({ config, database, logger, clock = systemClock }
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4))),
     },
     return503OnClosing: true,
-    // Errors raised while routing (a URL that does not decode, an overlong path parameter) get the documented body too.
-    frameworkErrors: (error, request, reply) => sendError(reply, toErrorReply(error, request)),
+    // Errors raised while routing (a URL that does not decode, an overlong path parameter) get the
+    // documented body too, the public SDK's under its prefix: no surface has seen the request yet.
+    frameworkErrors: (error, request, reply) =>
+      request.url.startsWith(`${PUBLIC_PREFIX}/`) ? sendPublicError(request, reply, toErrorReply(error, request)) : sendError(reply, toErrorReply(error, request)),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -101,6 +104,6 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
   await app.register(cartSurface, { prefix: "/api/carts" });
-  await app.register(publicSurface, { prefix: "/api/public/v2025-06", notFoundPreHandler });
+  await app.register(publicSurface, { prefix: PUBLIC_PREFIX, notFoundPreHandler });
   return app;
 }

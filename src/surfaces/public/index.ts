@@ -11,6 +11,9 @@ import { publicPlaylistRoutes } from "./playlists.js";
 import { registerPublicRateLimits } from "./rate-limits.js";
 import { sessionRoutes } from "./session.js";
 
+/** Where the surface is registered: its paths are versioned. */
+export const PUBLIC_PREFIX = "/api/public/v2025-06";
+
 export interface PublicSurfaceOptions {
   /** The app's rate limit of unknown paths, which this surface's own 404 answers share. */
   notFoundPreHandler: preHandlerAsyncHookHandler;

@@ -184,6 +184,16 @@ describe("POST /events/leads/capture", () => {
     expectPublicError(unknown, 404);
     expect(unknown.body.error_code).toBe("route_not_found");
   });
+
+  it("answers routing errors under the prefix (a URL that does not decode, an overlong slug) in the public error body", async () => {
+    const undecodable = await call("POST", `${PUBLIC_PREFIX}/media/%E0%A4%A`, { body: { metadata: metadataFor(acme.shop) } });
+    expectPublicError(undecodable, 400);
+    const overlong = await call("POST", `${PUBLIC_PREFIX}/media/${"a".repeat(201)}`, { body: { metadata: metadataFor(acme.shop) } });
+    expectPublicError(overlong, 404);
+    const elsewhere = await call("GET", "/api/agreements/%E0%A4%A");
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.status).toBeUndefined();
+  });
 });
 
 describe("POST /events/pages/visit (deprecated)", () => {
