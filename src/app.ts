@@ -67,8 +67,10 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     return503OnClosing: true,
     // Errors raised while routing (a URL that does not decode, an overlong path parameter) get the
     // documented body too, the public SDK's under its prefix: no surface has seen the request yet.
-    frameworkErrors: (error, request, reply) =>
-      request.url.startsWith(`${PUBLIC_PREFIX}/`) ? sendPublicError(request, reply, toErrorReply(error, request)) : sendError(reply, toErrorReply(error, request)),
+    frameworkErrors: (error, request, reply) => {
+      const errorReply = toErrorReply(error, request);
+      return request.url.startsWith(`${PUBLIC_PREFIX}/`) ? sendPublicError(request, reply, errorReply) : sendError(reply, errorReply);
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -6,7 +6,7 @@ import { newSessionId } from "../../src/platform/ids.js";
 import { createUserWithToken } from "./fixtures.js";
 import type { HttpResponse } from "./http.js";
 
-export const PUBLIC_PREFIX = "/api/public/v2025-06";
+export { PUBLIC_PREFIX } from "../../src/surfaces/public/index.js";
 
 /** RequestMetadata for a shop, with a fresh visitor session unless one is given. */
 export function metadataFor(shop: string, extra: Record<string, unknown> = {}) {

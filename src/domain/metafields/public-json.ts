@@ -1,6 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { isoTimestampSql } from "../../platform/db/iso-timestamp.js";
-import type { OwnerType } from "./schemas.js";
+import { OWNER_COLUMN, type OwnerType } from "./schemas.js";
 
 /**
  * The metafields of the row `alias` (a media or a playlist) as a json array, in the shape of
@@ -8,7 +8,7 @@ import type { OwnerType } from "./schemas.js";
  * statements, which build their answers in one round trip.
  */
 export function metafieldsJsonSql(ownerType: OwnerType, alias: string): Prisma.Sql {
-  const ownerColumn = Prisma.raw(ownerType === "media" ? "mf.media_id" : "mf.playlist_id");
+  const ownerColumn = Prisma.raw(`mf.${OWNER_COLUMN[ownerType]}`);
   return Prisma.sql`(SELECT COALESCE(json_agg(json_build_object(
         'id', mf.id, 'namespace', mf.namespace, 'key', mf.key, 'value', mf.value, 'value_type', mf.value_type,
         'description', mf.description, 'owner_type', ${ownerType}::text, 'owner_id', ${ownerColumn},

@@ -5,6 +5,8 @@ import { VALUE_TYPES } from "./values.js";
 
 export const OWNER_TYPES = ["media", "playlist"] as const;
 export type OwnerType = (typeof OWNER_TYPES)[number];
+/** The metafields column that holds an owner of each type (exactly one is set per row). */
+export const OWNER_COLUMN = { media: "media_id", playlist: "playlist_id" } as const satisfies Record<OwnerType, string>;
 
 const recordId = z.number().int().positive().max(2_147_483_647);
 const name = z

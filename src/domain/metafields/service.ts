@@ -3,13 +3,11 @@ import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../platform/db/errors.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
-import type { MetafieldCreateInput, MetafieldListQuery, MetafieldUpdateInput, MetafieldView, OwnerType } from "./schemas.js";
+import { type MetafieldCreateInput, type MetafieldListQuery, type MetafieldUpdateInput, type MetafieldView, OWNER_COLUMN, type OwnerType } from "./schemas.js";
 import { type ValueType, valueRefusal } from "./values.js";
 
 // A company's metafields on its media and playlists, managed through the admin API and shown
 // in the public SDK's media and playlist answers (public-json.ts).
-
-const OWNER_COLUMN = { media: "media_id", playlist: "playlist_id" } as const satisfies Record<OwnerType, keyof Metafield>;
 
 export function toView(row: Metafield): MetafieldView {
   const ownerType: OwnerType = row.media_id !== null ? "media" : "playlist";
