@@ -8,6 +8,7 @@ import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
+import { corsHeadersFor } from "./platform/http/cors.js";
 import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
 import { registerNulGuard } from "./platform/http/nul-guard.js";
@@ -18,9 +19,9 @@ import { REQUEST_ID_HEADER, requestIdFor } from "./platform/http/request-id.js";
 import { responseSerializerCompiler } from "./platform/http/response-serializer.js";
 import { trackRunningHandlers } from "./platform/http/running-handlers.js";
 import { adminSurface } from "./surfaces/admin/index.js";
-import { cartSurface } from "./surfaces/cart/index.js";
+import { CART_PREFIX, cartCorsPolicy, cartSurface } from "./surfaces/cart/index.js";
 import { sendPublicError } from "./surfaces/public/errors.js";
-import { PUBLIC_PREFIX, publicSurface } from "./surfaces/public/index.js";
+import { PUBLIC_PREFIX, publicCorsPolicy, publicSurface } from "./surfaces/public/index.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -44,6 +45,11 @@ const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 };
 
+/** Whether `url` (path and query) addresses `prefix` or a path below it. */
+function isUnder(url: string, prefix: string): boolean {
+  return url.startsWith(prefix) && (url.length === prefix.length || "/?".includes(url.charAt(prefix.length)));
+}
+
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
 export async function buildApp({ config, database, logger, clock = systemClock }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
@@ -66,10 +72,14 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     },
     return503OnClosing: true,
     // Errors raised while routing (a URL that does not decode, an overlong path parameter) get the
-    // documented body too, the public SDK's under its prefix: no surface has seen the request yet.
+    // documented body too, and under a storefront surface's prefix that surface's body and CORS
+    // headers: no surface has seen the request yet.
     frameworkErrors: (error, request, reply) => {
       const errorReply = toErrorReply(error, request);
-      return request.url.startsWith(`${PUBLIC_PREFIX}/`) ? sendPublicError(request, reply, errorReply) : sendError(reply, errorReply);
+      const underPublic = isUnder(request.url, PUBLIC_PREFIX);
+      const cors = underPublic ? publicCorsPolicy(config) : isUnder(request.url, CART_PREFIX) ? cartCorsPolicy(config) : null;
+      if (cors) reply.headers(corsHeadersFor(cors, request.headers.origin));
+      return underPublic ? sendPublicError(request, reply, errorReply) : sendError(reply, errorReply);
     },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -105,7 +115,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   await app.register(operationsRoutes);
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
-  await app.register(cartSurface, { prefix: "/api/carts" });
+  await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler });
   await app.register(publicSurface, { prefix: PUBLIC_PREFIX, notFoundPreHandler });
   return app;
 }

@@ -96,6 +96,30 @@ describe("CORS", () => {
     expect(adminGet.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
+  it("storefront errors answered while routing carry the surface's CORS headers, so that a browser can read them", async () => {
+    const origin = "https://any-shop.example";
+    const cases: Array<[string, string, number, boolean]> = [
+      ["GET", "/api/carts/ct_x/no-such-operation", 404, true],
+      ["POST", "/api/carts/%zz", 400, true],
+      ["GET", "/api/carts/ct_%E0%A4%A", 400, true],
+      ["POST", "/api/public/v2025-06/media/%zz", 400, false],
+      ["POST", "/api/public/v2025-06/no-such-operation", 404, false],
+    ];
+    for (const [method, path, status, credentials] of cases) {
+      const response = await call(method, path, { headers: { origin }, body: {} });
+      expect(response.status, path).toBe(status);
+      expect(response.body, path).toMatchObject({ error_code: status === 404 ? "route_not_found" : "bad_request" });
+      expect(response.headers["access-control-allow-origin"], path).toBe(origin);
+      expect(String(response.headers.vary), path).toMatch(/origin/i);
+      expect(response.headers["access-control-allow-credentials"], path).toBe(credentials ? "true" : undefined);
+    }
+    for (const path of ["/api/no-such-resource", "/api/%zz", "/api/cartsX/%zz"]) {
+      const admin = await call("GET", path, { headers: { origin } });
+      expect(admin.status, path).toBeGreaterThanOrEqual(400);
+      expect(admin.headers["access-control-allow-origin"], path).toBeUndefined();
+    }
+  });
+
   it("with CORS_ORIGINS set, allows exactly the listed origins", async () => {
     const listed = await startTestApp({ env: { CORS_ORIGINS: "https://a.example, https://b.example" } });
     try {
@@ -107,6 +131,14 @@ describe("CORS", () => {
           const refused = await listedCall("OPTIONS", path, { headers: preflight(origin) });
           expect(refused.headers["access-control-allow-origin"], `${path} ${origin}`).toBeUndefined();
         }
+      }
+      for (const path of ["/api/carts/%zz", "/api/public/v2025-06/%zz"]) {
+        const allowed = await listedCall("POST", path, { headers: { origin: "https://a.example" } });
+        expect(allowed.status, path).toBe(400);
+        expect(allowed.headers["access-control-allow-origin"], path).toBe("https://a.example");
+        const refused = await listedCall("POST", path, { headers: { origin: "https://evil.example" } });
+        expect(refused.status, path).toBe(400);
+        expect(refused.headers["access-control-allow-origin"], path).toBeUndefined();
       }
     } finally {
       await listed.close();

@@ -198,7 +198,7 @@ describe("the 404 handler", () => {
     }
   });
 
-  it("shares one budget with the public surface's 404, which answers in the public error shape", async () => {
+  it("shares one budget with the cart and public surfaces' 404s; the public one answers in the public error shape", async () => {
     const limited = await startTestApp({ env: { NOT_FOUND_RATE_LIMIT_PER_MINUTE: "4" } });
     try {
       const limitedCall = httpClient(limited.url);
@@ -206,9 +206,10 @@ describe("the 404 handler", () => {
       const unknownPublicPath = (i: number) => limitedCall("POST", `/api/public/v2025-06/probe-${i}`, { body: { metadata } });
       const statuses: number[] = [];
       statuses.push((await limitedCall("GET", "/wp-admin/index.php")).status);
+      statuses.push((await limitedCall("POST", "/api/carts/ct_x/probe")).status);
       const notFound = await unknownPublicPath(1);
       statuses.push(notFound.status);
-      for (let i = 2; i <= 4; i++) statuses.push((await unknownPublicPath(i)).status);
+      for (let i = 2; i <= 3; i++) statuses.push((await unknownPublicPath(i)).status);
       expect(statuses).toEqual([404, 404, 404, 404, 429]);
       expect(notFound.body).toMatchObject({ error_code: "route_not_found", status: 404, metadata: { svc_shop: "acme", svc_session: metadata.svc_session } });
       const limitedResponse = await unknownPublicPath(5);

@@ -135,8 +135,19 @@ export function registerErrorHandlers(app: FastifyInstance, options: { notFoundP
     logError(request, error, errorReply);
     return sendError(reply, errorReply);
   });
-  app.setNotFoundHandler(options.notFoundPreHandler ? { preHandler: options.notFoundPreHandler } : {}, (request, reply) => {
-    const errorReply = toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request);
-    return sendError(reply, errorReply);
-  });
+  registerNotFoundHandler(app, (request, reply, errorReply) => sendError(reply, errorReply), options.notFoundPreHandler);
+}
+
+/**
+ * The 404 of unknown paths in `app`'s context. A surface registers its own so that its hooks
+ * (CORS) run for them too and its error body is used.
+ */
+export function registerNotFoundHandler(
+  app: FastifyInstance,
+  send: (request: FastifyRequest, reply: FastifyReply, errorReply: ErrorReply) => FastifyReply,
+  preHandler?: preHandlerAsyncHookHandler,
+): void {
+  app.setNotFoundHandler(preHandler ? { preHandler } : {}, (request, reply) =>
+    send(request, reply, toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request)),
+  );
 }

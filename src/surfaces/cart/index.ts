@@ -1,7 +1,9 @@
-import fastifyCors from "@fastify/cors";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
+import type { Config } from "../../config.js";
 import { cartReader } from "../../domain/carts/cart-repository.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
+import { type CorsPolicy, useCors } from "../../platform/http/cors.js";
+import { registerNotFoundHandler, sendError } from "../../platform/http/error-handler.js";
 import { scopeFromSecret, useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { cartBuyerRoutes } from "./cart-buyer.js";
 import { checkedCredential } from "./cart-credentials.js";
@@ -10,8 +12,21 @@ import { cartItemRoutes } from "./cart-items.js";
 import { cartMetadataRoutes } from "./cart-metadata.js";
 import { cartRoutes } from "./carts.js";
 
+/** Where the surface is registered. */
+export const CART_PREFIX = "/api/carts";
+
+/** Storefronts call carts with the session cookie or a bearer credential, and change them with PATCH and DELETE. */
+export function cartCorsPolicy(config: Config): CorsPolicy {
+  return { origins: config.corsOrigins, credentials: true, methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"] };
+}
+
+export interface CartSurfaceOptions {
+  /** The app's rate limit of unknown paths, which this surface's own 404 answers share. */
+  notFoundPreHandler: preHandlerAsyncHookHandler;
+}
+
 /** Storefront cart endpoints, addressed by cart token; answers CORS from storefront origins. */
-export async function cartSurface(app: FastifyInstance): Promise<void> {
+export async function cartSurface(app: FastifyInstance, options: CartSurfaceOptions): Promise<void> {
   useBodyLimit(app, app.config.cartBodyLimit);
   app.decorate("cartReader", cartReader(app.db.sql));
   app.decorateRequest("paymentMethodCredential", null);
@@ -28,12 +43,9 @@ export async function cartSurface(app: FastifyInstance): Promise<void> {
       return credential === null ? cart : `${cart}:${credential}`;
     },
   });
-  await app.register(fastifyCors, {
-    origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins,
-    credentials: true,
-    // @fastify/cors allows only GET, HEAD and POST by default; carts change with PATCH and DELETE.
-    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
-  });
+  await useCors(app, cartCorsPolicy(app.config));
+  // Its own 404, so that a storefront calling a path it does not have reads the error, CORS allowing.
+  registerNotFoundHandler(app, (request, reply, errorReply) => sendError(reply, errorReply), options.notFoundPreHandler);
   await app.register(cartRoutes);
   await app.register(cartItemRoutes);
   await app.register(cartDiscountRoutes);

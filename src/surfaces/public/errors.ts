@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { publicErrorBodySchema } from "../../domain/tracking/schemas.js";
-import { type ErrorReply, logError, sendError, toErrorReply } from "../../platform/http/error-handler.js";
+import { type ErrorReply, logError, registerNotFoundHandler, sendError, toErrorReply } from "../../platform/http/error-handler.js";
 import { readableMetadataOf, responseMetadata } from "./context.js";
 
 /**
@@ -18,9 +18,7 @@ export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHan
     logError(request, error, errorReply);
     return sendPublicError(request, reply, errorReply);
   });
-  app.setNotFoundHandler({ preHandler: notFoundPreHandler }, (request, reply) =>
-    sendPublicError(request, reply, toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request)),
-  );
+  registerNotFoundHandler(app, sendPublicError, notFoundPreHandler);
 }
 
 /** The public error body; also for the app's routing errors of paths under the surface's prefix. */

@@ -1,8 +1,9 @@
-import fastifyCors from "@fastify/cors";
 import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
+import type { Config } from "../../config.js";
 import { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { EventStore } from "../../domain/tracking/event-store.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
+import { type CorsPolicy, useCors } from "../../platform/http/cors.js";
 import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
 import { eventRoutes } from "./events.js";
@@ -14,6 +15,11 @@ import { sessionRoutes } from "./session.js";
 /** Where the surface is registered: its paths are versioned. */
 export const PUBLIC_PREFIX = "/api/public/v2025-06";
 
+/** Storefront scripts call the SDK without credentials. */
+export function publicCorsPolicy(config: Config): CorsPolicy {
+  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"] };
+}
+
 export interface PublicSurfaceOptions {
   /** The app's rate limit of unknown paths, which this surface's own 404 answers share. */
   notFoundPreHandler: preHandlerAsyncHookHandler;
@@ -23,7 +29,7 @@ export interface PublicSurfaceOptions {
 export async function publicSurface(app: FastifyInstance, options: PublicSurfaceOptions): Promise<void> {
   // Anyone on the internet calls these: a small body limit on every route of the surface.
   useBodyLimit(app, app.config.publicBodyLimit);
-  await app.register(fastifyCors, { origin: app.config.corsOrigins.includes("*") ? true : app.config.corsOrigins });
+  await useCors(app, publicCorsPolicy(app.config));
   app.decorate("shops", new ShopDirectory(app.db.prisma, app.clock));
   const events = new EventStore(app.db.sql);
   app.decorate("events", events);
