@@ -120,6 +120,19 @@ describe("CORS", () => {
     }
   });
 
+  it("a storefront OPTIONS request that is no preflight is a 400 in the surface's error body", async () => {
+    const cases = [
+      ["/api/carts/ct_x", { origin: "https://any-shop.example" }, {}],
+      ["/api/public/v2025-06/session", { "access-control-request-method": "POST" }, { status: 400 }],
+    ] as const;
+    for (const [path, headers, extraBody] of cases) {
+      const notPreflight = await call("OPTIONS", path, { headers });
+      expect(notPreflight.status, path).toBe(400);
+      expect(notPreflight.headers["content-type"], path).toMatch(/^application\/json/);
+      expect(notPreflight.body, path).toMatchObject({ error_code: "invalid_preflight", errors: null, ...extraBody });
+    }
+  });
+
   it("with CORS_ORIGINS set, allows exactly the listed origins", async () => {
     const listed = await startTestApp({ env: { CORS_ORIGINS: "https://a.example, https://b.example" } });
     try {

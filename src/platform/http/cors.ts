@@ -1,5 +1,6 @@
 import fastifyCors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
+import { BadRequestError } from "../errors.js";
 
 /**
  * Who may call a storefront surface (cart, public SDK) from a browser. `origins` is CORS_ORIGINS:
@@ -19,6 +20,15 @@ function allowsEveryOrigin(policy: CorsPolicy): boolean {
 
 /** Answers preflights and adds the CORS headers to every reply of the surface that calls it. */
 export async function useCors(app: FastifyInstance, policy: CorsPolicy): Promise<void> {
+  // The plugin answers an OPTIONS request that is no preflight with a plain-text 400; this one
+  // runs first and answers in the surface's error body.
+  app.addHook("onRequest", async (request) => {
+    if (request.method === "OPTIONS" && (request.headers.origin === undefined || request.headers["access-control-request-method"] === undefined)) {
+      throw new BadRequestError("An OPTIONS request here is a CORS preflight: it needs the Origin and Access-Control-Request-Method headers", {
+        code: "invalid_preflight",
+      });
+    }
+  });
   await app.register(fastifyCors, {
     origin: allowsEveryOrigin(policy) ? true : [...policy.origins],
     credentials: policy.credentials,

@@ -29,13 +29,14 @@ export interface PublicSurfaceOptions {
 export async function publicSurface(app: FastifyInstance, options: PublicSurfaceOptions): Promise<void> {
   // Anyone on the internet calls these: a small body limit on every route of the surface.
   useBodyLimit(app, app.config.publicBodyLimit);
-  await useCors(app, publicCorsPolicy(app.config));
   app.decorate("shops", new ShopDirectory(app.db.prisma, app.clock));
   const events = new EventStore(app.db.sql);
   app.decorate("events", events);
   // Closing waits for running requests; this also covers events whose requests timed out.
   app.addHook("onClose", () => events.drained());
+  // Before every route, the preflights' included: a route keeps the error handler it was registered under.
   registerPublicErrorHandlers(app, options.notFoundPreHandler);
+  await useCors(app, publicCorsPolicy(app.config));
   await registerPublicRateLimits(app);
   await app.register(sessionRoutes);
   await app.register(eventRoutes);
