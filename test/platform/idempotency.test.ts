@@ -203,4 +203,19 @@ describe("Idempotency-Key on POST", () => {
     const get = document.paths["/api/droplet_installations"].get;
     expect((get.parameters ?? []).some((parameter: { name: string }) => parameter.name === "Idempotency-Key")).toBe(false);
   });
+
+  it("is neither honoured nor documented on cart create, which has no credential to scope a key by", async () => {
+    const document = (await call("GET", "/openapi.json")).body;
+    const named = (operation: { parameters?: Array<{ name: string }> }) => (operation.parameters ?? []).some((parameter) => parameter.name === "Idempotency-Key");
+    expect(named(document.paths["/api/carts"].post)).toBe(false);
+    expect(named(document.paths["/api/carts/{cart_token}/items"].post)).toBe(true);
+    const body = { country_code: "US", svc_shop: acme.shop };
+    const headers = { "idempotency-key": "create-1" };
+    const first = await call("POST", "/api/carts", { body, headers });
+    const second = await call("POST", "/api/carts", { body, headers });
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers["idempotent-replayed"]).toBeUndefined();
+    expect(second.body.cart.cart_token).not.toBe(first.body.cart.cart_token);
+    expect(await storedKeys()).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client.js";
-import { ValidationError } from "../../platform/errors.js";
+import { ConflictError, ValidationError } from "../../platform/errors.js";
 import { buyerFromToken } from "./buyer.js";
 import type { CartContext, CartTx } from "./context.js";
 import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
@@ -117,6 +117,9 @@ export function updateCountry(ctx: CartContext, cartToken: string, countryCode: 
       reason: "variant_unavailable",
       message: `${line.variant.sku} is not available in ${country.name}`,
     }));
+    if (unpriced.length > 0 && cart.immutableItems) {
+      throw new ConflictError(`This cart's items cannot be changed, and ${skipped.map((item) => item.message).join("; ")}`, { code: "immutable_items" });
+    }
     if (unpriced.length > 0) await tx.cartItem.deleteMany({ where: { id: { in: unpriced.map((line) => line.id) } } });
     await tx.cart.update({ where: { id: cart.id }, data: { country_id: country.id } });
     return { skipped };

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type LockedCart, lockCart, storeCartState } from "./cart-repository.js";
 import { type CartState, loadCartState, loadPlans } from "./cart-state.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
@@ -45,6 +45,22 @@ const LINE_COLUMNS = "id, variant_id, quantity, parent_id, enrollment, display_t
 async function findLine(sql: SqlTransaction, cartId: number, itemId: number): Promise<Line> {
   const [line] = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE id = $1 AND cart_id = $2`, [itemId, cartId]);
   if (line === undefined) throw new NotFoundError("Cart item not found");
+  return line;
+}
+
+/**
+ * An enrollment pack's lines are priced at 0 (the pack's fee pays for them): the storefront may
+ * not change their quantity or variant, remove them, subscribe them or hang bundled items on
+ * them, or it could take any product for free.
+ */
+function requireOutsidePack(line: Line): void {
+  if (line.enrollment) throw new ConflictError(`Item ${line.id} belongs to the cart's enrollment pack and changes only with the pack`, { code: "enrollment_pack_line" });
+}
+
+/** findLine for the changes a storefront may make to a line (not to an enrollment pack's). */
+async function findChangeableLine(sql: SqlTransaction, cartId: number, itemId: number): Promise<Line> {
+  const line = await findLine(sql, cartId, itemId);
+  requireOutsidePack(line);
   return line;
 }
 
@@ -192,12 +208,16 @@ export async function applyItemEntries(
     if (entry.item_id !== undefined) {
       const line = lineById.get(entry.item_id);
       if (line === undefined) throw new NotFoundError("Cart item not found");
+      if (line.enrollment) throw ValidationError.field(`${path}item_id`, "is a line of the cart's enrollment pack, which changes only with the pack");
       if (line.variant_id !== entry.variant_id) throw ValidationError.field(`${path}variant_id`, "does not match the variant of item_id");
       if (entry.quantity === 0) {
         remove(line);
         continue;
       }
       const variant = variants.get(line.variant_id);
+      if (line.parent_id !== null && (entry.subscription === true || entry.subscription_plan_id !== undefined)) {
+        throw ValidationError.field(`${path}subscription`, "a bundled item is billed with its line, which can be subscribed");
+      }
       const subscription = variant === undefined ? null : await subscriptionOf(sql, cart, variant, entry, path);
       Object.assign(line, { quantity: entry.quantity }, subscription);
       changed.add(line);
@@ -335,7 +355,7 @@ export function removeItemsByVariant(ctx: CartContext, cartToken: string, varian
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
     const removed = await sql.query<{ variant_id: number }>(
-      "DELETE FROM cart_items WHERE cart_id = $1 AND parent_id IS NULL AND variant_id = ANY ($2::int[]) RETURNING variant_id",
+      "DELETE FROM cart_items WHERE cart_id = $1 AND parent_id IS NULL AND NOT enrollment AND variant_id = ANY ($2::int[]) RETURNING variant_id",
       [cart.id, variantIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)],
     );
     // As if removed one entry at a time: a variant named twice is no longer in the cart the second time.
@@ -349,7 +369,7 @@ export function removeItemsByVariant(ctx: CartContext, cartToken: string, varian
 export function removeItem(ctx: CartContext, cartToken: string, itemId: number): Promise<CartOutcome> {
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const line = await findLine(sql, cart.id, itemId);
+    const line = await findChangeableLine(sql, cart.id, itemId);
     await deleteLines(sql, [line.id]);
   });
 }
@@ -364,9 +384,9 @@ export function changeVariant(ctx: CartContext, cartToken: string, itemId: numbe
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
     const now = ctx.clock.now();
-    const line = await findLine(sql, cart.id, itemId);
+    const line = await findChangeableLine(sql, cart.id, itemId);
     const variant = (await findVariants(sql, cart.companyId, [input.variant_id])).get(input.variant_id);
-    const problem = unavailability(variant, input.variant_id, cart.countryId, line.parent_id === null && !line.enrollment);
+    const problem = unavailability(variant, input.variant_id, cart.countryId, line.parent_id === null);
     if (problem !== null || variant === undefined) throw ValidationError.field("variant_id", (problem as SkippedItem).message);
     const quantity = input.quantity ?? line.quantity;
     const [target] = await sql.query<Line>(
@@ -403,7 +423,7 @@ export function setBundledItems(
 ): Promise<CartOutcome> {
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const parent = await findLine(sql, cart.id, itemId);
+    const parent = await findChangeableLine(sql, cart.id, itemId);
     if (parent.parent_id !== null) throw new NotFoundError("Cart item not found: bundled items belong to a top-level item");
     const variants = await findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id));
     const children = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 AND parent_id = $2 ORDER BY id`, [cart.id, parent.id]);
@@ -447,7 +467,8 @@ export function setBundledItems(
 export function subscribeItem(ctx: CartContext, cartToken: string, itemId: number, planId: number | undefined): Promise<CartOutcome> {
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const line = await findLine(sql, cart.id, itemId);
+    const line = await findChangeableLine(sql, cart.id, itemId);
+    if (line.parent_id !== null) throw new ConflictError(`Item ${line.id} is a bundled item: it is billed with its line, which can be subscribed`, { code: "bundled_item" });
     const [variant] = await sql.query<{ product_id: number }>("SELECT product_id FROM variants WHERE id = $1", [line.variant_id]);
     const plan = await subscriptionPlanFor(sql, cart.companyId, (variant as { product_id: number }).product_id, planId, "");
     await updateLines(sql, [{ ...line, subscription: true, subscription_plan_id: plan }], ctx.clock.now());
@@ -457,7 +478,7 @@ export function subscribeItem(ctx: CartContext, cartToken: string, itemId: numbe
 export function unsubscribeItem(ctx: CartContext, cartToken: string, itemId: number): Promise<CartOutcome> {
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     requireMutableItems(cart);
-    const line = await findLine(sql, cart.id, itemId);
+    const line = await findChangeableLine(sql, cart.id, itemId);
     await updateLines(sql, [{ ...line, subscription: false, subscription_plan_id: null }], ctx.clock.now());
   });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { idParam } from "../../platform/http/schemas.js";
 
 // Request and response shapes of the cart surface. The response schemas are the contract
 // storefronts read: the OpenAPI document is generated from them and tests parse every cart
@@ -15,7 +16,7 @@ export const cartTokenParams = z.object({
   cart_token: z.string().regex(/^ct_[0-9A-Za-z]{22}$/).describe("The cart token (ct_ + 22 base62 characters)"),
 });
 export const cartItemParams = cartTokenParams.extend({
-  item_id: z.coerce.number().int().positive().max(2_147_483_647).describe("A line of the cart"),
+  item_id: idParam.describe("A line of the cart"),
 });
 
 const countryCode = z.string().regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 two-letter code").transform((value) => value.toUpperCase());
@@ -131,7 +132,7 @@ export const removeMetadataBody = z.object({
 });
 export const jsonDataBody = z.object({ json_data: metadataObject });
 
-export const subscribeQuery = z.object({ subscription_plan_id: z.coerce.number().int().positive().max(2_147_483_647).optional() });
+export const subscribeQuery = z.object({ subscription_plan_id: idParam.optional() });
 
 export const bundledItemsBody = z.object({
   bundled_items: z

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
+import { idParam, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
 import { MAX_URL_LENGTH, pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
@@ -107,7 +107,7 @@ const dateOrDateTime = z
 export const leadListQuery = paginationQuery().extend({
   from: dateOrDateTime.optional().describe("Leads created at or after this instant (a date means its start, UTC)"),
   to: dateOrDateTime.optional().describe("Leads created before this instant (a date includes that whole day, UTC)"),
-  rep_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  rep_id: idParam.optional(),
 });
 
 export type LeadListQuery = z.infer<typeof leadListQuery>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { idParam, timestamp } from "../../platform/http/schemas.js";
 import { VALUE_TYPES } from "./values.js";
 
 export const OWNER_TYPES = ["media", "playlist"] as const;
@@ -39,7 +39,7 @@ export const metafieldUpdateBody = z.object({
 
 export const metafieldListQuery = paginationQuery().extend({
   owner_type: z.enum(OWNER_TYPES).optional(),
-  owner_id: z.coerce.number().int().positive().max(2_147_483_647).optional().describe("Needs owner_type"),
+  owner_id: idParam.optional().describe("Needs owner_type"),
   namespace: name.optional(),
 });
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { idParam, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
 const dbId = z.number().int().positive().max(2_147_483_647);
@@ -106,8 +106,8 @@ export const authorizePaypalQuery = z.object({
 });
 
 const filterQuery = {
-  customer_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
-  buyer_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
+  customer_id: idParam.optional(),
+  buyer_id: idParam.optional(),
   ship_to_country_id: z
     .string()
     .regex(/^(\d{1,10}|[A-Za-z]{2})$/, "must be a country id or a two-letter ISO code")
@@ -120,15 +120,15 @@ const filterQuery = {
 
 export const subscriptionOrderListQuery = paginationQuery(25).extend({
   ...filterQuery,
-  user_company_id: z.coerce.number().int().positive().max(2_147_483_647).optional().describe("The credited rep's user id"),
+  user_company_id: idParam.optional().describe("The credited rep's user id"),
 });
 
 export const subscriptionOrderStatsQuery = z.object({
   ...filterQuery,
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).describe("Accepted for compatibility; stats are not paged"),
+  page: wireInteger(z.number().int().min(1).max(1_000_000).default(1)).describe("Accepted for compatibility; stats are not paged"),
 });
 
-export const subscriptionOrderIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+export const subscriptionOrderIdParams = z.object({ id: idParam });
 
 export type AddressInput = z.infer<typeof addressInput>;
 export type SubscriptionOrderCreateInput = z.infer<typeof subscriptionOrderCreateBody>["subscription_order"];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_PER_PAGE } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { idParam, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
@@ -74,8 +74,8 @@ export const planUpdateBody = z.object({
   }),
 });
 
-const pageNumber = z.coerce.number().int().min(1).max(1_000_000);
-const perPage = z.coerce.number().int().min(1).max(MAX_PER_PAGE);
+const pageNumber = wireInteger(z.number().int().min(1).max(1_000_000));
+const perPage = wireInteger(z.number().int().min(1).max(MAX_PER_PAGE));
 
 export const PLAN_SORT_ATTRIBUTES = ["id", "name", "created_at", "updated_at", "active", "company_default", "billing_interval"] as const;
 
@@ -85,7 +85,7 @@ export const planListQuery = z.object({
   "pagination[page]": pageNumber.optional().describe("The same as page; both may be sent only with the same value"),
   "pagination[per_page]": perPage.optional().describe("The same as per_page; both may be sent only with the same value"),
   active: z.enum(["true", "false"]).optional(),
-  product: z.coerce.number().int().positive().max(2_147_483_647).optional().describe("Only plans offered for this product"),
+  product: idParam.optional().describe("Only plans offered for this product"),
   search_query: z.string().trim().max(255).optional().describe("Case-insensitive match on the name"),
   sorted_by: z.enum(PLAN_SORT_ATTRIBUTES).default("created_at"),
   sort_direction: z.enum(["asc", "desc"]).default("desc"),

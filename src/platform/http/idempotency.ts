@@ -41,7 +41,10 @@ export interface IdempotencyOptions {
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** Set on routes that honour Idempotency-Key (the OpenAPI document lists the header there). */
+    /**
+     * Set on the POST and PATCH routes of a surface that honours Idempotency-Key (the OpenAPI
+     * document lists the header there); a route sets it false to ignore the header.
+     */
     idempotencyKey?: boolean;
   }
 }
@@ -66,11 +69,12 @@ export const scopeFromSecret = (kind: string, secret: string): string => `${kind
 export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOptions): void {
   app.addHook("onRoute", (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.config?.idempotencyKey === false) return;
     if (methods.some((method) => IDEMPOTENT_METHODS.has(method))) route.config = { ...route.config, idempotencyKey: true };
   });
 
   app.addHook("preValidation", async (request, reply) => {
-    if (!IDEMPOTENT_METHODS.has(request.method)) return;
+    if (!IDEMPOTENT_METHODS.has(request.method) || request.routeOptions.config.idempotencyKey !== true) return;
     const header = request.headers[IDEMPOTENCY_KEY_HEADER];
     if (header === undefined) return;
     const scope = options.scopeOf(request);

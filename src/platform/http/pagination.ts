@@ -1,12 +1,13 @@
 import { z } from "zod";
+import { wireInteger } from "./schemas.js";
 
 export const MAX_PER_PAGE = 100;
 
 /** `page` and `per_page` query members; out of range is a 422, never a silent clamp. */
 export function paginationQuery(defaultPerPage = 25) {
   return z.object({
-    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-    per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(defaultPerPage),
+    page: wireInteger(z.number().int().min(1).max(1_000_000).default(1)),
+    per_page: wireInteger(z.number().int().min(1).max(MAX_PER_PAGE).default(defaultPerPage)),
   });
 }
 

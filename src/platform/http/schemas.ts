@@ -43,8 +43,24 @@ export function withListMeta<Shape extends z.ZodRawShape>(shape: Shape) {
   return z.object({ ...shape, meta: listMetaSchema });
 }
 
+const DECIMAL_DIGITS = /^(0|[1-9]\d{0,15})$/;
+
+/**
+ * An integer of a path or query string, `schema` checking the number. z.coerce.number would read
+ * "0x4a", "7.4e1", "+74", " 74" and "074" as 74: a string that is not plainly a number names
+ * nothing and is refused. The OpenAPI document shows `schema` (an integer, its bounds, its default).
+ */
+export function wireInteger<Schema extends z.ZodType<number | undefined>>(schema: Schema) {
+  return z.preprocess((value, ctx) => {
+    if (typeof value !== "string") return value;
+    if (DECIMAL_DIGITS.test(value)) return Number(value);
+    ctx.issues.push({ code: "custom", message: "must be a whole number in decimal digits", input: value });
+    return z.NEVER;
+  }, schema);
+}
+
 /** Path ids: positive integers; anything else is a 404 for the route's resource, decided by zod as 422. */
-export const idParam = z.coerce.number().int().positive().max(2_147_483_647);
+export const idParam = wireInteger(z.number().int().min(1).max(2_147_483_647));
 
 /** ISO 8601 date-time in responses. */
 export const timestamp = z.iso.datetime();

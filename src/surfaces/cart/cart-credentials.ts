@@ -20,6 +20,12 @@ const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
 /** onRequest of update_volumes: a company API token; it decides which company's carts are reachable (`request.companyId`). */
 export async function checkCompanyToken(request: FastifyRequest): Promise<void> {
+  const token = bearerToken(request);
+  if (token !== null && JWT_SHAPE.test(token)) {
+    // A valid user token is a credential without this right (403); an invalid one is none (401).
+    await verifyUserToken(token, request.server.config.jwtSecret, request.server.clock.now());
+    throw new ForbiddenError("Only a company API token may set a line's volumes");
+  }
   request.companyId = await companyFromRequest(request);
   requiredCompany(request);
 }
@@ -29,7 +35,7 @@ export async function checkPaymentMethodCredential(request: FastifyRequest): Pro
   const token = bearerToken(request);
   if (token === null) throw new UnauthorizedError();
   if (!JWT_SHAPE.test(token)) {
-    await checkCompanyToken(request);
+    request.companyId = await companyFromRequest(request);
     request.paymentMethodCredential = { companyId: requiredCompany(request) };
     return;
   }

@@ -36,6 +36,9 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         body: createCartBody,
         response,
       },
+      // No credential to scope a key by, and the answer holds the new cart's token: a key sent
+      // here is ignored rather than shared by every anonymous caller (docs/decisions.md).
+      config: { idempotencyKey: false },
     },
     async (request, reply) => {
       const userToken = request.query.jwt || request.cookies[SESSION_COOKIE] || null;

@@ -30,10 +30,10 @@ export async function cartSurface(app: FastifyInstance, options: CartSurfaceOpti
   useBodyLimit(app, app.config.cartBodyLimit);
   app.decorate("cartReader", cartReader(app.db.sql));
   app.decorateRequest("paymentMethodCredential", null);
-  // The cart token is the credential of every cart operation but create, which has none: a
-  // key there is ignored rather than shared by every anonymous caller. The operations that also
-  // take a bearer credential are scoped by whom it names too (checked before the key is looked
-  // up), so that a stored answer is never replayed to another company or customer.
+  // The cart token is the credential of every cart operation but create, which has none and
+  // ignores the header (see its route). The operations that also take a bearer credential are
+  // scoped by whom it names too (checked before the key is looked up), so that a stored answer
+  // is never replayed to another company or customer.
   useIdempotencyKeys(app, {
     scopeOf: (request) => {
       const cartToken = (request.params as { cart_token?: unknown } | undefined)?.cart_token;

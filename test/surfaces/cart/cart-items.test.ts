@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
-import { type CompanyFixture, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
+import { type CompanyFixture, createEnrollmentPack, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -235,12 +235,18 @@ describe("PATCH bundled_items", () => {
 });
 
 describe("PATCH update_volumes", () => {
-  it("needs the cart company's token: 401 without or with a bad one, 404 with another company's", async () => {
+  it("needs the cart company's token: 401 without or with a bad one, 403 with a user's, 404 with another company's", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 10, qv: 4 }] });
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }] });
     const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/update_volumes`;
     expect((await call("PATCH", path, { body: { cv: 1 } })).status).toBe(401);
     expect((await call("PATCH", path, { token: "sct_wrong", body: { cv: 1 } })).status).toBe(401);
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const asRep = await call("PATCH", path, { token: rep.token, body: { cv: 1 } });
+    expect(asRep.status).toBe(403);
+    expect(asRep.body.error_code).toBe("forbidden");
+    const [header, payload] = rep.token.split(".");
+    expect((await call("PATCH", path, { token: `${header}.${payload}.forged`, body: { cv: 1 } })).status).toBe(401);
     expect((await call("PATCH", path, { token: globex.token, body: { cv: 1 } })).status).toBe(404);
     expect((await lines(cart.cart_token))[0]?.cv).toBeNull();
   });
@@ -332,5 +338,87 @@ describe("rep pricing after logout", () => {
     expect(cart.sub_total).toBe("15.00");
     const loggedOut = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/logout`));
     expect(loggedOut.cart).toMatchObject({ buyer_rep_id: null, buyer_rep: null, sub_total: "20.00" });
+  });
+});
+
+describe("enrollment pack lines", () => {
+  it("change only with the pack: setting, removing, re-varianting, subscribing or bundling them is refused and changes nothing", async () => {
+    const { variant: packed, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 3333 } }] });
+    const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 5000 } }] });
+    const plan = await createPlan(t.db.prisma, acme.id, { productIds: [product.id], defaultFor: [product.id] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [{ id: packed.id }] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    const packLine = cart.items.find((item) => item.enrollment);
+    expect(packLine).toMatchObject({ variant_id: packed.id, quantity: 1, price: "0.00" });
+    const itemPath = `/api/carts/${cart.cart_token}/items/${packLine?.id}`;
+    const before = await lines(cart.cart_token);
+
+    const set = await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: packed.id, quantity: 50, item_id: packLine?.id }] } });
+    expect(set.status).toBe(422);
+    expect(Object.keys(set.body.errors)).toEqual(["items.0.item_id"]);
+    const refusals = [
+      await call("DELETE", itemPath),
+      await call("PATCH", `${itemPath}/variant`, { body: { variant_id: other.id, quantity: 100 } }),
+      await call("POST", `${itemPath}/subscribe?subscription_plan_id=${plan.id}`),
+      await call("DELETE", `${itemPath}/subscribe`),
+      await call("PATCH", `${itemPath}/bundled_items`, { body: { bundled_items: [{ variant_id: other.id, quantity: 10, display_to_customer: true }] } }),
+    ];
+    for (const refused of refusals) {
+      expect(refused.status, refused.text).toBe(409);
+      expect(refused.body.error_code).toBe("enrollment_pack_line");
+    }
+    const byVariant = await call("DELETE", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: packed.id }] } });
+    expect(byVariant.status).toBe(422);
+    expect(byVariant.body.errors).toEqual({ "items.0.variant_id": ["is not in the cart"] });
+    expect(await lines(cart.cart_token)).toEqual(before);
+
+    // The same variant bought on its own is a line of its own, priced and changeable as any other.
+    const bought = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: packed.id, quantity: 2 }] } }));
+    expect(bought.cart.items.map((item) => [item.variant_id, item.quantity, item.enrollment, item.price])).toEqual([
+      [packed.id, 1, true, "0.00"],
+      [packed.id, 2, false, "33.33"],
+    ]);
+  });
+});
+
+describe("bundled items", () => {
+  it("are billed with their line: subscribing one is refused", async () => {
+    const { variant: parent } = await createProduct(t.db.prisma, acme.id);
+    const { variant: child, product: childProduct } = await createProduct(t.db.prisma, acme.id);
+    const plan = await createPlan(t.db.prisma, acme.id, { productIds: [childProduct.id], defaultFor: [childProduct.id] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: parent.id, quantity: 1 }] });
+    const parentId = cart.items[0]?.id as number;
+    const bundled = parseCart(
+      await call("PATCH", `/api/carts/${cart.cart_token}/items/${parentId}/bundled_items`, { body: { bundled_items: [{ variant_id: child.id, quantity: 1, display_to_customer: true }] } }),
+    );
+    const childId = bundled.cart.items[0]?.bundled_items[0]?.id as number;
+    const before = await lines(cart.cart_token);
+
+    const subscribe = await call("POST", `/api/carts/${cart.cart_token}/items/${childId}/subscribe?subscription_plan_id=${plan.id}`);
+    expect(subscribe.status).toBe(409);
+    expect(subscribe.body.error_code).toBe("bundled_item");
+    const byEntry = await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: child.id, quantity: 1, item_id: childId, subscription: true }] } });
+    expect(byEntry.status).toBe(422);
+    expect(Object.keys(byEntry.body.errors)).toEqual(["items.0.subscription"]);
+    expect(await lines(cart.cart_token)).toEqual(before);
+  });
+});
+
+describe("ids in paths and queries", () => {
+  it("are decimal digits: 0x4a, 7.4e1, +74 or 074 name no line (404) and no plan (422)", async () => {
+    const { variant, product } = await createProduct(t.db.prisma, acme.id);
+    const { variant: target } = await createProduct(t.db.prisma, acme.id);
+    const plan = await createPlan(t.db.prisma, acme.id, { productIds: [product.id] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const itemId = cart.items[0]?.id as number;
+    for (const spelling of [`0x${itemId.toString(16)}`, `${itemId}.0`, `${itemId / 10}e1`, `+${itemId}`, `0${itemId}`, `%20${itemId}`]) {
+      const response = await call("PATCH", `/api/carts/${cart.cart_token}/items/${spelling}/variant`, { body: { variant_id: target.id } });
+      expect(response.status, spelling).toBe(404);
+    }
+    const hexPlan = await call("POST", `/api/carts/${cart.cart_token}/items/${itemId}/subscribe?subscription_plan_id=0x${plan.id.toString(16)}`);
+    expect(hexPlan.status).toBe(422);
+    expect(hexPlan.body.errors).toEqual({ subscription_plan_id: ["must be a whole number in decimal digits"] });
+    expect((await lines(cart.cart_token)).map((line) => [line.variant_id, line.subscription])).toEqual([[variant.id, false]]);
+    expect((await call("POST", `/api/carts/${cart.cart_token}/items/${itemId}/subscribe?subscription_plan_id=${plan.id}`)).status).toBe(200);
   });
 });

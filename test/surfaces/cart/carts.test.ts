@@ -452,6 +452,22 @@ describe("PATCH change_language and update_country", () => {
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual({ country_code: ["is not a supported country"] });
   });
+
+  it("moves an immutable_items cart only where every line keeps a price: 409 otherwise, changing nothing", async () => {
+    const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const items = [{ variant_id: everywhere.id, quantity: 1 }];
+    const { cart: fixed } = await createCartOverHttp(call, acme, { immutable_items: true, items: [...items, { variant_id: usOnly.id, quantity: 2 }] });
+    const refused = await call("PATCH", `/api/carts/${fixed.cart_token}/update_country`, { body: { country_code: "CA" } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error_code).toBe("immutable_items");
+    expect(refused.body.error_message).toContain(`${usOnly.sku} is not available in Canada`);
+    expect(parseCart(await call("GET", `/api/carts/${fixed.cart_token}`)).cart).toMatchObject({ currency_code: "USD", items: [{ variant_id: everywhere.id }, { variant_id: usOnly.id, quantity: 2 }] });
+
+    const { cart: movable } = await createCartOverHttp(call, acme, { immutable_items: true, items });
+    const moved = parseCart(await call("PATCH", `/api/carts/${movable.cart_token}/update_country`, { body: { country_code: "CA" } }));
+    expect(moved.cart).toMatchObject({ currency_code: "CAD", sub_total: "13.00", immutable_items: true });
+  });
 });
 
 describe("locked carts", () => {
