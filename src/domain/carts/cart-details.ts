@@ -109,7 +109,7 @@ export function updateCountry(ctx: CartContext, cartToken: string, countryCode: 
     if (country === null) throw ValidationError.field("country_code", "is not a supported country");
     if (country.id === cart.countryId) return;
     const unpriced = await tx.cartItem.findMany({
-      where: { cart_id: cart.id, parent_id: null, enrollment: false, variant: { prices: { none: { country_id: country.id } } } },
+      where: { cart_id: cart.id, enrollment: false, variant: { prices: { none: { country_id: country.id } } } },
       include: { variant: { select: { sku: true } } },
     });
     const skipped: SkippedItem[] = unpriced.map((line) => ({

@@ -35,9 +35,13 @@ export function decimalAmount(value: Prisma.Decimal, decimalPlaces: number): str
   return value.toDecimalPlaces(decimalPlaces, Prisma.Decimal.ROUND_HALF_EVEN).toFixed(decimalPlaces);
 }
 
-/** A line priced from the catalog: neither a bundled item nor part of an enrollment pack. */
-export function isPricedLine(item: Pick<LoadedItem, "parent_id" | "enrollment">): boolean {
-  return item.parent_id === null && !item.enrollment;
+/**
+ * A line priced from the catalog: every line but an enrollment pack's, which the pack's fee pays
+ * for. Bundled items are priced too: nothing in the catalog says which items a line's price
+ * covers, and the cart token is the only credential a storefront has.
+ */
+export function isPricedLine(item: Pick<LoadedItem, "enrollment">): boolean {
+  return !item.enrollment;
 }
 
 function adjustmentOf(item: LoadedItem, decimalPlaces: number): PriceAdjustment | null {
@@ -74,9 +78,8 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     if (price === undefined) return 0;
     return pricing === "rep" && price.rep_price !== null ? price.rep_price : price.price;
   };
-  // Bundled items carry no volume of their own unless update_volumes gave them one.
-  const unitCvOf = (item: LoadedItem) => item.cv ?? (item.parent_id === null ? item.variant.cv : 0);
-  const unitQvOf = (item: LoadedItem) => item.qv ?? (item.parent_id === null ? item.variant.qv : 0);
+  const unitCvOf = (item: LoadedItem) => item.cv ?? item.variant.cv;
+  const unitQvOf = (item: LoadedItem) => item.qv ?? item.variant.qv;
 
   const lines: TotalsLine[] = cart.items.map((item) => {
     const price = priceRowOf(item, cart.country_id);

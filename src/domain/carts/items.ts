@@ -386,7 +386,7 @@ export function changeVariant(ctx: CartContext, cartToken: string, itemId: numbe
     const now = ctx.clock.now();
     const line = await findChangeableLine(sql, cart.id, itemId);
     const variant = (await findVariants(sql, cart.companyId, [input.variant_id])).get(input.variant_id);
-    const problem = unavailability(variant, input.variant_id, cart.countryId, line.parent_id === null);
+    const problem = unavailability(variant, input.variant_id, cart.countryId);
     if (problem !== null || variant === undefined) throw ValidationError.field("variant_id", (problem as SkippedItem).message);
     const quantity = input.quantity ?? line.quantity;
     const [target] = await sql.query<Line>(
@@ -444,7 +444,7 @@ export function setBundledItems(
         else if (existing !== undefined) created.splice(created.indexOf(existing), 1);
         continue;
       }
-      const problem = unavailability(variant, entry.variant_id, cart.countryId, false);
+      const problem = unavailability(variant, entry.variant_id, cart.countryId);
       if (problem !== null) {
         operationErrors.push(problem.message);
         continue;

@@ -193,10 +193,11 @@ describe("subscribe / unsubscribe", () => {
 });
 
 describe("PATCH bundled_items", () => {
-  it("sets bundled items, removes with quantity 0, reports invalid variants while applying the valid ones", async () => {
+  it("sets bundled items, priced as any line, removes with quantity 0, reports invalid variants while applying the valid ones", async () => {
     const { variant: bundle } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 5000 } }] });
-    const { variant: c1 } = await createProduct(t.db.prisma, acme.id);
-    const { variant: c2 } = await createProduct(t.db.prisma, acme.id);
+    const { variant: c1 } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, cv: 3 }] });
+    const { variant: c2 } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 250 }, cv: 1 }] });
+    const { variant: canadaOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 900 } }] });
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: bundle.id, quantity: 1 }] });
     const path = `/api/carts/${cart.cart_token}/items/${cart.items[0]?.id}/bundled_items`;
     const set = parseCart(
@@ -206,6 +207,7 @@ describe("PATCH bundled_items", () => {
             { variant_id: c1.id, quantity: 2, display_to_customer: true },
             { variant_id: c2.id, quantity: 1, display_to_customer: false },
             { variant_id: 999_999, quantity: 1, display_to_customer: true },
+            { variant_id: canadaOnly.id, quantity: 1, display_to_customer: true },
           ],
         },
       }),
@@ -215,9 +217,11 @@ describe("PATCH bundled_items", () => {
       [c1.id, 2, true, top?.id],
       [c2.id, 1, false, top?.id],
     ]);
-    expect(set.cart.messages.errors).toEqual(["Variant 999999 is not available"]);
+    expect(set.cart.messages.errors).toEqual(["Variant 999999 is not available", `Variant ${canadaOnly.id} is not available`]);
     expect(set.cart.items).toHaveLength(1);
-    expect(set.cart.sub_total).toBe("50.00");
+    expect(top?.bundled_items.map((child) => child.price)).toEqual(["10.00", "2.50"]);
+    // 50.00 + 2 x 10.00 + 2.50; volumes 2 x 3 + 1 (the bundle's own variant has none).
+    expect(set.cart).toMatchObject({ sub_total: "72.50", cv_total: 7 });
 
     const removed = parseCart(await call("PATCH", path, { body: { bundled_items: [{ variant_id: c1.id, quantity: 0, display_to_customer: true }] } }));
     expect(removed.cart.items[0]?.bundled_items.map((child) => child.variant_id)).toEqual([c2.id]);
