@@ -7,9 +7,15 @@ import type { AttributionInput } from "./schemas.js";
 // Who buys: the buyer rep, the customer, the referring rep, and the customer's saved payment
 // method.
 
-/** Removes the buyer rep and the customer (and so their payment method): retail pricing again. */
+/**
+ * Removes the buyer rep and the customer (and so their payment method): retail pricing again.
+ * The customer's email, which their token filled in, leaves with them: on a shared device the
+ * next shopper must not see it. An email typed in as another address stays.
+ */
 export function logout(ctx: CartContext, cartToken: string): Promise<CartOutcome> {
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
+    const customer = cart.customerId === null ? null : await tx.user.findUnique({ where: { id: cart.customerId }, select: { email: true } });
+    if (customer !== null) await tx.cart.updateMany({ where: { id: cart.id, email: customer.email }, data: { email: null } });
     await tx.cart.update({
       where: { id: cart.id },
       data: { buyer_rep_id: null, customer_id: null, payment_method_id: null, ...(cart.state === "payment_method" ? { state: "start" } : {}) },

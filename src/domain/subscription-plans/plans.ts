@@ -278,13 +278,18 @@ export async function updatePlan(ctx: ServiceContext, id: number, bodyId: number
   });
 }
 
-/** Refused (409) while the plan has subscriptions that are not cancelled. */
+/**
+ * Refused (409) while the plan has subscriptions that are not cancelled. Cart lines subscribed
+ * to it become one-time purchases (the foreign key only clears their plan): their carts show it
+ * from their next change on, as with any catalog edit.
+ */
 export async function deletePlan(ctx: ServiceContext, id: number): Promise<PlanView> {
   return ctx.db.$transaction(async (tx) => {
     const view = await viewOf(tx, ctx.companyId, id);
     if (view.subscriptions.length > 0) {
       throw new ConflictError(`The plan has ${view.subscriptions.length} subscription(s) that are not cancelled`, { code: "plan_has_subscriptions" });
     }
+    await tx.cartItem.updateMany({ where: { subscription_plan_id: id, company_id: ctx.companyId }, data: { subscription: false } });
     await tx.subscriptionPlan.delete({ where: { id } });
     return view;
   });

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import { type CompanyFixture, createProduct } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
@@ -413,6 +414,17 @@ describe("DELETE /api/subscription_plans/{id}", () => {
     await addSubscriptionOrder(t.db.prisma, acme.id, cancelledOnly, "cancelled");
     expect((await call("DELETE", `/api/subscription_plans/${cancelledOnly}`, { token: acme.token })).status).toBe(200);
     await t.db.prisma.$executeRaw`DELETE FROM subscription_orders`;
+  });
+
+  it("turns the cart lines subscribed to it into one-time purchases", async () => {
+    const { product, variant } = await createProduct(t.db.prisma, acme.id, { title: "Beans" });
+    const id = await createId({ product_subscription_plans: [{ product_id: product.id, default: true }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1, subscription: true }] });
+    expect(cart.items[0]).toMatchObject({ subscription: true, subscription_plan_id: id });
+    expect((await call("DELETE", `/api/subscription_plans/${id}`, { token: acme.token })).status).toBe(200);
+    const changed = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "next@example.com" } }));
+    expect(changed.cart.items[0]).toMatchObject({ subscription: false, subscription_plan_id: null });
+    expect(changed.cart.recurring).toEqual([]);
   });
 
   it("answers 404 for another company's plan and deletes nothing; 401 without a token", async () => {

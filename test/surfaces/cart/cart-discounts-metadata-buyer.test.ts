@@ -157,6 +157,17 @@ describe("logout", () => {
     expect(loggedOut.cart).toMatchObject({ state: "start", payment_method: null, buyer_rep_id: null });
     expect(await stored(cart.cart_token)).toMatchObject({ customer_id: null, buyer_rep_id: null, payment_method_id: null });
   });
+
+  it("takes away the email the customer's token filled in, and keeps one typed in as another address", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const { cart: filled } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    expect(filled.email).toBe(customer.user.email);
+    expect(parseCart(await call("DELETE", `/api/carts/${filled.cart_token}/logout`)).cart.email).toBeNull();
+
+    const { cart: typed } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    parseCart(await call("PATCH", `/api/carts/${typed.cart_token}`, { body: { email: "gift@example.com" } }));
+    expect(parseCart(await call("DELETE", `/api/carts/${typed.cart_token}/logout`)).cart.email).toBe("gift@example.com");
+  });
 });
 
 describe("POST set_saved_payment_method", () => {
