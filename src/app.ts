@@ -1,5 +1,5 @@
 import fastifyCookie from "@fastify/cookie";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from "fastify";
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
@@ -8,7 +8,7 @@ import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
-import { corsHeadersFor } from "./platform/http/cors.js";
+import { corsHeadersFor, isAllowedPreflight } from "./platform/http/cors.js";
 import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
 import { registerNulGuard } from "./platform/http/nul-guard.js";
@@ -45,9 +45,41 @@ const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 };
 
+/** The headers of every response: onSend sets them, and the routing errors, which no hook sees, set them too. */
+function setCommonHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(REQUEST_ID_HEADER, request.id);
+  reply.headers(SECURITY_HEADERS);
+}
+
+/** A preflight's answer, as @fastify/cors gives it: its headers are set already. */
+function answerPreflight(reply: FastifyReply): FastifyReply {
+  return reply.code(204).send();
+}
+
 /** Whether `url` (path and query) addresses `prefix` or a path below it. */
 function isUnder(url: string, prefix: string): boolean {
   return url.startsWith(prefix) && (url.length === prefix.length || "/?".includes(url.charAt(prefix.length)));
+}
+
+/**
+ * Errors raised while routing (a URL that does not decode, an overlong path parameter) get the
+ * documented body and the common headers too, and under a storefront surface's prefix that
+ * surface's body and CORS headers: no surface or hook has seen the request.
+ */
+function answerRoutingError(config: Config): FastifyServerOptions["frameworkErrors"] {
+  return (error, request, reply) => {
+    setCommonHeaders(request, reply);
+    const path = request.url.replace(/\/{2,}/g, "/");
+    const underPublic = isUnder(path, PUBLIC_PREFIX);
+    const cors = underPublic ? publicCorsPolicy(config) : isUnder(path, CART_PREFIX) ? cartCorsPolicy(config) : null;
+    if (cors) {
+      reply.headers(corsHeadersFor(cors, request.method, request.headers));
+      // A browser sends the request only after its preflight succeeds; then it can read the error.
+      if (isAllowedPreflight(cors, request.method, request.headers)) return answerPreflight(reply);
+    }
+    const errorReply = toErrorReply(error, request);
+    return underPublic ? sendPublicError(request, reply, errorReply) : sendError(reply, errorReply);
+  };
 }
 
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
@@ -71,16 +103,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4))),
     },
     return503OnClosing: true,
-    // Errors raised while routing (a URL that does not decode, an overlong path parameter) get the
-    // documented body too, and under a storefront surface's prefix that surface's body and CORS
-    // headers: no surface has seen the request yet.
-    frameworkErrors: (error, request, reply) => {
-      const errorReply = toErrorReply(error, request);
-      const underPublic = isUnder(request.url, PUBLIC_PREFIX);
-      const cors = underPublic ? publicCorsPolicy(config) : isUnder(request.url, CART_PREFIX) ? cartCorsPolicy(config) : null;
-      if (cors) reply.headers(corsHeadersFor(cors, request.headers.origin));
-      return underPublic ? sendPublicError(request, reply, errorReply) : sendError(reply, errorReply);
-    },
+    frameworkErrors: answerRoutingError(config),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -105,8 +128,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     closing = true;
   });
   app.addHook("onSend", async (request, reply) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    reply.headers(SECURITY_HEADERS);
+    setCommonHeaders(request, reply);
     if (closing) reply.header("connection", "close");
   });
 

@@ -44,10 +44,15 @@ describe("security headers", () => {
       ["415", await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } })],
       ["422", await call("POST", "/api/droplet_installations", { token: acme.token, body: {} })],
       ["cart preflight", await call("OPTIONS", "/api/carts/ct_x", { headers: preflight("https://shop.example") })],
+      ["400 malformed URL", await call("GET", "/api/%zz")],
+      ["404 overlong path parameter", await call("POST", `/api/public/v2025-06/media/${"a".repeat(250)}`)],
       ["docs", await call("GET", "/docs/")],
       ["document", await call("GET", "/openapi.json")],
     ];
     for (const [what, response] of responses) expectHardened(response, what);
+    for (const [what, response] of responses.filter(([, response]) => response.status >= 400)) {
+      expect(response.headers["x-request-id"], what).toBe(response.body.meta.request_id);
+    }
     // API answers are data: nothing in them may run or load anything.
     expect(responses[1]?.[1].headers["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
   });
@@ -88,6 +93,10 @@ describe("CORS", () => {
       expect(response.headers["access-control-allow-origin"], path).toBe("https://any-shop.example");
       expect(String(response.headers.vary)).toMatch(/origin/i);
     }
+    const cartAnswer = await call("GET", "/api/carts/ct_x", { headers: { origin: "https://any-shop.example" } });
+    expect(cartAnswer.headers["access-control-expose-headers"], "scripts may read the request id, Retry-After and Idempotent-Replayed").toBe(
+      "x-request-id, retry-after, idempotent-replayed",
+    );
     const admin = await call("OPTIONS", "/api/droplet_installations", { headers: preflight("https://any-shop.example") });
     expect(admin.headers["access-control-allow-origin"]).toBeUndefined();
     expect(admin.headers["access-control-allow-methods"]).toBeUndefined();
@@ -112,7 +121,17 @@ describe("CORS", () => {
       expect(response.headers["access-control-allow-origin"], path).toBe(origin);
       expect(String(response.headers.vary), path).toMatch(/origin/i);
       expect(response.headers["access-control-allow-credentials"], path).toBe(credentials ? "true" : undefined);
+      expect(response.headers["access-control-expose-headers"], path).toBe(credentials ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after");
+      // The browser sends a JSON request only after its preflight, which must succeed for the error to be read.
+      const preflighted = await call("OPTIONS", path, { headers: preflight(origin) });
+      expect(preflighted.status, `preflight of ${path}`).toBe(204);
+      expect(preflighted.headers["access-control-allow-origin"], `preflight of ${path}`).toBe(origin);
+      expect(preflighted.headers["access-control-allow-methods"], `preflight of ${path}`).toContain("POST");
+      expect(preflighted.headers["access-control-allow-headers"], `preflight of ${path}`).toBe("content-type");
     }
+    const doubled = await call("POST", "//api/public/v2025-06/media/%zz", { headers: { origin } });
+    expect(doubled.body).toMatchObject({ error_code: "bad_request", status: 400 });
+    expect(doubled.headers["access-control-allow-origin"]).toBe(origin);
     for (const path of ["/api/no-such-resource", "/api/%zz", "/api/cartsX/%zz"]) {
       const admin = await call("GET", path, { headers: { origin } });
       expect(admin.status, path).toBeGreaterThanOrEqual(400);
@@ -131,6 +150,9 @@ describe("CORS", () => {
       expect(notPreflight.headers["content-type"], path).toMatch(/^application\/json/);
       expect(notPreflight.body, path).toMatchObject({ error_code: "invalid_preflight", errors: null, ...extraBody });
     }
+    const withOrigin = await call("OPTIONS", "/api/public/v2025-06/session", { headers: { origin: "https://any-shop.example" } });
+    expect(withOrigin.status).toBe(400);
+    expect(withOrigin.headers["access-control-allow-origin"]).toBe("https://any-shop.example");
   });
 
   it("with CORS_ORIGINS set, allows exactly the listed origins", async () => {

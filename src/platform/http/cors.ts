@@ -1,6 +1,8 @@
+import type { IncomingHttpHeaders } from "node:http";
 import fastifyCors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
 import { BadRequestError } from "../errors.js";
+import { REQUEST_ID_HEADER } from "./request-id.js";
 
 /**
  * Who may call a storefront surface (cart, public SDK) from a browser. `origins` is CORS_ORIGINS:
@@ -12,10 +14,19 @@ export interface CorsPolicy {
   /** Whether the browser may send cookies and Authorization (the cart's session cookie and bearer calls). */
   credentials: boolean;
   methods: readonly string[];
+  /** Response headers a script may read besides the CORS-safelisted ones. */
+  exposedHeaders: readonly string[];
 }
 
-function allowsEveryOrigin(policy: CorsPolicy): boolean {
-  return policy.origins.includes("*");
+/** What every storefront script may read: the request id to quote, and when to retry a 429 or 503. */
+export const STOREFRONT_EXPOSED_HEADERS = [REQUEST_ID_HEADER, "retry-after"] as const;
+
+function allows(policy: CorsPolicy, origin: string): boolean {
+  return policy.origins.includes("*") || policy.origins.includes(origin);
+}
+
+function isPreflight(method: string, headers: IncomingHttpHeaders): boolean {
+  return method === "OPTIONS" && headers.origin !== undefined && headers["access-control-request-method"] !== undefined;
 }
 
 /** Answers preflights and adds the CORS headers to every reply of the surface that calls it. */
@@ -23,28 +34,44 @@ export async function useCors(app: FastifyInstance, policy: CorsPolicy): Promise
   // The plugin answers an OPTIONS request that is no preflight with a plain-text 400; this one
   // runs first and answers in the surface's error body.
   app.addHook("onRequest", async (request) => {
-    if (request.method === "OPTIONS" && (request.headers.origin === undefined || request.headers["access-control-request-method"] === undefined)) {
+    if (request.method === "OPTIONS" && !isPreflight(request.method, request.headers)) {
       throw new BadRequestError("An OPTIONS request here is a CORS preflight: it needs the Origin and Access-Control-Request-Method headers", {
         code: "invalid_preflight",
+        headers: corsHeadersFor(policy, request.method, request.headers),
       });
     }
   });
   await app.register(fastifyCors, {
-    origin: allowsEveryOrigin(policy) ? true : [...policy.origins],
+    origin: policy.origins.includes("*") ? true : [...policy.origins],
     credentials: policy.credentials,
     methods: [...policy.methods],
+    exposedHeaders: [...policy.exposedHeaders],
   });
 }
 
 /**
  * The headers useCors gives a reply, for the replies no surface hook sees: the errors the app
- * answers while routing, before it knows the surface. Without them a browser reports a CORS
- * failure instead of letting the storefront read the error.
+ * answers while routing, before it knows the surface, and the preflights of their requests.
+ * Without them a browser reports a CORS failure instead of letting the storefront read the error.
  */
-export function corsHeadersFor(policy: CorsPolicy, origin: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = { vary: "Origin" };
-  if (origin === undefined || !(allowsEveryOrigin(policy) || policy.origins.includes(origin))) return headers;
+export function corsHeadersFor(policy: CorsPolicy, method: string, requestHeaders: IncomingHttpHeaders): Record<string, string> {
+  const origin = requestHeaders.origin;
+  const preflight = isPreflight(method, requestHeaders);
+  const headers: Record<string, string> = { vary: preflight ? "Origin, Access-Control-Request-Headers" : "Origin" };
+  if (origin === undefined || !allows(policy, origin)) return headers;
   headers["access-control-allow-origin"] = origin;
   if (policy.credentials) headers["access-control-allow-credentials"] = "true";
+  if (!preflight) {
+    headers["access-control-expose-headers"] = policy.exposedHeaders.join(", ");
+    return headers;
+  }
+  headers["access-control-allow-methods"] = policy.methods.join(", ");
+  const requested = requestHeaders["access-control-request-headers"];
+  if (requested !== undefined) headers["access-control-allow-headers"] = requested;
   return headers;
+}
+
+/** Whether the app should answer this request as a preflight itself (see corsHeadersFor). */
+export function isAllowedPreflight(policy: CorsPolicy, method: string, requestHeaders: IncomingHttpHeaders): boolean {
+  return isPreflight(method, requestHeaders) && allows(policy, requestHeaders.origin as string);
 }

@@ -2,9 +2,9 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { Config } from "../../config.js";
 import { cartReader } from "../../domain/carts/cart-repository.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
-import { type CorsPolicy, useCors } from "../../platform/http/cors.js";
+import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
 import { registerNotFoundHandler, sendError } from "../../platform/http/error-handler.js";
-import { scopeFromSecret, useIdempotencyKeys } from "../../platform/http/idempotency.js";
+import { REPLAYED_HEADER, scopeFromSecret, useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { cartBuyerRoutes } from "./cart-buyer.js";
 import { checkedCredential } from "./cart-credentials.js";
 import { cartDiscountRoutes } from "./cart-discounts.js";
@@ -17,7 +17,12 @@ export const CART_PREFIX = "/api/carts";
 
 /** Storefronts call carts with the session cookie or a bearer credential, and change them with PATCH and DELETE. */
 export function cartCorsPolicy(config: Config): CorsPolicy {
-  return { origins: config.corsOrigins, credentials: true, methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"] };
+  return {
+    origins: config.corsOrigins,
+    credentials: true,
+    methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
+    exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, REPLAYED_HEADER],
+  };
 }
 
 export interface CartSurfaceOptions {

@@ -3,7 +3,7 @@ import type { Config } from "../../config.js";
 import { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { EventStore } from "../../domain/tracking/event-store.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
-import { type CorsPolicy, useCors } from "../../platform/http/cors.js";
+import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
 import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
 import { eventRoutes } from "./events.js";
@@ -17,7 +17,7 @@ export const PUBLIC_PREFIX = "/api/public/v2025-06";
 
 /** Storefront scripts call the SDK without credentials. */
 export function publicCorsPolicy(config: Config): CorsPolicy {
-  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"] };
+  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"], exposedHeaders: STOREFRONT_EXPOSED_HEADERS };
 }
 
 export interface PublicSurfaceOptions {
