@@ -135,17 +135,22 @@ export function registerErrorHandlers(app: FastifyInstance, options: { notFoundP
     logError(request, error, errorReply);
     return sendError(reply, errorReply);
   });
-  registerNotFoundHandler(app, (request, reply, errorReply) => sendError(reply, errorReply), options.notFoundPreHandler);
+  registerNotFoundHandler(app, { preHandler: options.notFoundPreHandler });
 }
 
 /**
  * The 404 of unknown paths in `app`'s context. A surface registers its own so that its hooks
- * (CORS) run for them too and its error body is used.
+ * (CORS) run for them too; `send` answers in the surface's error body (the platform's by default).
  */
 export function registerNotFoundHandler(
   app: FastifyInstance,
-  send: (request: FastifyRequest, reply: FastifyReply, errorReply: ErrorReply) => FastifyReply,
-  preHandler?: preHandlerAsyncHookHandler,
+  {
+    preHandler,
+    send = (_request, reply, errorReply) => sendError(reply, errorReply),
+  }: {
+    preHandler?: preHandlerAsyncHookHandler | undefined;
+    send?: (request: FastifyRequest, reply: FastifyReply, errorReply: ErrorReply) => FastifyReply;
+  },
 ): void {
   app.setNotFoundHandler(preHandler ? { preHandler } : {}, (request, reply) =>
     send(request, reply, toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request)),

@@ -3,7 +3,7 @@ import type { Config } from "../../config.js";
 import { cartReader } from "../../domain/carts/cart-repository.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
-import { registerNotFoundHandler, sendError } from "../../platform/http/error-handler.js";
+import { registerNotFoundHandler } from "../../platform/http/error-handler.js";
 import { REPLAYED_HEADER, scopeFromSecret, useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { cartBuyerRoutes } from "./cart-buyer.js";
 import { checkedCredential } from "./cart-credentials.js";
@@ -50,7 +50,7 @@ export async function cartSurface(app: FastifyInstance, options: CartSurfaceOpti
   });
   await useCors(app, cartCorsPolicy(app.config));
   // Its own 404, so that a storefront calling a path it does not have reads the error, CORS allowing.
-  registerNotFoundHandler(app, (request, reply, errorReply) => sendError(reply, errorReply), options.notFoundPreHandler);
+  registerNotFoundHandler(app, { preHandler: options.notFoundPreHandler });
   await app.register(cartRoutes);
   await app.register(cartItemRoutes);
   await app.register(cartDiscountRoutes);

@@ -18,7 +18,7 @@ export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHan
     logError(request, error, errorReply);
     return sendPublicError(request, reply, errorReply);
   });
-  registerNotFoundHandler(app, sendPublicError, notFoundPreHandler);
+  registerNotFoundHandler(app, { preHandler: notFoundPreHandler, send: sendPublicError });
 }
 
 /** The public error body; also for the app's routing errors of paths under the surface's prefix. */
