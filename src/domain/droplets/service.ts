@@ -57,9 +57,9 @@ async function requireRow(ctx: ServiceContext, uuid: string): Promise<Installati
   return row;
 }
 
-async function requireRole(ctx: ServiceContext, roleId: number): Promise<void> {
+async function requireRole(ctx: ServiceContext, roleId: number, path: string): Promise<void> {
   const role = await ctx.db.role.findFirst({ where: { id: roleId, company_id: ctx.companyId }, select: { id: true } });
-  if (!role) throw ValidationError.field("role_id", "does not name a role of this company");
+  if (!role) throw ValidationError.field(path, "does not name a role of this company");
 }
 
 function requireDeclared(declared: string[], requested: string[], path: string): void {
@@ -81,7 +81,7 @@ export async function listInstallations(ctx: ServiceContext, page: PageRequest, 
 export async function createInstallation(ctx: ServiceContext, input: InstallationCreateInput): Promise<InstallationView> {
   const droplet = isUuid(input.droplet_uuid) ? await ctx.db.droplet.findUnique({ where: { uuid: input.droplet_uuid } }) : null;
   if (!droplet) throw new NotFoundError("Droplet not found");
-  if (input.role_id != null) await requireRole(ctx, input.role_id);
+  if (input.role_id != null) await requireRole(ctx, input.role_id, "role_id");
   const scopes = input.scopes ?? droplet.scopes;
   requireDeclared(droplet.scopes, scopes, "scopes");
   try {
@@ -102,22 +102,25 @@ export async function getInstallation(ctx: ServiceContext, uuid: string): Promis
 
 export async function updateInstallation(ctx: ServiceContext, uuid: string, input: InstallationUpdateInput): Promise<InstallationView> {
   const current = await requireRow(ctx, uuid);
-  if (input.role_id != null) await requireRole(ctx, input.role_id);
+  if (input.role_id != null) await requireRole(ctx, input.role_id, "droplet_installation.role_id");
   if (input.scopes) requireDeclared(current.droplet.scopes, input.scopes, "droplet_installation.scopes");
-  const row = await ctx.db.dropletInstallation.update({
-    where: { id: current.id },
+  // Scoped by company and counted, so that an installation deleted since it was read is a 404.
+  const { count } = await ctx.db.dropletInstallation.updateMany({
+    where: { id: current.id, company_id: ctx.companyId },
     data: {
       active: input.active,
       ...(input.role_id !== undefined ? { role_id: input.role_id } : {}),
       ...(input.scopes ? { scopes: [...new Set(input.scopes)] } : {}),
     },
-    include: withDropletAndRole,
   });
-  return toView(row);
+  if (count === 0) throw new NotFoundError("Droplet installation not found");
+  return toView(await requireRow(ctx, uuid));
 }
 
 export async function deleteInstallation(ctx: ServiceContext, uuid: string): Promise<{ uuid: string; id: number }> {
   const current = await requireRow(ctx, uuid);
-  await ctx.db.dropletInstallation.delete({ where: { id: current.id } });
+  // Of concurrent deletes one removes the row; the others find nothing to delete: a 404.
+  const { count } = await ctx.db.dropletInstallation.deleteMany({ where: { id: current.id, company_id: ctx.companyId } });
+  if (count === 0) throw new NotFoundError("Droplet installation not found");
   return { uuid: current.uuid, id: current.id };
 }

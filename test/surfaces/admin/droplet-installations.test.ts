@@ -195,6 +195,34 @@ describe("GET, PUT, DELETE /api/droplet_installations/{uuid}", () => {
     expect((await call("GET", `/api/droplet_installations/${created.uuid}`, { token: acme.token })).status).toBe(404);
   });
 
+  it("names the update's role_id inside droplet_installation when the role is not the company's", async () => {
+    const created = (await install({ droplet_uuid: analytics.uuid })).body.droplet_installation;
+    const foreignRole = await createRole(t.db.prisma, { companyId: globex.id, name: `Foreign ${Date.now()}`, permissions: ["orders:read"] });
+    const response = await call("PUT", `/api/droplet_installations/${created.uuid}`, {
+      token: acme.token,
+      body: { uuid: created.uuid, droplet_installation: { active: false, role_id: foreignRole.id } },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "droplet_installation.role_id": ["does not name a role of this company"] });
+    expect((await t.db.prisma.dropletInstallation.findUniqueOrThrow({ where: { uuid: created.uuid } })).active).toBe(true);
+  });
+
+  it("answers concurrent deletes with one 200 and 404s, never a 500", async () => {
+    const created = (await install({ droplet_uuid: analytics.uuid })).body.droplet_installation;
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => call("DELETE", `/api/droplet_installations/${created.uuid}`, { token: acme.token })));
+    expect(statuses.map((response) => response.status).sort()).toEqual([200, 404, 404, 404, 404, 404, 404, 404]);
+    expect(statuses.find((response) => response.status === 404)?.body.error_code).toBe("not_found");
+  });
+
+  it("answers updates racing a delete with 200 or 404, and nothing is left", async () => {
+    const created = (await install({ droplet_uuid: analytics.uuid })).body.droplet_installation;
+    const path = `/api/droplet_installations/${created.uuid}`;
+    const update = () => call("PUT", path, { token: acme.token, body: { uuid: created.uuid, droplet_installation: { active: false } } });
+    const responses = await Promise.all([update(), update(), call("DELETE", path, { token: acme.token }), update(), update(), update()]);
+    for (const response of responses) expect([200, 404]).toContain(response.status);
+    expect(await t.db.prisma.dropletInstallation.count({ where: { uuid: created.uuid } })).toBe(0);
+  });
+
   it("answers 404 for another company's installation on show, update and delete, and changes nothing", async () => {
     const created = (await install({ droplet_uuid: analytics.uuid })).body.droplet_installation;
     const path = `/api/droplet_installations/${created.uuid}`;
