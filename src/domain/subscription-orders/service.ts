@@ -169,6 +169,10 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   if (!plan || shipToCountryId === null) throw new Error("unreachable: references were validated");
 
   return ctx.db.$transaction(async (tx) => {
+    // Held until this order commits, so that a delete of the plan waits and then counts it; a
+    // plan deleted since it was read above is an unknown plan, as it would have been then.
+    const planHeld = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${plan.id} FOR KEY SHARE`;
+    if (planHeld.length === 0) throw ValidationError.field(path("subscription_plan_id"), "does not name a subscription plan of this company");
     const interval = { count: plan.billing_interval, unit: plan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,

@@ -6,13 +6,14 @@ import { type Page, pageWindow, pagination } from "../../platform/http/paginatio
 import { resolvePage } from "./list-page.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
 import { billingFrequencyInWords, type IntervalUnit } from "./schedule.js";
-import type { LinkUpdateInput, PlanCreateInput, PlanListQuery, PlanUpdateInput, PlanView } from "./schemas.js";
+import type { LinkUpdateInput, PlanCreateBody, PlanCreateInput, PlanListQuery, PlanUpdateBody, PlanUpdateInput, PlanView } from "./schemas.js";
 import { openSubscriptionIds } from "./subscriptions.js";
 
 type Tx = Prisma.TransactionClient;
 type Client = ServiceContext["db"] | Tx;
 
-const LINKS = "subscription_plan.product_subscription_plans";
+const NESTED_LINKS = "subscription_plan.product_subscription_plans";
+const OUTSIDE_LINKS = "product_subscription_plans";
 
 // Links to soft-deleted products are kept (undeleting restores them) but not shown.
 const planInclude = {
@@ -122,10 +123,17 @@ interface Links<Link> {
   pathOf(index: number): string;
 }
 
-/** The links as a list; the seed's single object is a list of one whose errors name its members directly. */
-function linksOf<Link extends object>(sent: Link | Link[] | undefined): Links<Link> {
-  if (sent === undefined) return { entries: [], pathOf: () => LINKS };
-  return Array.isArray(sent) ? { entries: sent, pathOf: (index) => `${LINKS}.${index}` } : { entries: [sent], pathOf: () => LINKS };
+/**
+ * The links as a list, from inside `subscription_plan` or beside it (never both); the seed's
+ * single object is a list of one whose errors name its members directly.
+ */
+function linksOf<Link extends object>(nested: Link | Link[] | undefined, outside: Link | Link[] | undefined): Links<Link> {
+  if (nested !== undefined && outside !== undefined) {
+    throw ValidationError.field(OUTSIDE_LINKS, "send the product links in one place: inside subscription_plan or beside it");
+  }
+  const [sent, path] = outside !== undefined ? [outside, OUTSIDE_LINKS] : [nested, NESTED_LINKS];
+  if (sent === undefined) return { entries: [], pathOf: () => path };
+  return Array.isArray(sent) ? { entries: sent, pathOf: (index) => `${path}.${index}` } : { entries: [sent], pathOf: () => path };
 }
 
 /**
@@ -166,6 +174,17 @@ async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdate
     }
   }
   return errors;
+}
+
+/**
+ * Locks the company's plan for the rest of the transaction, or 404. Concurrent updates and
+ * deletes of one plan take turns here (the later one finds it gone: a 404, not a failed
+ * write), and a subscription order being created for the plan holds a key-share lock on it
+ * (its foreign key check) that a delete waits for, so the delete counts that order.
+ */
+async function lockPlan(tx: Tx, companyId: number, id: number): Promise<void> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${id} AND company_id = ${companyId} FOR UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Subscription plan not found");
 }
 
 // Concurrent requests setting defaults take turns on these row locks, so that "at most one
@@ -220,8 +239,9 @@ export async function getPlan(ctx: ServiceContext, id: number): Promise<PlanView
   return viewOf(ctx.db, ctx.companyId, id);
 }
 
-export async function createPlan(ctx: ServiceContext, input: PlanCreateInput): Promise<PlanView> {
-  const sentLinks = linksOf(input.product_subscription_plans);
+export async function createPlan(ctx: ServiceContext, body: PlanCreateBody): Promise<PlanView> {
+  const input: PlanCreateInput = body.subscription_plan;
+  const sentLinks = linksOf(input.product_subscription_plans, body.product_subscription_plans);
   const links = sentLinks.entries;
   throwIfAny(planSettingErrors(mergedSettings(input, NEW_PLAN)), await linkErrors(ctx.db, ctx.companyId, sentLinks, []));
   return ctx.db.$transaction(async (tx) => {
@@ -255,13 +275,30 @@ async function writeLinks(tx: Tx, planId: number, entries: LinkUpdateInput[]): P
   }
 }
 
-export async function updatePlan(ctx: ServiceContext, id: number, bodyId: number | undefined, input: PlanUpdateInput): Promise<PlanView> {
-  if (bodyId !== undefined && bodyId !== id) throw ValidationError.field("id", "must equal the id in the path");
-  const links = linksOf(input.product_subscription_plans);
+/**
+ * The seed lists `company_default` among a link's members on update; it is the plan's flag,
+ * so a link's value is read as the plan's, and two different values are a 422.
+ */
+function withLinkCompanyDefault(input: PlanUpdateInput, links: Links<LinkUpdateInput>): PlanUpdateInput {
+  let companyDefault = input.company_default;
+  links.entries.forEach((entry, index) => {
+    if (entry.company_default === undefined) return;
+    if (companyDefault !== undefined && entry.company_default !== companyDefault) {
+      throw ValidationError.field(`${links.pathOf(index)}.company_default`, "differs from the company_default sent with it");
+    }
+    companyDefault = entry.company_default;
+  });
+  return companyDefault === undefined ? input : { ...input, company_default: companyDefault };
+}
+
+export async function updatePlan(ctx: ServiceContext, id: number, body: PlanUpdateBody): Promise<PlanView> {
+  if (body.id !== undefined && body.id !== id) throw ValidationError.field("id", "must equal the id in the path");
+  const links = linksOf(body.subscription_plan.product_subscription_plans, body.product_subscription_plans);
+  const input = withLinkCompanyDefault(body.subscription_plan, links);
   const { entries } = links;
   return ctx.db.$transaction(async (tx) => {
-    const current = await tx.subscriptionPlan.findFirst({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true } } } });
-    if (!current) throw new NotFoundError("Subscription plan not found");
+    await lockPlan(tx, ctx.companyId, id);
+    const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id }, include: { products: { select: { id: true, product_id: true } } } });
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
     throwIfAny(planSettingErrors(mergedSettings(input, settings)), await linkErrors(tx, ctx.companyId, links, current.products));
     if (input.company_default) await lockCompany(tx, ctx.companyId);
@@ -285,6 +322,7 @@ export async function updatePlan(ctx: ServiceContext, id: number, bodyId: number
  */
 export async function deletePlan(ctx: ServiceContext, id: number): Promise<PlanView> {
   return ctx.db.$transaction(async (tx) => {
+    await lockPlan(tx, ctx.companyId, id);
     const view = await viewOf(tx, ctx.companyId, id);
     if (view.subscriptions.length > 0) {
       throw new ConflictError(`The plan has ${view.subscriptions.length} subscription(s) that are not cancelled`, { code: "plan_has_subscriptions" });

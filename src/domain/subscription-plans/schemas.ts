@@ -14,7 +14,8 @@ const priceAdjustmentAmount = z
   .number()
   .min(0)
   .max(PRICE_ADJUSTMENT_MAX)
-  .refine((value) => isValidDecimalString(String(value), PRICE_ADJUSTMENT_DECIMALS), `must have at most ${PRICE_ADJUSTMENT_DECIMALS} decimal places`)
+  // A negative amount already failed min(0): its decimals are not the problem to report.
+  .refine((value) => value < 0 || isValidDecimalString(String(value), PRICE_ADJUSTMENT_DECIMALS), `must have at most ${PRICE_ADJUSTMENT_DECIMALS} decimal places`)
   .describe("A percent (0..100) for percentage, an amount in the order's currency for fixed_amount");
 
 const optionalFields = {
@@ -50,6 +51,7 @@ const linkUpdate = z.object({
   product_id: recordId.optional().describe("Required for a new link"),
   default: linkDefault,
   _destroy: z.boolean().optional().describe("With id: removes that link"),
+  company_default: z.boolean().optional().describe("The seed lists it among a link's members; it sets the plan's company_default"),
 });
 
 /** The seed shows the links as one object; clients that link several products send an array. */
@@ -57,12 +59,17 @@ function linkList<Link extends z.ZodType<object>>(link: Link) {
   return z.union([z.array(link).max(500), link]);
 }
 
+// The seed's wording allows the links inside `subscription_plan` or beside it: both are read,
+// and sending both is a 422 rather than a guess.
+const OUTSIDE_LINKS = "Product links may also be sent here, beside subscription_plan (not in both places)";
+
 export const planCreateBody = z.object({
   subscription_plan: z.object({
     ...scheduleFields,
     ...optionalFields,
     product_subscription_plans: linkList(linkCreate).optional().describe("Products this plan is offered for: one link, or a list of them"),
   }),
+  product_subscription_plans: linkList(linkCreate).optional().describe(OUTSIDE_LINKS),
 });
 
 export const planUpdateBody = z.object({
@@ -72,6 +79,7 @@ export const planUpdateBody = z.object({
     ...optionalFields,
     product_subscription_plans: linkList(linkUpdate).optional().describe("One link, or a list of them"),
   }),
+  product_subscription_plans: linkList(linkUpdate).optional().describe(OUTSIDE_LINKS),
 });
 
 const pageNumber = wireInteger(z.number().int().min(1).max(1_000_000));
@@ -124,8 +132,10 @@ export const planSchema = z
   })
   .meta({ id: "SubscriptionPlan" });
 
-export type PlanCreateInput = z.infer<typeof planCreateBody>["subscription_plan"];
-export type PlanUpdateInput = z.infer<typeof planUpdateBody>["subscription_plan"];
+export type PlanCreateBody = z.infer<typeof planCreateBody>;
+export type PlanUpdateBody = z.infer<typeof planUpdateBody>;
+export type PlanCreateInput = PlanCreateBody["subscription_plan"];
+export type PlanUpdateInput = PlanUpdateBody["subscription_plan"];
 export type PlanListQuery = z.infer<typeof planListQuery>;
 export type PlanView = z.infer<typeof planSchema>;
 export type LinkUpdateInput = z.infer<typeof linkUpdate>;

@@ -48,7 +48,7 @@ export async function subscriptionPlanRoutes(fastify: FastifyInstance): Promise<
       },
     },
     async (request, reply) => {
-      const created = await plans.createPlan(companyContext(request), request.body.subscription_plan);
+      const created = await plans.createPlan(companyContext(request), request.body);
       return reply.code(201).send(envelope(request, { subscription_plan: created }));
     },
   );
@@ -74,7 +74,7 @@ export async function subscriptionPlanRoutes(fastify: FastifyInstance): Promise<
       },
     },
     async (request) => {
-      const updated = await plans.updatePlan(companyContext(request), request.params.id, request.body.id, request.body.subscription_plan);
+      const updated = await plans.updatePlan(companyContext(request), request.params.id, request.body);
       return envelope(request, { subscription_plan: updated });
     },
   );

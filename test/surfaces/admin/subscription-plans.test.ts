@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
-import { type CompanyFixture, createProduct } from "../../helpers/fixtures.js";
+import { type CompanyFixture, countryId, createProduct, createUserWithToken, createVariant } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
 import type { TestApp } from "../../helpers/test-app.js";
@@ -139,6 +139,25 @@ describe("POST /api/subscription_plans", () => {
     await expectRejected({ product_subscription_plans: "coffee" }, ["subscription_plan.product_subscription_plans"]);
   });
 
+  it("takes the links beside subscription_plan too, as the seed's wording allows, but not in both places", async () => {
+    const response = await call("POST", "/api/subscription_plans", {
+      token: acme.token,
+      body: { subscription_plan: REQUIRED, product_subscription_plans: { product_id: coffee.id, default: true } },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.subscription_plan.product_subscription_plans).toEqual([{ id: expect.any(Number), product_id: coffee.id, default: true }]);
+    const before = await snapshot();
+    const both = await call("POST", "/api/subscription_plans", {
+      token: acme.token,
+      body: { subscription_plan: { ...REQUIRED, product_subscription_plans: [{ product_id: tea.id }] }, product_subscription_plans: [{ product_id: coffee.id }] },
+    });
+    expect(both.status).toBe(422);
+    expect(both.body.errors).toEqual({ product_subscription_plans: ["send the product links in one place: inside subscription_plan or beside it"] });
+    const foreign = await call("POST", "/api/subscription_plans", { token: acme.token, body: { subscription_plan: REQUIRED, product_subscription_plans: [{ product_id: foreignProduct.id }] } });
+    expect(foreign.body.errors).toEqual({ "product_subscription_plans.0.product_id": ["does not name a product of this company"] });
+    expect(await snapshot()).toBe(before);
+  });
+
   it("says the frequency in words for each unit", async () => {
     for (const [interval, unit, words] of [
       [1, "month", "Every month"],
@@ -202,7 +221,7 @@ describe("POST /api/subscription_plans", () => {
 
   it("enforces the price adjustment: type enum, non-negative amount, percentage at most 100, both or neither", async () => {
     await expectRejected({ price_adjustment_type: "bogus", price_adjustment_amount: 5 }, ["subscription_plan.price_adjustment_type"]);
-    await expectRejected({ price_adjustment_type: "fixed_amount", price_adjustment_amount: -1 }, ["subscription_plan.price_adjustment_amount"]);
+    await expectRejected({ price_adjustment_type: "fixed_amount", price_adjustment_amount: -1 }, { "subscription_plan.price_adjustment_amount": ["Too small: expected number to be >=0"] });
     await expectRejected({ price_adjustment_type: "percentage", price_adjustment_amount: 100.01 }, { "subscription_plan.price_adjustment_amount": ["must be at most 100 for a percentage"] });
     await expectRejected({ price_adjustment_type: "percentage" }, { "subscription_plan.price_adjustment_amount": ["is required when price_adjustment_type is set"] });
     await expectRejected({ price_adjustment_amount: 5 }, { "subscription_plan.price_adjustment_type": ["is required when price_adjustment_amount is set"] });
@@ -374,6 +393,20 @@ describe("PUT /api/subscription_plans/{id}", () => {
     expect((await show(first)).body.subscription_plan.company_default).toBe(false);
   });
 
+  it("takes links beside subscription_plan, and a link's company_default as the plan's", async () => {
+    const first = await createId({ company_default: true });
+    const id = await createId();
+    const response = await update(id, {}, { id, product_subscription_plans: { product_id: tea.id, default: true, company_default: true } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.subscription_plan).toMatchObject({ company_default: true, product_subscription_plans: [{ product_id: tea.id, default: true }] });
+    expect((await show(first)).body.subscription_plan.company_default).toBe(false);
+    const before = await snapshot();
+    const conflicting = await update(id, { company_default: true }, { product_subscription_plans: [{ product_id: coffee.id, company_default: false }] });
+    expect(conflicting.status).toBe(422);
+    expect(conflicting.body.errors).toEqual({ "product_subscription_plans.0.company_default": ["differs from the company_default sent with it"] });
+    expect(await snapshot()).toBe(before);
+  });
+
   it("answers 422 when the body's id differs from the path's", async () => {
     const id = await createId();
     const response = await update(id, { name: "X" }, { id: id + 1 });
@@ -413,6 +446,50 @@ describe("DELETE /api/subscription_plans/{id}", () => {
     const cancelledOnly = await createId();
     await addSubscriptionOrder(t.db.prisma, acme.id, cancelledOnly, "cancelled");
     expect((await call("DELETE", `/api/subscription_plans/${cancelledOnly}`, { token: acme.token })).status).toBe(200);
+    await t.db.prisma.$executeRaw`DELETE FROM subscription_orders`;
+  });
+
+  it("answers concurrent deletes, and updates racing a delete, with 200 or 404, never a 500", async () => {
+    const id = await createId();
+    const deletes = await Promise.all(Array.from({ length: 6 }, () => call("DELETE", `/api/subscription_plans/${id}`, { token: acme.token })));
+    expect(deletes.map((response) => response.status).sort()).toEqual([200, 404, 404, 404, 404, 404]);
+    const raced = await createId();
+    const responses = await Promise.all([
+      update(raced, { name: "A" }),
+      update(raced, { name: "B" }),
+      call("DELETE", `/api/subscription_plans/${raced}`, { token: acme.token }),
+      update(raced, { name: "C" }),
+      update(raced, { name: "D" }),
+    ]);
+    for (const response of responses) expect([200, 404]).toContain(response.status);
+    expect(await t.db.prisma.subscriptionPlan.count({ where: { id: raced } })).toBe(0);
+  });
+
+  it("never deletes a plan while a subscription to it is being created: one of the two is refused", async () => {
+    const { user: customer } = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const { product } = await createProduct(t.db.prisma, acme.id, { title: "Racing beans", variants: [] });
+    const variant = await createVariant(t.db.prisma, acme.id, product.id, { prices: { US: 1000 } });
+    const us = await countryId(t.db.prisma, "US");
+    for (let round = 0; round < 6; round += 1) {
+      const id = await createId({ name: `Raced ${round}` });
+      const [order, removal] = await Promise.all([
+        call("POST", "/api/v2/subscription_orders", {
+          token: acme.token,
+          body: {
+            subscription_order: {
+              customer_id: customer.id,
+              subscription_plan_id: id,
+              items: [{ variant_id: variant.id, quantity: 1 }],
+              ship_to: { country_id: us, name: "Casey", address1: "1 Main St", city: "Springfield" },
+            },
+          },
+        }),
+        call("DELETE", `/api/subscription_plans/${id}`, { token: acme.token }),
+      ]);
+      expect([order.status, removal.status].sort(), JSON.stringify([order.body, removal.body])).toEqual(order.status === 201 ? [201, 409] : [200, 422]);
+      const orders = await t.db.prisma.subscriptionOrder.findMany({ where: { company_id: acme.id, subscription_plan_id: null } });
+      expect(orders).toEqual([]);
+    }
     await t.db.prisma.$executeRaw`DELETE FROM subscription_orders`;
   });
 
