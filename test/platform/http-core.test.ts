@@ -21,6 +21,11 @@ beforeAll(async () => {
       app.get("/test/explode", async () => {
         throw new Error("secret internals: password=hunter2");
       });
+      // What a concurrent delete does to a service that read a record and then writes it by key.
+      app.delete("/test/deleted-meanwhile", async () => {
+        await app.db.prisma.discount.delete({ where: { id: 2_147_483_000 } });
+        return {};
+      });
     },
   });
   call = httpClient(t.url);
@@ -98,6 +103,12 @@ describe("errors in the documented shape", () => {
     });
     expect(response.status).toBe(400);
     expect(response.body.error_code).toBe("malformed_json");
+  });
+
+  it("a record deleted by a concurrent request before a service's write is a 404, not a 500", async () => {
+    const response = await call("DELETE", "/test/deleted-meanwhile");
+    expect(response.status).toBe(404);
+    expectErrorBody(response.body, "not_found");
   });
 
   it("500 reveals nothing but the request id, and logs the stack", async () => {

@@ -1,6 +1,7 @@
 /**
  * Recognises database failures that are not bugs: the server being unreachable (a 503 the
- * client may retry) and constraint violations a service did not translate itself.
+ * client may retry), constraint violations a service did not translate itself, and a record
+ * deleted by a concurrent request between a service's read and its write.
  */
 
 // Prisma error codes for "cannot reach / lost the server / pool exhausted".
@@ -49,6 +50,18 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   for (const link of causeChain(error)) {
     if (link.code === "P2003" || link.code === "23503") return true;
+  }
+  return false;
+}
+
+/**
+ * Prisma's P2025: the record an update or delete addressed by its key no longer exists. A
+ * service reads a record (404 when missing) before writing it, so this is a concurrent delete
+ * that won the race.
+ */
+export function isRecordGone(error: unknown): boolean {
+  for (const link of causeChain(error)) {
+    if (link.code === "P2025") return true;
   }
   return false;
 }
