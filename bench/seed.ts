@@ -110,10 +110,11 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
       ),
     );
 
+    // A checkout shows a handful (terms, privacy, returns); every cart lists those it shows.
     await times(SIZES.agreements, async (a) => {
       const agreement = await createAgreement(
         ctx,
-        agreementCreateBody.parse({ agreement: { title: `Agreement ${a}`, description: `The terms of agreement ${a}.`, show_at_checkout: a % 2 === 0 } }).agreement,
+        agreementCreateBody.parse({ agreement: { title: `Agreement ${a}`, description: `The terms of agreement ${a}.`, show_at_checkout: a < 3 } }).agreement,
       );
       for (const language of ["fr", "de", "es"]) {
         await updateAgreement(

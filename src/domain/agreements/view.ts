@@ -22,8 +22,8 @@ import type { AgreementView } from "./schemas.js";
  * server's RSS grows by 0-6 MB over the scenario instead of 28-97 MB.
  */
 
-/** `a` (agreements) with `t`, its translation in `languageIso` if there is one. */
-export function agreementsFrom(languageIso: string): Prisma.Sql {
+/** `a` (agreements) with `t`, its translation in `languageIso` (a value, or an SQL expression) if there is one. */
+export function agreementsFrom(languageIso: string | Prisma.Sql): Prisma.Sql {
   return Prisma.sql`FROM agreements a LEFT JOIN agreement_translations t ON t.agreement_id = a.id AND t.language_iso = ${languageIso}`;
 }
 
@@ -39,6 +39,25 @@ export const AGREEMENT_VIEW_COLUMNS = Prisma.sql`
             'metadata', x.metadata, 'created_at', ${isoTimestampSql("x.created_at")}, 'updated_at', ${isoTimestampSql("x.updated_at")}) ORDER BY x.id), '[]'::json)
      FROM agreement_attachments x
     WHERE x.agreement_id = a.id) AS attachments`;
+
+/**
+ * The agreements a storefront's checkout shows for a cart, as one SQL expression over `cart`
+ * (the alias of a carts row) for a statement of the cart's own: the company's active agreements
+ * marked show_at_checkout, for the cart's country (an agreement without countries is for every
+ * country) and its enrollment pack (one without a pack is for every cart), in the cart's
+ * language; a json array of AgreementViewRow ordered by id, null when there are none.
+ */
+export function checkoutAgreementRowsSql(cart: string): string {
+  const rows = Prisma.sql`(SELECT json_agg(row_to_json(x) ORDER BY x.id) FROM (
+    SELECT ${AGREEMENT_VIEW_COLUMNS} ${agreementsFrom(Prisma.raw(`${cart}.language_iso`))}
+    WHERE a.company_id = ${Prisma.raw(cart)}.company_id AND a.active AND a.show_at_checkout
+      AND (a.enrollment_pack_id IS NULL OR a.enrollment_pack_id = ${Prisma.raw(cart)}.enrollment_pack_id)
+      AND (NOT EXISTS (SELECT 1 FROM agreement_countries ac WHERE ac.agreement_id = a.id)
+           OR EXISTS (SELECT 1 FROM agreement_countries ac JOIN company_countries cc ON cc.id = ac.company_country_id
+                      WHERE ac.agreement_id = a.id AND cc.country_id = ${Prisma.raw(cart)}.country_id))) x)`;
+  if (rows.values.length > 0) throw new Error("the checkout agreements expression must take no parameters");
+  return rows.text;
+}
 
 export interface AgreementViewRow {
   id: number;

@@ -1,6 +1,8 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { NotFoundError } from "../../platform/errors.js";
+import { type AgreementViewRow, checkoutAgreementRowsSql, toView as agreementView } from "../agreements/view.js";
+import type { AgreementView } from "../agreements/schemas.js";
 import { decimalOf, nullableDecimalOf, parseRowJson } from "./sql-json.js";
 
 // Everything a cart's totals and wire shape are computed from, loaded inside the mutation's
@@ -48,6 +50,8 @@ export interface CartState {
   shippingMethods: LoadedShippingMethod[];
   /** The rep the newest attribution resolved to. */
   volumeRep: Prisma.UserGetPayload<object> | null;
+  /** The agreements the cart's checkout shows, in the cart's language. */
+  agreements: AgreementView[];
 }
 
 /**
@@ -95,7 +99,8 @@ SELECT json_build_object(
   'volume_rep', (SELECT row_to_json(u) FROM users u
                  WHERE u.id = (SELECT rep_id FROM cart_attributions WHERE cart_id = c.id ORDER BY id DESC LIMIT 1)),
   'new_line_ids', (SELECT json_agg(nextval(pg_get_serial_sequence('cart_items', 'id'))) FROM generate_series(1, $3::int))
-)::text AS state, c.metadata::text AS metadata, c.ship_to::text AS ship_to, c.bill_to::text AS bill_to
+)::text AS state, c.metadata::text AS metadata, c.ship_to::text AS ship_to, c.bill_to::text AS bill_to,
+  ${checkoutAgreementRowsSql("c")} AS agreements
 FROM carts c WHERE c.cart_token = $1`;
 
 type Row<Model extends keyof typeof Prisma.ModelName> = Prisma.TypeMap["model"][Model]["payload"]["scalars"];
@@ -138,7 +143,8 @@ function byId<T extends { id: number }>(rows: T[] | null): Map<number, T> {
 
 export async function loadCartState(sql: SqlTransaction, cartToken: string, extras: StateExtras = NO_EXTRAS): Promise<CartState> {
   const validIds = extras.variantIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
-  const rows = await sql.query<{ state: string; metadata: string; ship_to: string | null; bill_to: string | null }>(
+  // The agreements come apart from the state, parsed by pg: their timestamps stay ISO strings.
+  const rows = await sql.query<{ state: string; metadata: string; ship_to: string | null; bill_to: string | null; agreements: AgreementViewRow[] | null }>(
     STATE_QUERY,
     [cartToken, validIds, extras.newLineIds],
     "carts.state",
@@ -185,6 +191,7 @@ export async function loadCartState(sql: SqlTransaction, cartToken: string, extr
     discounts,
     shippingMethods: state.shipping_methods ?? [],
     volumeRep: state.volume_rep,
+    agreements: (row.agreements ?? []).map(agreementView),
   };
 }
 

@@ -199,7 +199,7 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
     messages: priced.messages,
     metadata: cart.metadata as Record<string, unknown>,
     attribution: attributionOf(state),
-    agreements: null,
+    agreements: state.agreements,
     payment_account: paymentMethod?.external_id ?? null,
     payment_method: paymentMethodOf(paymentMethod),
     payment_method_auto_assignable: paymentMethod === null && (cart.customer?.payment_methods.length ?? 0) > 0,

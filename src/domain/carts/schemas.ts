@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { idParam } from "../../platform/http/schemas.js";
+import { agreementSchema } from "../agreements/schemas.js";
 
 // Request and response shapes of the cart surface. The response schemas are the contract
 // storefronts read: the OpenAPI document is generated from them and tests parse every cart
@@ -376,7 +377,7 @@ export const cartView = z
     messages: z.object({ errors: z.array(z.string()), warnings: z.array(z.string()), info: z.array(z.string()) }),
     metadata: z.record(z.string(), z.unknown()),
     attribution: attributionView.nullable(),
-    agreements: z.array(z.record(z.string(), z.unknown())).nullable(),
+    agreements: z.array(agreementSchema).nullable().describe("The agreements checkout shows for this cart (active, show_at_checkout, for its country and enrollment pack), in its language"),
     payment_account: z.string().nullable(),
     payment_method: paymentMethodView.nullable(),
     payment_method_auto_assignable: z.boolean(),

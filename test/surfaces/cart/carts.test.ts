@@ -10,6 +10,7 @@ import {
   createProduct,
   createShippingMethod,
   createUserWithToken,
+  enableCompanyCountry,
   setTaxRate,
 } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
@@ -423,6 +424,42 @@ describe("POST /api/carts/{cart_token}/address", () => {
     }
     const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
     expect(row.ship_to).toBeNull();
+  });
+});
+
+describe("agreements", () => {
+  it("lists what checkout shows: active show_at_checkout agreements for the cart's country and pack, as GET /api/agreements/{id} shows them, in the cart's language", async () => {
+    const acmeCA = await enableCompanyCountry(t.db.prisma, acme.id, "CA");
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { title: "Agreement pack" });
+    const agree = async (agreement: Record<string, unknown>, token = acme.token) => {
+      const response = await call("POST", "/api/agreements", { token, body: { agreement: { description: "The terms.", ...agreement } } });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      return response.body.agreement.id as number;
+    };
+    const terms = await agree({ title: "Terms", show_at_checkout: true, required_on_checkout: true });
+    await agree({ title: "Not at checkout" });
+    await agree({ title: "Retired", show_at_checkout: true, active: false });
+    const canada = await agree({ title: "Canada only", show_at_checkout: true, company_country_ids: [acmeCA.id] });
+    const packTerms = await agree({ title: "Pack terms", show_at_checkout: true, enrollment_pack_id: pack.id });
+    await agree({ title: "Another company's", show_at_checkout: true }, globex.token);
+    expect((await call("PUT", `/api/agreements/${terms}?language_iso=fr`, { token: acme.token, body: { agreement: { title: "Conditions", description: "Les conditions." } } })).status).toBe(200);
+    const shown = async (id: number, language = "en") => (await call("GET", `/api/agreements/${id}?language_iso=${language}`)).body.agreement;
+
+    try {
+      const { cart } = await createCartOverHttp(call, acme);
+      expect(cart.agreements).toEqual([await shown(terms)]);
+      const french = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/change_language`, { body: { language_iso: "fr" } })).cart;
+      expect(french.agreements).toEqual([await shown(terms, "fr")]);
+      expect(french.agreements[0]).toMatchObject({ title: "Conditions", language_iso: "fr", required_on_checkout: true });
+      expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart.agreements).toEqual(french.agreements);
+
+      const canadian = parseCart(await call("POST", "/api/carts", { body: { country_code: "CA", svc_shop: acme.shop } })).cart;
+      expect(canadian.agreements.map((agreement: { id: number }) => agreement.id)).toEqual([terms, canada]);
+      const enrolling = (await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id })).cart;
+      expect(enrolling.agreements.map((agreement: { id: number }) => agreement.id)).toEqual([terms, packTerms]);
+    } finally {
+      await t.db.prisma.agreement.deleteMany();
+    }
   });
 });
 
