@@ -1,18 +1,12 @@
 import { z } from "zod";
+import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { timestamp } from "../../platform/http/schemas.js";
 
 const recordId = z.number().int().positive().max(2_147_483_647);
 
-/** A language code such as `fr` (case-insensitive); reads fall back to English when there is no such translation. */
-export const languageIso = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^[a-z]{2,3}(-[a-z0-9]{2,8})?$/, "must be a language code such as en or fr");
-
 export const languageQuery = z.object({
-  language_iso: languageIso.optional().describe("Language of the content; English when omitted"),
+  language_iso: languageParam.optional().describe("Language of the content (fr, or a locale such as fr_CA); English when omitted"),
 });
 
 export const AGREEMENT_SORT_ATTRIBUTES = ["title", "active", "required_on_checkout", "created_at", "updated_at"] as const;

@@ -91,9 +91,10 @@ export function setAddress(ctx: CartContext, cartToken: string, input: AddressBo
   });
 }
 
+/** `languageIso` is two letters, as languageParam reads it. */
 export function changeLanguage(ctx: CartContext, cartToken: string, languageIso: string): Promise<CartOutcome> {
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
-    const language = await tx.language.findUnique({ where: { iso: languageIso.toLowerCase() } });
+    const language = await tx.language.findUnique({ where: { iso: languageIso } });
     if (language === null) throw ValidationError.field("language_iso", "is not a supported language");
     await tx.cart.update({ where: { id: cart.id }, data: { language_iso: language.iso } });
   });

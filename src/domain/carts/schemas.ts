@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { languageParam } from "../../platform/http/language.js";
 import { idParam } from "../../platform/http/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 
@@ -172,7 +173,7 @@ export const addItemsBody = z.object({
 });
 export const removeItemsBody = z.object({ items: z.array(z.object({ variant_id: positiveId })).min(1).max(100) });
 
-export const changeLanguageBody = z.object({ language_iso: z.string().min(2).max(10) });
+export const changeLanguageBody = z.object({ language_iso: languageParam.describe("A supported language (fr, or a locale such as fr_CA)") });
 export const updateCountryBody = z.object({ country_code: countryCode });
 
 export type CreateCartInput = z.infer<typeof createCartBody>;

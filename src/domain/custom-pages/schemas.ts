@@ -1,16 +1,18 @@
 import { z } from "zod";
+import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { idParam, timestamp } from "../../platform/http/schemas.js";
 import { isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
 
-const language = z.string().refine(isLanguageCode, "must be a lowercase ISO 639-1 language code such as en");
+// A page's translations are written in ISO 639-1 languages only, whatever a read may ask for.
+const writtenLanguage = languageParam.refine(isLanguageCode, "is not an ISO 639-1 language");
 const countryCode = z.string().refine(isLowercaseCountryCode, "must be a lowercase ISO 3166-1 alpha-2 country code such as us");
 const labelId = z.number().int().positive().max(2_147_483_647);
 
 /** `lang` chooses the translation to read (English, then the page's first language, as fallback). */
 export const pageReadQuery = z.object({
-  lang: language.optional().describe("Translation to read; falls back to English"),
-  language_iso: language.optional().describe("The conventions' name for `lang`; `lang` wins when both are sent"),
+  lang: languageParam.optional().describe("Translation to read (fr, or a locale such as fr_CA); falls back to English"),
+  language_iso: languageParam.optional().describe("The conventions' name for `lang`; `lang` wins when both are sent"),
 });
 export const pageListQuery = paginationQuery().extend(pageReadQuery.shape);
 
@@ -29,12 +31,12 @@ const pageFields = {
 };
 
 export const pageCreateBody = z.object({
-  lang: language.describe("The language of title and html_code"),
+  lang: writtenLanguage.describe("The language of title and html_code (fr, or a locale such as fr_CA)"),
   custom_page: z.object({ ...pageFields, image_url: z.string().trim().min(1).max(2048), label_id: labelId.nullable().optional() }),
 });
 
 export const pageUpdateBody = z.object({
-  lang: language.describe("The language of title and html_code"),
+  lang: writtenLanguage.describe("The language of title and html_code (fr, or a locale such as fr_CA)"),
   custom_page: z.object({ ...pageFields, label_id: labelId }).describe("image_url is not accepted on update: a sent value is ignored"),
 });
 

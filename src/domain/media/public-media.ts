@@ -1,9 +1,9 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
+import { languageOf } from "../../platform/http/language.js";
 import { metafieldsJsonSql } from "../metafields/public-json.js";
 import type { PublicMediaView } from "./schemas.js";
-import { languageOf } from "./service.js";
 
 /**
  * The public SDK reads media on every storefront page, so a read is one statement on the
@@ -42,10 +42,10 @@ export const PUBLIC_MEDIA_COLUMNS = Prisma.sql`
 
 /**
  * The language a public read shows (two letters; null is English): the `language_iso` query
- * parameter when there is one, the request metadata's `svc_locale` otherwise.
+ * parameter (as languageParam read it) when there is one, the request metadata's `svc_locale` otherwise.
  */
-export function publicLanguage(languageIso: string | undefined, svcLocale: string | null | undefined): string | null {
-  return languageOf(languageIso ?? svcLocale);
+export function publicLanguage(language: string | undefined, svcLocale: string | null | undefined): string | null {
+  return language ?? (svcLocale ? languageOf(svcLocale) : null);
 }
 
 /** `language` as publicLanguage resolved it; null joins nothing, so English shows. */

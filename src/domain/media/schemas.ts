@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
+import { languageParam } from "../../platform/http/language.js";
 import { instantInput, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { MAX_URL_LENGTH, requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
@@ -26,11 +27,7 @@ const title = z.string().trim().min(1).max(255);
 const descriptionInput = z.union([z.string().max(100_000), z.object({ html: z.string().max(100_000) })], { error: "must be a string or {html}" });
 
 export const languageIsoQuery = z.object({
-  language_iso: z
-    .string()
-    .regex(/^[A-Za-z]{2}(?:[_-][A-Za-z]{2})?$/, "must be a language code such as fr or fr_FR")
-    .optional()
-    .describe("Picks a translation of title and description; English when there is none"),
+  language_iso: languageParam.optional().describe("Picks a translation of title and description; English when there is none"),
 });
 
 const mediaFields = {

@@ -11,15 +11,10 @@ const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } 
 type MediaRow = Prisma.MediaGetPayload<{ include: typeof withTranslations }>;
 type JsonObject = Record<string, unknown>;
 
-/** "fr", "fr_FR" and "FR-fr" all pick the French translation. */
-export function languageOf(languageIso: string | null | undefined): string | null {
-  return languageIso ? languageIso.slice(0, 2).toLowerCase() : null;
-}
-
 const richText = (html: string | null) => (html === null ? null : { html });
 
-export function toMediaView(row: MediaRow, languageIso?: string): MediaView {
-  const language = languageOf(languageIso);
+/** `language` is two letters, as languageParam reads it. */
+export function toMediaView(row: MediaRow, language?: string): MediaView {
   const translation = language ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
   const html = translation?.description ?? row.description;
   const withPrompts = row.media_type === "share" || row.media_type === "upload";
@@ -154,8 +149,8 @@ export async function createMedia(ctx: ServiceContext, input: MediaCreateInput):
   return toMediaView(row);
 }
 
-export async function getMedia(ctx: ServiceContext, id: number, languageIso?: string): Promise<MediaView> {
-  return toMediaView(await requireRow(ctx, id), languageIso);
+export async function getMedia(ctx: ServiceContext, id: number, language?: string): Promise<MediaView> {
+  return toMediaView(await requireRow(ctx, id), language);
 }
 
 export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: { media_type?: string; search_query?: string }): Promise<Page<MediaView>> {

@@ -234,6 +234,41 @@ describe("languages", () => {
     expect((await show(id, "?language_iso=FR")).body.agreement).toMatchObject({ title: "Conditions", language_iso: "fr" });
   });
 
+  it("reads language_iso as a code or a locale in any case, with a token, without one and in the list", async () => {
+    const id = await createId({ title: "Terms", description: "English text" });
+    await update(id, { title: "Conditions", description: "Texte" }, "?language_iso=fr");
+    const french = { title: "Conditions", language_iso: "fr", show_path: `/api/agreements/${id}?language_iso=fr` };
+    for (const language of ["fr_CA", "fr-CA", "FR", "fr_FR"]) {
+      for (const token of [acme.token, null]) expect((await show(id, `?language_iso=${language}`, token)).body.agreement, language).toMatchObject(french);
+      const list = await call("GET", `/api/agreements?language_iso=${language}`, { token: acme.token });
+      expect(list.body.agreements[0], language).toMatchObject(french);
+    }
+    for (const token of [acme.token, null]) expect((await show(id, "?language_iso=pt-BR", token)).body.agreement).toMatchObject({ title: "Terms", language_iso: "en" });
+  });
+
+  it("answers 422 in the error body for a language_iso that is neither a code nor a locale", async () => {
+    const id = await createId();
+    for (const value of ["french!", "x".repeat(40)]) {
+      for (const response of [await show(id, `?language_iso=${value}`), await show(id, `?language_iso=${value}`, null), await update(id, { title: "X" }, `?language_iso=${value}`)]) {
+        expect(response.status, value).toBe(422);
+        expect(response.body).toMatchObject({
+          error_code: "validation_failed",
+          errors: { language_iso: ["must be a language code such as fr or a locale such as fr_CA"] },
+        });
+      }
+    }
+  });
+
+  it("update with a locale writes its language's translation", async () => {
+    const id = await createId({ title: "Terms", description: "English text" });
+    const response = await update(id, { title: "Conditions", description: "Texte" }, "?language_iso=fr_CA");
+    expect(response.status).toBe(200);
+    expect(response.body.agreement).toMatchObject({ title: "Conditions", language_iso: "fr" });
+    expect(await t.db.prisma.agreementTranslation.findMany({ select: { language_iso: true } })).toEqual([{ language_iso: "fr" }]);
+    const unknown = await update(id, { title: "X", description: "Y" }, "?language_iso=xx-CA");
+    expect(unknown.body.errors).toEqual({ language_iso: ["is not a supported language"] });
+  });
+
   it("reads fall back to English, and say so, when the language has no translation", async () => {
     const id = await createId({ title: "Terms", description: "English text" });
     for (const language of ["de", "zz"]) {

@@ -113,11 +113,22 @@ describe("POST /api/company/custom_pages", () => {
     expect(await t.db.prisma.customPage.count()).toBe(0);
   });
 
-  it("answers 422 for a lang that is not a lowercase ISO 639-1 code and for wrong types", async () => {
-    for (const lang of ["EN", "eng", "xx", ""]) {
+  it("writes in the language of a lang given as a code or a locale in any case", async () => {
+    for (const lang of ["fr_CA", "fr-CA", "FR"]) {
+      const response = await create({ title: `Bonjour ${lang}` }, { lang });
+      expect(response.status, lang).toBe(201);
+      expect(response.body.custom_page, lang).toMatchObject({ lang: "fr", title: `Bonjour ${lang}` });
+    }
+    expect(await t.db.prisma.customPageTranslation.findMany({ distinct: ["lang"], select: { lang: true } })).toEqual([{ lang: "fr" }]);
+  });
+
+  it("answers 422 for a lang that is not an ISO 639-1 language, or a locale of one, and for wrong types", async () => {
+    const malformed = ["must be a language code such as fr or a locale such as fr_CA"];
+    const unknown = ["is not an ISO 639-1 language"];
+    for (const [lang, errors] of [["eng", malformed], ["", malformed], ["french!", malformed], ["xx", unknown], ["xx_CA", unknown]] as const) {
       const response = await create({}, { lang });
       expect(response.status, lang).toBe(422);
-      expect(response.body.errors.lang).toBeDefined();
+      expect(response.body, lang).toMatchObject({ error_code: "validation_failed", errors: { lang: errors } });
     }
     const wrongTypes = await create({ active: "yes", available_countries: "us" });
     expect(wrongTypes.status).toBe(422);
@@ -157,11 +168,30 @@ describe("translations: lang on writes and reads", () => {
     expect(fallback.body.custom_page).toMatchObject({ lang: "fr", title: "Bonjour" });
   });
 
-  it("answers 422 for a read lang that is not a language code", async () => {
+  it("reads lang and language_iso as a code or a locale in any case; a language without a translation reads English", async () => {
     const id = await createId("About us");
-    const response = await call("GET", `${PAGES}/${id}?lang=english`, { token: acme.token });
-    expect(response.status).toBe(422);
-    expect(response.body.errors.lang).toBeDefined();
+    await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "FR-ca", custom_page: pageUpdateFields(acmeLabel, { title: "À propos" }) } });
+    const read = async (query: string) => (await call("GET", `${PAGES}/${id}${query}`, { token: acme.token })).body.custom_page;
+    for (const language of ["fr_CA", "fr-CA", "FR"]) {
+      expect(await read(`?lang=${language}`), language).toMatchObject({ lang: "fr", title: "À propos" });
+      expect(await read(`?language_iso=${language}`), language).toMatchObject({ lang: "fr", title: "À propos" });
+      const list = await call("GET", `${PAGES}?language_iso=${language}`, { token: acme.token });
+      expect(list.body.custom_pages[0], language).toMatchObject({ lang: "fr", title: "À propos" });
+    }
+    for (const language of ["xx", "pt-BR"]) expect(await read(`?language_iso=${language}`), language).toMatchObject({ lang: "en", title: "About us" });
+  });
+
+  it("answers 422 in the error body for a read lang or language_iso that is not a language code", async () => {
+    const id = await createId("About us");
+    for (const query of ["lang=english", "lang=french!", `language_iso=${"x".repeat(40)}`]) {
+      const response = await call("GET", `${PAGES}/${id}?${query}`, { token: acme.token });
+      expect(response.status, query).toBe(422);
+      const member = query.split("=")[0] as string;
+      expect(response.body, query).toMatchObject({
+        error_code: "validation_failed",
+        errors: { [member]: ["must be a language code such as fr or a locale such as fr_CA"] },
+      });
+    }
   });
 });
 

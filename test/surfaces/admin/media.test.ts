@@ -167,6 +167,21 @@ describe("GET /api/media/{id}", () => {
     expect((await get("french")).status).toBe(422);
   });
 
+  it("reads language_iso as a code or a locale in any case, and refuses anything else with the error body", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Hello", translations: { fr: { title: "Bonjour" } } });
+    const get = (language: string) => call("GET", `/api/media/${media.id}?language_iso=${encodeURIComponent(language)}`, { token: acme.token });
+    for (const language of ["fr_CA", "fr-CA", "FR"]) expect((await get(language)).body.title, language).toBe("Bonjour");
+    expect((await get("pt-BR")).body.title).toBe("Hello");
+    for (const value of ["french!", "x".repeat(40)]) {
+      const response = await get(value);
+      expect(response.status, value).toBe(422);
+      expect(response.body).toMatchObject({
+        error_code: "validation_failed",
+        errors: { language_iso: ["must be a language code such as fr or a locale such as fr_CA"] },
+      });
+    }
+  });
+
   it("answers 404 for another company's media, an unknown id and a malformed id", async () => {
     const media = await createMediaViaApi(call, acme.token, { title: "Mine" });
     for (const path of [`/api/media/${media.id}`, "/api/media/999999", "/api/media/abc"]) {

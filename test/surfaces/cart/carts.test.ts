@@ -473,6 +473,17 @@ describe("PATCH change_language and update_country", () => {
     expect(refused.body.errors).toEqual({ language_iso: ["is not a supported language"] });
   });
 
+  it("takes a locale as its language; anything else is a 422", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    for (const [language_iso, stored] of [["de_AT", "de"], ["pt-BR", "pt"], ["fr-ca", "fr"]]) {
+      const changed = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/change_language`, { body: { language_iso } }));
+      expect(changed.cart.language_iso, language_iso).toBe(stored);
+    }
+    const malformed = await call("PATCH", `/api/carts/${cart.cart_token}/change_language`, { body: { language_iso: "french!" } });
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.errors).toEqual({ language_iso: ["must be a language code such as fr or a locale such as fr_CA"] });
+  });
+
   it("reprices in the new country, reports lines without a price there and drops the old country's shipping method", async () => {
     const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
     const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });

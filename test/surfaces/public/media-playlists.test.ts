@@ -127,13 +127,22 @@ describe("POST /media/{slug} and /media", () => {
     expect((await bySlug("hello", {}, acme.shop, "?language_iso=fr")).body.media.title).toBe("Salut");
   });
 
+  it("reads language_iso as a code or a locale in any case", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello", translations: { fr: { title: "Bonjour" } } });
+    for (const language of ["fr_CA", "fr-CA", "FR"]) {
+      expect((await bySlug("hello", {}, acme.shop, `?language_iso=${language}`)).body.media.title, language).toBe("Bonjour");
+      expect((await byBody("hello", acme.shop, `?language_iso=${language}`)).body.media.title, language).toBe("Bonjour");
+    }
+    expect((await bySlug("hello", {}, acme.shop, "?language_iso=pt-BR")).body.media.title).toBe("Hello");
+  });
+
   it("answers 422 in the public error body for a language_iso that is not a language code", async () => {
     await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello" });
-    for (const value of ["x".repeat(300), "english", "f"]) {
+    for (const value of ["x".repeat(300), "english", "f", "french!"]) {
       const response = await bySlug("hello", {}, acme.shop, `?language_iso=${value}`);
       expectPublicError(response, 422);
       expect(response.body).toMatchObject({ error_code: "validation_failed", metadata: { svc_shop: acme.shop, request_uuid: response.headers["x-request-id"] } });
-      expect(Object.keys(response.body.errors)).toEqual(["language_iso"]);
+      expect(response.body.errors).toEqual({ language_iso: ["must be a language code such as fr or a locale such as fr_CA"] });
     }
   });
 
@@ -280,7 +289,15 @@ describe("POST /playlists/{slug} and /playlists", () => {
     expect((await read("/playlists?language_iso=fr")).body.library.library_items[0].media.title).toBe("B fr");
     expect((await read("/playlists/onboarding?language_iso=en", { svc_locale: "fr_FR" })).body.library.library_items[0].media.title).toBe("B");
     expect((await read("/playlists/onboarding?language_iso=xx")).body.library.library_items[0].media.title).toBe("B");
-    expectPublicError(await read(`/playlists/onboarding?language_iso=${"x".repeat(300)}`), 422);
+    for (const language of ["fr_CA", "fr-CA", "FR"]) {
+      expect((await read(`/playlists/onboarding?language_iso=${language}`)).body.library.library_items[0].media.title, language).toBe("B fr");
+      expect((await read(`/playlists?language_iso=${language}`)).body.library.library_items[0].media.title, language).toBe("B fr");
+    }
+    for (const value of ["x".repeat(300), "french!"]) {
+      const refused = await read(`/playlists/onboarding?language_iso=${encodeURIComponent(value)}`);
+      expectPublicError(refused, 422);
+      expect(refused.body.errors).toEqual({ language_iso: ["must be a language code such as fr or a locale such as fr_CA"] });
+    }
   });
 
   it("answers 404 for an inactive, not yet published, unknown or foreign playlist", async () => {

@@ -1,0 +1,19 @@
+import { z } from "zod";
+
+// Clients send a language the way their platform names it: `fr`, `FR`, `fr_CA`, `fr-CA`,
+// `es-419`. Translations are stored per two-letter language, so the region only says which.
+const LANGUAGE_OR_LOCALE = /^[A-Za-z]{2}(?:[_-](?:[A-Za-z]{2}|\d{3}))?$/;
+
+/** The lowercase two-letter language of a code or locale LANGUAGE_OR_LOCALE accepts: "fr_CA" is "fr". */
+export function languageOf(codeOrLocale: string): string {
+  return codeOrLocale.slice(0, 2).toLowerCase();
+}
+
+/**
+ * A request's language (every `language_iso`, and custom pages' `lang`), read as the
+ * two-letter language translations are stored under; anything else is a 422.
+ */
+export const languageParam = z
+  .string()
+  .regex(LANGUAGE_OR_LOCALE, "must be a language code such as fr or a locale such as fr_CA")
+  .transform(languageOf);

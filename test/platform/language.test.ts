@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { languageOf, languageParam } from "../../src/platform/http/language.js";
+
+describe("languageParam", () => {
+  it("reads a language code or a locale, in any case, as its lowercase two-letter language", () => {
+    const cases: Array<[string, string]> = [
+      ["fr", "fr"],
+      ["FR", "fr"],
+      ["fr_CA", "fr"],
+      ["fr-CA", "fr"],
+      ["FR_fr", "fr"],
+      ["pt-BR", "pt"],
+      ["es-419", "es"],
+      ["xx", "xx"],
+    ];
+    for (const [value, language] of cases) expect(languageParam.parse(value), value).toBe(language);
+  });
+
+  it("refuses what is neither, with one message", () => {
+    for (const value of ["", "f", "french", "french!", "fra", "fr_", "fr CA", "fr__CA", "fr-Latn", "zh-Hant-TW", " fr", "x".repeat(40)]) {
+      const result = languageParam.safeParse(value);
+      expect(result.success, value).toBe(false);
+      expect(result.error?.issues.map((issue) => issue.message), value).toEqual(["must be a language code such as fr or a locale such as fr_CA"]);
+    }
+  });
+});
+
+describe("languageOf", () => {
+  it("gives the language of a locale such as svc_locale's en_US", () => {
+    expect(languageOf("en_US")).toBe("en");
+    expect(languageOf("DE-at")).toBe("de");
+  });
+});
