@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { idParam } from "../../platform/http/schemas.js";
+import { attributionSignals } from "../affiliates/schemas.js";
 
 // Request and response shapes of the cart surface. The response schemas are the contract
 // storefronts read: the OpenAPI document is generated from them and tests parse every cart
@@ -22,14 +23,10 @@ export const cartItemParams = cartTokenParams.extend({
 const countryCode = z.string().regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 two-letter code").transform((value) => value.toUpperCase());
 const metadataObject = z.record(z.string(), z.unknown());
 
+const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
+// The public SDK's five shapes, one at a time: a cart stores a single signal.
 export const attributionInput = z
-  .union([
-    z.strictObject({ share_guid: z.string().min(1).max(200) }),
-    z.strictObject({ svc_rep_id: positiveId }),
-    z.strictObject({ email: z.string().min(1).max(320) }),
-    z.strictObject({ username: z.string().min(1).max(200) }),
-    z.strictObject({ external_id: z.string().min(1).max(200) }),
-  ])
+  .union([z.strictObject({ share_guid }), z.strictObject({ svc_rep_id }), z.strictObject({ email }), z.strictObject({ username }), z.strictObject({ external_id })])
   .describe("Exactly one signal naming the referring rep");
 
 export const createItemInput = z.object({

@@ -145,6 +145,27 @@ describe("attribution", () => {
     }
     expect(await t.db.prisma.cartAttribution.count({ where: { cart: { cart_token: cart.cart_token } } })).toBe(0);
   });
+
+  it("holds each signal to the public SDK's rules: an email that is not an email is a 422 naming it, changing nothing", async () => {
+    const { cart } = await createCartOverHttp(call, acme, { attribution: { username: "rita" } });
+    for (const [attribution, field, message] of [
+      [{ email: "bad" }, "attribution.email", "Invalid email address"],
+      [{ username: "   " }, "attribution.username", "Too small: expected string to have >=1 characters"],
+    ] as const) {
+      const response = await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution } });
+      expect(response.status, JSON.stringify(attribution)).toBe(422);
+      expect(response.body.errors).toEqual({ [field]: [message] });
+    }
+    const { cart: after } = parseCart(await call("GET", `/api/carts/${cart.cart_token}`));
+    expect(after.attribution).toEqual(cart.attribution);
+    expect(await t.db.prisma.cartAttribution.count({ where: { cart: { cart_token: cart.cart_token } } })).toBe(1);
+
+    const carts = await t.db.prisma.cart.count();
+    const created = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, attribution: { email: "bad" } } });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual({ "attribution.email": ["Invalid email address"] });
+    expect(await t.db.prisma.cart.count()).toBe(carts);
+  });
 });
 
 describe("logout", () => {
