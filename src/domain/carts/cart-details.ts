@@ -38,6 +38,8 @@ async function addressViewOf(tx: CartTx, address: AddressInput): Promise<Address
     const path = address.country_id !== undefined ? "address.country_id" : "address.country_code";
     throw ValidationError.field(path, address.country_id === undefined && address.country_code === undefined ? "is required" : "is not a supported country");
   }
+  // Both may be sent; storing one country when they name two would ship to a guess.
+  if (address.country_code !== undefined && address.country_code !== country.iso) throw ValidationError.field("address.country_code", "does not match country_id");
   return {
     id: address.id ?? null,
     first_name: address.first_name ?? null,

@@ -100,7 +100,7 @@ export const addressInput = z.object({
   city: z.string().min(1).max(100),
   state: z.string().max(100).optional(),
   postal_code: z.string().max(20).optional(),
-  country_code: countryCode.optional().describe("Or country_id"),
+  country_code: countryCode.optional().describe("Or country_id; when both are sent they must name the same country"),
   country_id: positiveId.optional(),
   phone: z.string().max(50).optional(),
 });

@@ -424,6 +424,28 @@ describe("POST /api/carts/{cart_token}/address", () => {
     const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
     expect(row.ship_to).toBeNull();
   });
+
+  it("answers 422 when country_id and country_code name different countries, changing nothing; agreeing ones are stored", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const [us, jp] = await Promise.all([t.db.prisma.country.findUniqueOrThrow({ where: { iso: "US" } }), t.db.prisma.country.findUniqueOrThrow({ where: { iso: "JP" } })]);
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    parseCart(await call("POST", path, { body: { type: "ship_to", address } }));
+    const before = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    for (const body of [
+      { type: "bill_to", address: { ...address, country_id: jp.id, country_code: "US" } },
+      { type: "ship_to", jwt: customer.token, use_shipping_address_for_billing: true, address: { ...address, country_id: us.id, country_code: "jp" } },
+    ]) {
+      const response = await call("POST", path, { body });
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(response.body.errors).toEqual({ "address.country_code": ["does not match country_id"] });
+    }
+    const after = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(after).toMatchObject({ ship_to: before.ship_to, bill_to: null, customer_id: null, use_shipping_address_for_billing: false, view: before.view });
+
+    const agreeing = parseCart(await call("POST", path, { body: { type: "bill_to", address: { ...address, country_id: jp.id, country_code: "jp" } } }));
+    expect(agreeing.cart.bill_to).toMatchObject({ country_id: jp.id, country_code: "JP" });
+  });
 });
 
 describe("PATCH change_language and update_country", () => {
