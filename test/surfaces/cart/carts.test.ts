@@ -407,6 +407,23 @@ describe("POST /api/carts/{cart_token}/address", () => {
     expect(bad.status).toBe(401);
   });
 
+  it("fills the cart's email from a customer's jwt as create does, keeping an email typed in", async () => {
+    const ada = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const bob = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const attached = parseCart(await call("POST", path, { body: { type: "ship_to", jwt: ada.token, address } }));
+    expect(attached.cart.email).toBe(ada.user.email);
+    // Another customer on the same device replaces the email the first one's token filled in.
+    expect(parseCart(await call("POST", path, { body: { type: "ship_to", jwt: bob.token } })).cart.email).toBe(bob.user.email);
+    expect(parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/logout`)).cart.email).toBeNull();
+
+    parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "gift@example.com" } }));
+    const typed = parseCart(await call("POST", path, { body: { type: "ship_to", jwt: ada.token } }));
+    expect(typed.cart.email).toBe("gift@example.com");
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).customer_id).toBe(ada.user.id);
+  });
+
   it("answers 422 for an unknown country, a missing address, an address_id or a bad type, changing nothing", async () => {
     const { cart } = await createCartOverHttp(call, acme);
     for (const [body, field] of [
