@@ -116,11 +116,16 @@ export const addressBody = z.object({
   address: addressInput.nullable().optional().describe("The `type` address; required unless the request only changes use_shipping_address_for_billing or attaches a customer"),
 });
 
+/** What a discount_codes list without a code is told, by the schemas and by applyDiscountCodes alike. */
+export const NO_DISCOUNT_CODE = "must name at least one code";
+const discountCode = z.string().min(1).max(100);
+const discountCodes = z.array(discountCode).min(1, NO_DISCOUNT_CODE).max(20);
+
 export const discountBody = z.object({
-  discount_codes: z.array(z.string().min(1).max(100)).max(20).optional(),
-  discount_code: z.string().min(1).max(100).optional().describe("A single code, as older storefront scripts send"),
+  discount_codes: discountCodes.optional(),
+  discount_code: discountCode.optional().describe("A single code, as older storefront scripts send"),
 });
-export const removeDiscountBody = z.object({ discount_codes: z.array(z.string().min(1).max(100)).min(1).max(20) });
+export const removeDiscountBody = z.object({ discount_codes: discountCodes });
 
 export const appendMetadataBody = z.object({ metadata: metadataObject });
 export const replaceMetadataBody = z.object({ metadata: metadataObject });

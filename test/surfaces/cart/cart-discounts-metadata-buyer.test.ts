@@ -67,6 +67,22 @@ describe("discount codes", () => {
     expect(empty.body.errors).toEqual({ discount_codes: ["is required"] });
   });
 
+  it("tells an empty discount_codes list the same on apply and remove: it must name a code; nothing changes", async () => {
+    await createDiscount(t.db.prisma, acme.id, { code: "KEEP", amount: "10" });
+    const { cart } = await createCartOverHttp(call, acme);
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["KEEP"] } }));
+    for (const [method, codes] of [
+      ["POST", []],
+      ["POST", ["  "]],
+      ["DELETE", []],
+    ] as const) {
+      const response = await call(method, `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: codes } });
+      expect(response.status, `${method} ${JSON.stringify(codes)}`).toBe(422);
+      expect(response.body.errors).toEqual({ discount_codes: ["must name at least one code"] });
+    }
+    expect((await stored(cart.cart_token)).discount_codes).toEqual(["KEEP"]);
+  });
+
   it("drops an applied code that stopped being valid at the next change, with a warning", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const discount = await createDiscount(t.db.prisma, acme.id, { code: "FLEETING", amount: "10" });
