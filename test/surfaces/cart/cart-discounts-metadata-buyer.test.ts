@@ -137,6 +137,24 @@ describe("metadata", () => {
     expect((await stored(cart.cart_token)).metadata).toEqual({});
     expect((await call("PATCH", "/api/carts/ct_0000000000000000000000/append_metadata", { body: { metadata: {} } })).status).toBe(404);
   });
+
+  it("ignores prototype keys (__proto__, constructor.prototype) at any depth, on every metadata operation, polluting nothing", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const base = `/api/carts/${cart.cart_token}`;
+    const send = (path: string, rawBody: string) => call("PATCH", `${base}/${path}`, { rawBody, headers: { "content-type": "application/json" } });
+    const appended = parseCart(
+      await send("append_metadata", '{"metadata":{"__proto__":{"polluted":1},"utm":{"constructor":{"prototype":{"polluted":2}},"source":"ig"}}}'),
+    );
+    expect(appended.cart.metadata).toEqual({ utm: { source: "ig" } });
+    // The same keys spelled with JSON escapes.
+    const merged = parseCart(await send("json_data", '{"json_data":{"\\u005f_proto__":{"polluted":3},"\\u0063onstructor":{"prototype":{"polluted":4}},"note":"gift"}}'));
+    expect(merged.cart.metadata).toEqual({ utm: { source: "ig" }, note: "gift" });
+    const replaced = parseCart(await send("metadata", '{"metadata":{"only":{"__proto__":{"polluted":5}}},"__proto__":{"polluted":6}}'));
+    expect(replaced.cart.metadata).toEqual({ only: {} });
+    expect((await stored(cart.cart_token)).metadata).toEqual({ only: {} });
+    expect(Object.prototype).not.toHaveProperty("polluted");
+    expect(parseCart(await call("GET", base)).cart.metadata).toEqual({ only: {} });
+  });
 });
 
 describe("attribution", () => {
