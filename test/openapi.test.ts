@@ -31,4 +31,12 @@ describe("openapi/openapi.json", () => {
     expect(Object.keys(publicError.properties).sort()).toEqual([...Object.keys(error.properties), "metadata", "status"].sort());
     expect(error.properties).not.toHaveProperty("status");
   });
+
+  it("shows the cart's attribution email in the public SDK's email format", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const { attribution } = document.paths["/api/carts/{cart_token}/attribution"].patch.requestBody.content["application/json"].schema.properties;
+    const emailShape = attribution.anyOf.find((shape: { properties: Record<string, unknown> }) => "email" in shape.properties);
+    expect(emailShape.properties.email).toEqual(document.components.schemas.AttributionInput.properties.email);
+    expect(emailShape.properties.email.format).toBe("email");
+  });
 });

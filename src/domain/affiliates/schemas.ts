@@ -3,18 +3,26 @@ import { z } from "zod";
 const identifier = z.string().trim().min(1).max(255);
 
 /**
+ * What each of the five attribution signals holds. Every surface that takes attribution (the
+ * public SDK here, carts) builds its shapes from these, so a signal is valid in one exactly
+ * when it is in the other.
+ */
+export const attributionSignals = {
+  share_guid: identifier,
+  svc_rep_id: z.number().int().positive().max(2_147_483_647),
+  email: z.email().max(254),
+  username: identifier,
+  external_id: identifier,
+};
+
+/**
  * One of the five attribution shapes ({email}, {username}, {share_guid}, {svc_rep_id},
  * {external_id}). Storefronts sometimes send several signals at once: all are kept and
  * resolved in priority order (see attribution.ts); an object with none of them is a 422.
  */
 export const attributionSchema = z
-  .object({
-    share_guid: identifier.optional(),
-    svc_rep_id: z.number().int().positive().max(2_147_483_647).optional(),
-    email: z.email().max(254).optional(),
-    username: identifier.optional(),
-    external_id: identifier.optional(),
-  })
+  .object(attributionSignals)
+  .partial()
   .refine((value) => Object.values(value).some((signal) => signal !== undefined), {
     message: "needs one of share_guid, svc_rep_id, email, username, external_id",
   })

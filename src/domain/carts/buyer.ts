@@ -20,3 +20,13 @@ export async function buyerFromToken(ctx: CartContext, db: CartTx | CartContext[
   if (user === null) throw new UnauthorizedError("The user token names no user of this shop", { code: "invalid_user_token" });
   return { userId: user.id, role: claims.role, email: user.email };
 }
+
+/**
+ * The cart's email once `buyer` buys with it. A customer's token fills in the customer's email,
+ * unless the cart holds one the shopper typed in: an email other than the one the previous
+ * customer's token filled in stays, as it does on logout.
+ */
+export function emailWithBuyer(buyer: Buyer | null, cart: { email: string | null; customerEmail: string | null }): string | null {
+  if (buyer?.role !== "customer") return cart.email;
+  return cart.email === null || cart.email === cart.customerEmail ? buyer.email : cart.email;
+}

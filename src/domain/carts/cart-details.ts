@@ -1,6 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ConflictError, ValidationError } from "../../platform/errors.js";
-import { buyerFromToken } from "./buyer.js";
+import { buyerFromToken, emailWithBuyer } from "./buyer.js";
 import type { CartContext, CartTx } from "./context.js";
 import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
 import type { AddressBodyInput, AddressInput, AddressView, SkippedItem, UpdateCartInput } from "./schemas.js";
@@ -38,6 +38,8 @@ async function addressViewOf(tx: CartTx, address: AddressInput): Promise<Address
     const path = address.country_id !== undefined ? "address.country_id" : "address.country_code";
     throw ValidationError.field(path, address.country_id === undefined && address.country_code === undefined ? "is required" : "is not a supported country");
   }
+  // Both may be sent; storing one country when they name two would ship to a guess.
+  if (address.country_code !== undefined && address.country_code !== country.iso) throw ValidationError.field("address.country_code", "does not match country_id");
   return {
     id: address.id ?? null,
     first_name: address.first_name ?? null,
@@ -57,22 +59,26 @@ async function addressViewOf(tx: CartTx, address: AddressInput): Promise<Address
  * Sets the shipping (ship_to) or billing (bill_to) address from an address object, and whether
  * billing uses the shipping address. While it does, bill_to is written as a copy of ship_to,
  * again whenever ship_to changes, so that every read renders the stored bill_to. A customer
- * token in `jwt` attaches that customer to the cart. Saved addresses are not kept by this
- * service, so an `address_id` names nothing (422).
+ * token in `jwt` attaches that customer to the cart and fills in their email as on create.
+ * Saved addresses are not kept by this service, so an `address_id` names nothing (422).
  */
 export function setAddress(ctx: CartContext, cartToken: string, input: AddressBodyInput): Promise<CartOutcome> {
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const data: Prisma.CartUncheckedUpdateInput = {};
-    if (input.jwt != null) {
-      const buyer = await buyerFromToken(ctx, tx, input.jwt, cart.companyId);
-      if (buyer.role === "customer") data.customer_id = buyer.userId;
-    }
+    const buyer = input.jwt == null ? null : await buyerFromToken(ctx, tx, input.jwt, cart.companyId);
     if (input.address_id != null) throw ValidationError.field("address_id", "does not name a saved address of the cart's customer");
     const ownBilling = input.type === "bill_to" && input.address != null;
     if (ownBilling && input.use_shipping_address_for_billing === true) {
       throw ValidationError.field("use_shipping_address_for_billing", "cannot be true when a billing address is sent");
     }
-    const stored = await tx.cart.findUniqueOrThrow({ where: { id: cart.id }, select: { ship_to: true, use_shipping_address_for_billing: true } });
+    const stored = await tx.cart.findUniqueOrThrow({
+      where: { id: cart.id },
+      select: { ship_to: true, use_shipping_address_for_billing: true, email: true, customer: { select: { email: true } } },
+    });
+    if (buyer?.role === "customer") {
+      data.customer_id = buyer.userId;
+      data.email = emailWithBuyer(buyer, { email: stored.email, customerEmail: stored.customer?.email ?? null });
+    }
     // A billing address of its own ends the following; otherwise only a sent flag changes it.
     const follow = ownBilling ? false : (input.use_shipping_address_for_billing ?? stored.use_shipping_address_for_billing);
     // A sent `true` re-copies ship_to, so a storefront's retry is not refused.

@@ -3,7 +3,7 @@ import { newCartToken } from "../../platform/ids.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { normalizeShop } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
-import { buyerFromToken } from "./buyer.js";
+import { buyerFromToken, emailWithBuyer } from "./buyer.js";
 import { storeCartState } from "./cart-repository.js";
 import { loadCartState } from "./cart-state.js";
 import type { CartContext } from "./context.js";
@@ -46,7 +46,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
         pack === null ? "regular" : "enrollment",
         buyer?.role === "rep" ? buyer.userId : null,
         buyer?.role === "customer" ? buyer.userId : null,
-        buyer?.role === "customer" ? buyer.email : null,
+        emailWithBuyer(buyer, { email: null, customerEmail: null }),
         input.immutable_items,
         input.source ?? null,
         input.order_confirmation_url ?? null,

@@ -4,6 +4,7 @@ import { discountProblem, normalizeCode } from "./discount-rules.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import type { LoadedDiscount } from "./cart-state.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
+import { NO_DISCOUNT_CODE } from "./schemas.js";
 
 /** More codes than this on one cart is a storefront bug, not a promotion. */
 export const MAX_CODES_PER_CART = 10;
@@ -14,7 +15,8 @@ export const MAX_CODES_PER_CART = 10;
  */
 export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const requested = [...new Set(codes.map(normalizeCode))].filter((code) => code !== "");
-  if (requested.length === 0) throw ValidationError.field("discount_codes", "is required");
+  // No code sent at all is a missing member; codes that are all blank name none.
+  if (requested.length === 0) throw ValidationError.field("discount_codes", codes.length === 0 ? "is required" : NO_DISCOUNT_CODE);
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     const [applied, rows] = await Promise.all([
       appliedCodes(sql, cart.id),

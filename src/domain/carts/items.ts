@@ -376,9 +376,9 @@ export function removeItem(ctx: CartContext, cartToken: string, itemId: number):
 
 /**
  * Rule 4: the line moves to another variant. When a line of that variant already exists (under
- * the same parent) the quantity (the sent one, else the line's) is added to it and this line
- * is removed; otherwise this line's variant changes. A subscription whose plan the new product
- * does not offer is switched off.
+ * the same parent) the quantity (the sent one, else the line's) is added to it, this line's
+ * bundled items move to it, and this line is removed; otherwise this line's variant changes. A
+ * subscription whose plan the new product does not offer is switched off.
  */
 export function changeVariant(ctx: CartContext, cartToken: string, itemId: number, input: { variant_id: number; quantity?: number | undefined }): Promise<CartOutcome> {
   return mutateCart(ctx, cartToken, async (sql, cart) => {
@@ -396,6 +396,7 @@ export function changeVariant(ctx: CartContext, cartToken: string, itemId: numbe
     );
     if (target !== undefined) {
       await updateLines(sql, [{ ...target, quantity: grownQuantity(target.quantity, quantity, "") }], now);
+      await moveBundledItems(sql, cart.id, line.id, target.id, now);
       await deleteLines(sql, [line.id]);
       return;
     }
@@ -408,6 +409,26 @@ export function changeVariant(ctx: CartContext, cartToken: string, itemId: numbe
       [line.id, variant.id, quantity, now, keepsPlan],
     );
   });
+}
+
+/**
+ * A line merging into another hands over its bundled items, so a shopper who picks another size
+ * keeps what came with the line: they move to the target line, and a bundled variant the target
+ * has already gets their quantity added, as the lines themselves do.
+ */
+async function moveBundledItems(sql: SqlTransaction, cartId: number, fromLineId: number, toLineId: number, now: Date): Promise<void> {
+  const children = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 AND parent_id = ANY ($2::int[]) ORDER BY id`, [cartId, [fromLineId, toLineId]]);
+  const targetChildren = children.filter((child) => child.parent_id === toLineId);
+  const grown: Line[] = [];
+  const moved: number[] = [];
+  for (const child of children.filter((candidate) => candidate.parent_id === fromLineId)) {
+    const same = targetChildren.find((candidate) => candidate.variant_id === child.variant_id);
+    if (same === undefined) moved.push(child.id);
+    else grown.push({ ...same, quantity: grownQuantity(same.quantity, child.quantity, "") });
+  }
+  // Children whose quantity was added are deleted with their old line (ON DELETE CASCADE).
+  await updateLines(sql, grown, now);
+  if (moved.length > 0) await sql.query("UPDATE cart_items SET parent_id = $2, updated_at = $3 WHERE id = ANY ($1::int[])", [moved, toLineId, now], "carts.move-bundled-items");
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { idParam } from "../../platform/http/schemas.js";
+import { attributionSignals } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 
 // Request and response shapes of the cart surface. The response schemas are the contract
@@ -24,14 +25,10 @@ export const cartItemParams = cartTokenParams.extend({
 const countryCode = z.string().regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 two-letter code").transform((value) => value.toUpperCase());
 const metadataObject = z.record(z.string(), z.unknown());
 
+const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
+// The public SDK's five shapes, one at a time: a cart stores a single signal.
 export const attributionInput = z
-  .union([
-    z.strictObject({ share_guid: z.string().min(1).max(200) }),
-    z.strictObject({ svc_rep_id: positiveId }),
-    z.strictObject({ email: z.string().min(1).max(320) }),
-    z.strictObject({ username: z.string().min(1).max(200) }),
-    z.strictObject({ external_id: z.string().min(1).max(200) }),
-  ])
+  .union([z.strictObject({ share_guid }), z.strictObject({ svc_rep_id }), z.strictObject({ email }), z.strictObject({ username }), z.strictObject({ external_id })])
   .describe("Exactly one signal naming the referring rep");
 
 export const createItemInput = z.object({
@@ -105,7 +102,7 @@ export const addressInput = z.object({
   city: z.string().min(1).max(100),
   state: z.string().max(100).optional(),
   postal_code: z.string().max(20).optional(),
-  country_code: countryCode.optional().describe("Or country_id"),
+  country_code: countryCode.optional().describe("Or country_id; when both are sent they must name the same country"),
   country_id: positiveId.optional(),
   phone: z.string().max(50).optional(),
 });
@@ -121,11 +118,16 @@ export const addressBody = z.object({
   address: addressInput.nullable().optional().describe("The `type` address; required unless the request only changes use_shipping_address_for_billing or attaches a customer"),
 });
 
+/** What a discount_codes list without a code is told, by the schemas and by applyDiscountCodes alike. */
+export const NO_DISCOUNT_CODE = "must name at least one code";
+const discountCode = z.string().min(1).max(100);
+const discountCodes = z.array(discountCode).min(1, NO_DISCOUNT_CODE).max(20);
+
 export const discountBody = z.object({
-  discount_codes: z.array(z.string().min(1).max(100)).max(20).optional(),
-  discount_code: z.string().min(1).max(100).optional().describe("A single code, as older storefront scripts send"),
+  discount_codes: discountCodes.optional(),
+  discount_code: discountCode.optional().describe("A single code, as older storefront scripts send"),
 });
-export const removeDiscountBody = z.object({ discount_codes: z.array(z.string().min(1).max(100)).min(1).max(20) });
+export const removeDiscountBody = z.object({ discount_codes: discountCodes });
 
 export const appendMetadataBody = z.object({ metadata: metadataObject });
 export const replaceMetadataBody = z.object({ metadata: metadataObject });

@@ -1,13 +1,17 @@
 import type { FastifyInstance } from "fastify";
 
 /**
- * JSON bodies through Fastify's own parser (prototype-poisoning protection included), except
- * that an empty body reads as `{}`: browser SDKs send `Content-Type: application/json` on
- * body-less POST, PATCH and DELETE calls, and the platform accepts them. Any other content type
- * is a 415.
+ * JSON bodies through Fastify's own parser, except that an empty body reads as `{}`: browser
+ * SDKs send `Content-Type: application/json` on body-less POST, PATCH and DELETE calls, and the
+ * platform accepts them. Any other content type is a 415.
+ *
+ * Prototype keys (`__proto__`, and `constructor` holding a `prototype`) are valid JSON, so they
+ * are not a 400: they are removed, at any depth, as the parser reads the body (secure-json-parse's
+ * "remove"), before validation or any service copies the body into an object where assigning
+ * them would reach its prototype. Every surface shares this parser.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  const defaultParser = app.getDefaultJsonParser("error", "error");
+  const defaultParser = app.getDefaultJsonParser("remove", "remove");
   // JSON only: a text/plain body (Fastify parses those by default) would reach validation as a string.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {

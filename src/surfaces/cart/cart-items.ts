@@ -123,7 +123,8 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "Change a line's variant",
-        description: "When a line of the target variant exists, the quantity (the sent one, else the line's) is added to it and this line is removed.",
+        description:
+          "When a line of the target variant exists, the quantity (the sent one, else the line's) is added to it, this line's bundled items move to it (a bundled variant it has already gets their quantity added) and this line is removed.",
         params: cartItemParams,
         body: changeVariantBody,
         response,

@@ -67,6 +67,22 @@ describe("discount codes", () => {
     expect(empty.body.errors).toEqual({ discount_codes: ["is required"] });
   });
 
+  it("tells an empty discount_codes list the same on apply and remove: it must name a code; nothing changes", async () => {
+    await createDiscount(t.db.prisma, acme.id, { code: "KEEP", amount: "10" });
+    const { cart } = await createCartOverHttp(call, acme);
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["KEEP"] } }));
+    for (const [method, codes] of [
+      ["POST", []],
+      ["POST", ["  "]],
+      ["DELETE", []],
+    ] as const) {
+      const response = await call(method, `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: codes } });
+      expect(response.status, `${method} ${JSON.stringify(codes)}`).toBe(422);
+      expect(response.body.errors).toEqual({ discount_codes: ["must name at least one code"] });
+    }
+    expect((await stored(cart.cart_token)).discount_codes).toEqual(["KEEP"]);
+  });
+
   it("drops an applied code that stopped being valid at the next change, with a warning", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const discount = await createDiscount(t.db.prisma, acme.id, { code: "FLEETING", amount: "10" });
@@ -121,6 +137,24 @@ describe("metadata", () => {
     expect((await stored(cart.cart_token)).metadata).toEqual({});
     expect((await call("PATCH", "/api/carts/ct_0000000000000000000000/append_metadata", { body: { metadata: {} } })).status).toBe(404);
   });
+
+  it("ignores prototype keys (__proto__, constructor.prototype) at any depth, on every metadata operation, polluting nothing", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const base = `/api/carts/${cart.cart_token}`;
+    const send = (path: string, rawBody: string) => call("PATCH", `${base}/${path}`, { rawBody, headers: { "content-type": "application/json" } });
+    const appended = parseCart(
+      await send("append_metadata", '{"metadata":{"__proto__":{"polluted":1},"utm":{"constructor":{"prototype":{"polluted":2}},"source":"ig"}}}'),
+    );
+    expect(appended.cart.metadata).toEqual({ utm: { source: "ig" } });
+    // The same keys spelled with JSON escapes.
+    const merged = parseCart(await send("json_data", '{"json_data":{"\\u005f_proto__":{"polluted":3},"\\u0063onstructor":{"prototype":{"polluted":4}},"note":"gift"}}'));
+    expect(merged.cart.metadata).toEqual({ utm: { source: "ig" }, note: "gift" });
+    const replaced = parseCart(await send("metadata", '{"metadata":{"only":{"__proto__":{"polluted":5}}},"__proto__":{"polluted":6}}'));
+    expect(replaced.cart.metadata).toEqual({ only: {} });
+    expect((await stored(cart.cart_token)).metadata).toEqual({ only: {} });
+    expect(Object.prototype).not.toHaveProperty("polluted");
+    expect(parseCart(await call("GET", base)).cart.metadata).toEqual({ only: {} });
+  });
 });
 
 describe("attribution", () => {
@@ -144,6 +178,27 @@ describe("attribution", () => {
       expect(response.status).toBe(422);
     }
     expect(await t.db.prisma.cartAttribution.count({ where: { cart: { cart_token: cart.cart_token } } })).toBe(0);
+  });
+
+  it("holds each signal to the public SDK's rules: an email that is not an email is a 422 naming it, changing nothing", async () => {
+    const { cart } = await createCartOverHttp(call, acme, { attribution: { username: "rita" } });
+    for (const [attribution, field, message] of [
+      [{ email: "bad" }, "attribution.email", "Invalid email address"],
+      [{ username: "   " }, "attribution.username", "Too small: expected string to have >=1 characters"],
+    ] as const) {
+      const response = await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution } });
+      expect(response.status, JSON.stringify(attribution)).toBe(422);
+      expect(response.body.errors).toEqual({ [field]: [message] });
+    }
+    const { cart: after } = parseCart(await call("GET", `/api/carts/${cart.cart_token}`));
+    expect(after.attribution).toEqual(cart.attribution);
+    expect(await t.db.prisma.cartAttribution.count({ where: { cart: { cart_token: cart.cart_token } } })).toBe(1);
+
+    const carts = await t.db.prisma.cart.count();
+    const created = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, attribution: { email: "bad" } } });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual({ "attribution.email": ["Invalid email address"] });
+    expect(await t.db.prisma.cart.count()).toBe(carts);
   });
 });
 

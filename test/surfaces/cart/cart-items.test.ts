@@ -318,6 +318,44 @@ describe("PATCH variant", () => {
     expect(withoutQuantity.cart.items.map((item) => item.quantity)).toEqual([7]);
   });
 
+  it("moves the merged line's bundled items to the target line, adding to a bundled variant it has already", async () => {
+    const { variant: a } = await createProduct(t.db.prisma, acme.id);
+    const { variant: b } = await createProduct(t.db.prisma, acme.id);
+    const { variant: wrap } = await createProduct(t.db.prisma, acme.id);
+    const { variant: card } = await createProduct(t.db.prisma, acme.id);
+    const { variant: c } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: a.id, quantity: 1 }, { variant_id: b.id, quantity: 1 }, { variant_id: c.id, quantity: 1 }] });
+    const [lineA, lineB, lineC] = cart.items.map((item) => item.id);
+    const bundle = (line: number | undefined, bundled_items: object[]) => call("PATCH", `/api/carts/${cart.cart_token}/items/${line}/bundled_items`, { body: { bundled_items } });
+    parseCart(await bundle(lineA, [{ variant_id: wrap.id, quantity: 2, display_to_customer: true }, { variant_id: card.id, quantity: 1, display_to_customer: false }]));
+    parseCart(await bundle(lineB, [{ variant_id: card.id, quantity: 3, display_to_customer: true }]));
+    const before = parseCart(await bundle(lineC, [{ variant_id: wrap.id, quantity: 1, display_to_customer: true }])).cart;
+    const wrapOfA = before.items[0]?.bundled_items[0]?.id;
+    const cardOfB = before.items[1]?.bundled_items[0]?.id;
+
+    // B has a card of its own: A's card adds to it, A's wrap moves over as it is.
+    const merged = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/items/${lineA}/variant`, { body: { variant_id: b.id } })).cart;
+    expect(merged.items.map((item) => [item.id, item.variant_id, item.quantity])).toEqual([
+      [lineB, b.id, 2],
+      [lineC, c.id, 1],
+    ]);
+    const bundledOfB = (items: typeof merged.items) => items[0]?.bundled_items.map((child) => [child.id, child.variant_id, child.quantity, child.display_to_customer, child.parent_id]);
+    expect(bundledOfB(merged.items)).toEqual([
+      [wrapOfA, wrap.id, 2, true, lineB],
+      [cardOfB, card.id, 4, true, lineB],
+    ]);
+    expect(merged.sub_total).toBe(before.sub_total);
+    expect((await lines(cart.cart_token)).map((line) => [line.variant_id, line.quantity, line.parent_id])).toEqual([
+      [b.id, 2, null],
+      [c.id, 1, null],
+      [wrap.id, 2, lineB],
+      [card.id, 4, lineB],
+      [wrap.id, 1, lineC],
+    ]);
+    // What the stored rows render is what the merge answered.
+    expect(bundledOfB(parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: null } })).cart.items)).toEqual(bundledOfB(merged.items));
+  });
+
   it("answers 422 for quantity below 1 or an unavailable variant, 404 for an unknown item, changing nothing", async () => {
     const { variant: a } = await createProduct(t.db.prisma, acme.id);
     const { variant: foreign } = await createProduct(t.db.prisma, globex.id);

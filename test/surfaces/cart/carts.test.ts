@@ -408,6 +408,23 @@ describe("POST /api/carts/{cart_token}/address", () => {
     expect(bad.status).toBe(401);
   });
 
+  it("fills the cart's email from a customer's jwt as create does, keeping an email typed in", async () => {
+    const ada = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const bob = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const attached = parseCart(await call("POST", path, { body: { type: "ship_to", jwt: ada.token, address } }));
+    expect(attached.cart.email).toBe(ada.user.email);
+    // Another customer on the same device replaces the email the first one's token filled in.
+    expect(parseCart(await call("POST", path, { body: { type: "ship_to", jwt: bob.token } })).cart.email).toBe(bob.user.email);
+    expect(parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/logout`)).cart.email).toBeNull();
+
+    parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "gift@example.com" } }));
+    const typed = parseCart(await call("POST", path, { body: { type: "ship_to", jwt: ada.token } }));
+    expect(typed.cart.email).toBe("gift@example.com");
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).customer_id).toBe(ada.user.id);
+  });
+
   it("answers 422 for an unknown country, a missing address, an address_id or a bad type, changing nothing", async () => {
     const { cart } = await createCartOverHttp(call, acme);
     for (const [body, field] of [
@@ -424,6 +441,28 @@ describe("POST /api/carts/{cart_token}/address", () => {
     }
     const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
     expect(row.ship_to).toBeNull();
+  });
+
+  it("answers 422 when country_id and country_code name different countries, changing nothing; agreeing ones are stored", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const [us, jp] = await Promise.all([t.db.prisma.country.findUniqueOrThrow({ where: { iso: "US" } }), t.db.prisma.country.findUniqueOrThrow({ where: { iso: "JP" } })]);
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    parseCart(await call("POST", path, { body: { type: "ship_to", address } }));
+    const before = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    for (const body of [
+      { type: "bill_to", address: { ...address, country_id: jp.id, country_code: "US" } },
+      { type: "ship_to", jwt: customer.token, use_shipping_address_for_billing: true, address: { ...address, country_id: us.id, country_code: "jp" } },
+    ]) {
+      const response = await call("POST", path, { body });
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(response.body.errors).toEqual({ "address.country_code": ["does not match country_id"] });
+    }
+    const after = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect(after).toMatchObject({ ship_to: before.ship_to, bill_to: null, customer_id: null, use_shipping_address_for_billing: false, view: before.view });
+
+    const agreeing = parseCart(await call("POST", path, { body: { type: "bill_to", address: { ...address, country_id: jp.id, country_code: "jp" } } }));
+    expect(agreeing.cart.bill_to).toMatchObject({ country_id: jp.id, country_code: "JP" });
   });
 });
 
@@ -450,13 +489,13 @@ describe("agreements", () => {
       expect(cart.agreements).toEqual([await shown(terms)]);
       const french = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/change_language`, { body: { language_iso: "fr" } })).cart;
       expect(french.agreements).toEqual([await shown(terms, "fr")]);
-      expect(french.agreements[0]).toMatchObject({ title: "Conditions", language_iso: "fr", required_on_checkout: true });
+      expect(french.agreements?.[0]).toMatchObject({ title: "Conditions", language_iso: "fr", required_on_checkout: true });
       expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart.agreements).toEqual(french.agreements);
 
       const canadian = parseCart(await call("POST", "/api/carts", { body: { country_code: "CA", svc_shop: acme.shop } })).cart;
-      expect(canadian.agreements.map((agreement: { id: number }) => agreement.id)).toEqual([terms, canada]);
+      expect(canadian.agreements?.map((agreement) => agreement.id)).toEqual([terms, canada]);
       const enrolling = (await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id })).cart;
-      expect(enrolling.agreements.map((agreement: { id: number }) => agreement.id)).toEqual([terms, packTerms]);
+      expect(enrolling.agreements?.map((agreement) => agreement.id)).toEqual([terms, packTerms]);
     } finally {
       await t.db.prisma.agreement.deleteMany();
     }

@@ -82,6 +82,14 @@ describe("POST /affiliates/lookup", () => {
     }
   });
 
+  it("ignores prototype keys in the body (valid JSON, not a 400)", async () => {
+    const metadata = JSON.stringify(metadataFor(acme.shop, { attribution: { username: rita.username } }));
+    const rawBody = `{"metadata":${metadata.slice(0, -1)},"__proto__":{"admin":true}},"constructor":{"prototype":{"admin":true}}}`;
+    const response = await call("POST", `${PUBLIC_PREFIX}/affiliates/lookup`, { rawBody, headers: { "content-type": "application/json" } });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.affiliate.username).toBe(rita.username);
+  });
+
   it("answers 404 for an unknown shop", async () => {
     const response = await lookup({ username: rita.username }, "no-such-shop");
     expect(response.status).toBe(404);
