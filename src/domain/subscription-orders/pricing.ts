@@ -41,7 +41,7 @@ export interface PricedLine {
 }
 
 export interface PricedOrder {
-  currency_code: string;
+  currency: { code: string; decimal_places: number };
   shipping_method_id: number | null;
   subtotal: number;
   discount: number;
@@ -117,7 +117,7 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
     enrollmentFee: 0,
   });
   return {
-    currency_code: country.currency.code,
+    currency: { code: country.currency.code, decimal_places: decimalPlaces },
     shipping_method_id: shippingMethod?.id ?? null,
     subtotal: totals.subTotal,
     discount: totals.discountTotal,
@@ -131,7 +131,7 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
 /** The stored totals columns of a priced order. */
 export function totalsColumns(priced: PricedOrder) {
   return {
-    currency_code: priced.currency_code,
+    currency_code: priced.currency.code,
     shipping_method_id: priced.shipping_method_id,
     subtotal: priced.subtotal,
     discount: priced.discount,

@@ -192,13 +192,15 @@ const itemView = z
   })
   .meta({ id: "SubscriptionOrderItem" });
 
+const snapshotDescription = "What the change touched; a snapshot with money has `total` as the order showed it (in currency units) and its `currency_code`";
+
 const activityView = z
   .object({
     id: z.number().int(),
     action: z.string().describe("What happened: created, items_updated, shipping_address_updated, payment_updated, skipped, cancelled, cancellation_feedback, reminder_email_queued"),
     performed_by: z.object({ type: z.string(), id: z.string().nullable() }).describe("Who did it: an API token (by its display prefix)"),
-    before: z.record(z.string(), z.unknown()).nullable(),
-    after: z.record(z.string(), z.unknown()).nullable(),
+    before: z.record(z.string(), z.unknown()).nullable().describe(snapshotDescription),
+    after: z.record(z.string(), z.unknown()).nullable().describe(snapshotDescription),
     created_at: timestamp,
   })
   .meta({ id: "SubscriptionOrderActivity" });

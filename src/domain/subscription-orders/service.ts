@@ -9,7 +9,7 @@ import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
-import { toView } from "./views.js";
+import { toView, totalSnapshot } from "./views.js";
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -111,8 +111,8 @@ function shipToSnapshot(row: OrderRow) {
   };
 }
 
-function itemsSnapshot(row: Pick<OrderRow, "items" | "total">) {
-  return { items: row.items.map((item) => ({ id: item.id, variant_id: item.variant_id, quantity: item.quantity })), total: row.total };
+function itemsSnapshot(row: Pick<OrderRow, "items" | "total" | "currency">) {
+  return { items: row.items.map((item) => ({ id: item.id, variant_id: item.variant_id, quantity: item.quantity })), ...totalSnapshot(row) };
 }
 
 async function requireUser(db: Db, companyId: number, id: number, role: "customer" | "rep", path: string, errors: FieldErrors): Promise<void> {
@@ -219,7 +219,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
       select: { id: true },
     });
     await tx.subscriptionOrder.update({ where: { id: created.id }, data: { order_number: orderNumberFor(created.id) } });
-    await appendActivity(tx, ctx, created.id, "created", null, { status, next_bill_date: isoDay(nextBillDate), total: priced.total });
+    await appendActivity(tx, ctx, created.id, "created", null, { status, next_bill_date: isoDay(nextBillDate), ...totalSnapshot(priced) });
     return viewAfterChange(tx, ctx, created.id);
   });
 }
@@ -340,7 +340,14 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
     }
     await tx.subscriptionOrder.update({ where: { id: row.id }, data: { ...addressColumns("ship_to", address, countryId), ...totalsColumns(priced) } });
     const after = await requireOrderRow(tx, ctx.companyId, row.id);
-    await appendActivity(tx, ctx, row.id, "shipping_address_updated", { ship_to: shipToSnapshot(row), total: row.total }, { ship_to: shipToSnapshot(after), total: after.total });
+    await appendActivity(
+      tx,
+      ctx,
+      row.id,
+      "shipping_address_updated",
+      { ship_to: shipToSnapshot(row), ...totalSnapshot(row) },
+      { ship_to: shipToSnapshot(after), ...totalSnapshot(after) },
+    );
     return viewAfterChange(tx, ctx, row.id);
   });
 }

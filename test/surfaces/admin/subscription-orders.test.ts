@@ -164,7 +164,7 @@ describe("POST /api/v2/subscription_orders", () => {
         action: "created",
         performed_by: { type: "api_token", id: acme.token.slice(0, 12) },
         before: null,
-        after: { status: "pending", next_bill_date: "2026-02-15", total: 6444 },
+        after: { status: "pending", next_bill_date: "2026-02-15", total: 64.44, currency_code: "USD" },
         created_at: TODAY.toISOString(),
       },
     ]);
@@ -401,7 +401,7 @@ describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
     expect(updated).toMatchObject({ subtotal: 94.5, tax: 1.86, shipping: 5.99, total: 102.35, display_total: "$102.35" });
     expect(updated.items.some((item: { id: number }) => item.id === tabletItem.id)).toBe(false);
     const activity = updated.activities.at(-1);
-    expect(activity).toMatchObject({ action: "items_updated", before: { total: 6444 }, after: { total: 10235 } });
+    expect(activity).toMatchObject({ action: "items_updated", before: { total: 64.44, currency_code: "USD" }, after: { total: 102.35, currency_code: "USD" } });
     expect(activity.before.items).toHaveLength(2);
 
     const swapped = await patch(order.id, "", { update: true, items: [{ id: bottleItem.id, variant_id: tablet.id, quantity: 3 }] });
@@ -465,7 +465,26 @@ describe("PATCH .../update_shipping_address", () => {
     // CA$30.00 - 10%, no Canadian tax rate or shipping method for this company.
     expect(moved).toMatchObject({ currency_code: "CAD", subtotal: 27, tax: 0, shipping: 0, total: 27, display_total: "CA$27.00" });
     expect(moved.bill_to.country_code).toBe("US");
-    expect(moved.activities.at(-1)).toMatchObject({ action: "shipping_address_updated", before: { ship_to: { country_id: US }, total: 3035 }, after: { ship_to: { country_id: CA }, total: 2700 } });
+    expect(moved.activities.at(-1)).toMatchObject({
+      action: "shipping_address_updated",
+      before: { ship_to: { country_id: US }, total: 30.35, currency_code: "USD" },
+      after: { ship_to: { country_id: CA }, total: 27, currency_code: "CAD" },
+    });
+  });
+
+  it("records the totals before and after as the order showed them, each with its currency", async () => {
+    const db = t.db.prisma;
+    const [KW, JP] = [await countryId(db, "KW"), await countryId(db, "JP")];
+    const lamp = (await createProduct(db, acme.id, { title: "Lamp", variants: [{ prices: { KW: 8439, JP: 4050 } }] })).variant;
+    const plainPlan = await createPlan(db, acme.id);
+    const order = await createOrder({ subscription_plan_id: plainPlan.id, items: [{ variant_id: lamp.id, quantity: 1 }], ship_to: usAddress(KW) });
+    expect(order).toMatchObject({ currency_code: "KWD", total: 8.439 });
+    expect(order.activities[0].after).toMatchObject({ total: 8.439, currency_code: "KWD" });
+
+    const moved = (await patch(order.id, "update_shipping_address", { address: usAddress(JP) })).body.subscription_order;
+    expect(moved).toMatchObject({ currency_code: "JPY", total: 4050 });
+    expect(moved.activities.at(-1)).toMatchObject({ action: "shipping_address_updated", before: { total: 8.439, currency_code: "KWD" }, after: { total: 4050, currency_code: "JPY" } });
+    expect((await call("GET", `${BASE}/${order.id}`, { token: acme.token })).body.subscription_order.activities).toEqual(moved.activities);
   });
 
   it("answers 422 when an item has no price in the new country, or the country is unknown; nothing changes", async () => {
