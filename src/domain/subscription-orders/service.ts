@@ -4,6 +4,7 @@ import { ValidationError, type FieldErrors } from "../../platform/errors.js";
 import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { newUuid } from "../../platform/ids.js";
+import { isCardExpired } from "./cards.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
@@ -148,7 +149,10 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   const [plan, paymentMethod, shipToCountryId, billToCountryId] = await Promise.all([
     ctx.db.subscriptionPlan.findFirst({ where: { id: input.subscription_plan_id, company_id: ctx.companyId } }),
     input.payment_method_id
-      ? ctx.db.paymentMethod.findFirst({ where: { id: input.payment_method_id, company_id: ctx.companyId, user_id: input.customer_id }, select: { id: true } })
+      ? ctx.db.paymentMethod.findFirst({
+          where: { id: input.payment_method_id, company_id: ctx.companyId, user_id: input.customer_id },
+          select: { id: true, exp_month: true, exp_year: true },
+        })
       : null,
     resolveCountryId(ctx.db, input.ship_to, path("ship_to"), errors),
     input.bill_to ? resolveCountryId(ctx.db, input.bill_to, path("bill_to"), errors) : null,
@@ -159,6 +163,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   if (!plan) (errors[path("subscription_plan_id")] ??= []).push("does not name a subscription plan of this company");
   else if (plan.active === false) (errors[path("subscription_plan_id")] ??= []).push("names an inactive subscription plan");
   if (input.payment_method_id && !paymentMethod) (errors[path("payment_method_id")] ??= []).push("is not one of the customer's saved payment methods");
+  if (paymentMethod && isCardExpired(paymentMethod, ctx.clock.now())) (errors[path("payment_method_id")] ??= []).push("is expired");
   const status = input.status ?? (paymentMethod ? "active" : "pending");
   if (status === "active" && !paymentMethod) (errors[path("status")] ??= []).push("active needs a payment_method_id");
   const today = utcDay(ctx.clock.now());
@@ -428,9 +433,10 @@ export async function useSavedCard(ctx: OrderContext, id: number, cardId: number
     if (refusal) raise(refusal);
     const card = await tx.paymentMethod.findFirst({
       where: { id: cardId, company_id: ctx.companyId, user_id: row.customer_id, kind: "credit_card" },
-      select: { id: true },
+      select: { id: true, exp_month: true, exp_year: true },
     });
     if (!card) throw ValidationError.field("card_id", "is not one of the customer's saved cards");
+    if (isCardExpired(card, ctx.clock.now())) throw ValidationError.field("card_id", "is expired");
     return attachPaymentMethod(tx, ctx, row, card.id);
   });
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
+import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
 import type { Variant } from "../../../src/generated/prisma/client.js";
 import { fixedClock } from "../../../src/platform/clock.js";
 import {
@@ -201,6 +202,7 @@ describe("POST /api/v2/subscription_orders", () => {
   it("answers 422 for references that are not the company's, and creates nothing", async () => {
     const inactivePlan = await createPlan(t.db.prisma, acme.id, { active: false });
     const otherCard = await createCard(t.db.prisma, otherCustomer.id, { lastFour: "1111" });
+    const expiredCard = await createSavedCard(t.db.prisma, { customerId: customer.id, cardType: "visa", lastFour: "2020", expMonth: 1, expYear: 2020 });
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ customer_id: foreign.customer.id }, "subscription_order.customer_id", "does not name a customer of this company"],
       [{ customer_id: rep.id }, "subscription_order.customer_id", "does not name a customer of this company"],
@@ -209,6 +211,7 @@ describe("POST /api/v2/subscription_orders", () => {
       [{ subscription_plan_id: foreign.plan.id }, "subscription_order.subscription_plan_id", "does not name a subscription plan of this company"],
       [{ subscription_plan_id: inactivePlan.id }, "subscription_order.subscription_plan_id", "names an inactive subscription plan"],
       [{ payment_method_id: otherCard.id }, "subscription_order.payment_method_id", "is not one of the customer's saved payment methods"],
+      [{ payment_method_id: expiredCard.id }, "subscription_order.payment_method_id", "is expired"],
       [{ status: "active" }, "subscription_order.status", "active needs a payment_method_id"],
       [{ next_bill_date: "2026-01-14" }, "subscription_order.next_bill_date", "must not be in the past"],
       [{ items: [{ variant_id: foreignVariant.id, quantity: 1 }] }, "subscription_order.items.0.variant_id", "does not name an available variant of this company"],
@@ -640,6 +643,28 @@ describe("PATCH .../update_payment (credit_card)", () => {
     }
     const row = await stored(order.id);
     expect([row.payment_method_id, row.status]).toEqual([null, "pending"]);
+  });
+
+  it("answers 422 for an expired card, which is valid through its expiry month by the service's clock; nothing changes", async () => {
+    const expired = await createSavedCard(t.db.prisma, { customerId: customer.id, cardType: "visa", lastFour: "2020", expMonth: 1, expYear: 2020 });
+    const endingThisMonth = await createSavedCard(t.db.prisma, { customerId: customer.id, cardType: "visa", lastFour: "2026", expMonth: 1, expYear: 2026 });
+    const order = await createOrder({ status: "past_due" });
+    const unchanged = async () => {
+      const row = await stored(order.id);
+      expect([row.status, row.payment_method_id, row.activities.length]).toEqual(["past_due", null, 1]);
+    };
+    const refused = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: expired.id });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ card_id: ["is expired"] });
+    await unchanged();
+
+    clock.set(new Date("2026-02-01T00:00:00.000Z"));
+    expect((await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: endingThisMonth.id })).body.errors).toEqual({ card_id: ["is expired"] });
+    await unchanged();
+    clock.set(new Date("2026-01-31T23:59:59.999Z"));
+    const accepted = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: endingThisMonth.id });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.subscription_order).toMatchObject({ status: "active", payment_method: { id: endingThisMonth.id, exp_month: 1, exp_year: 2026 } });
   });
 
   it("answers 409 on a cancelled order and 404 for another company's", async () => {
