@@ -31,6 +31,11 @@ export interface PricingRequest {
   items: ItemToPrice[];
   /** Where a problem with the item at an index is reported ("items.0.variant_id"). */
   errorPath: (index: number) => string;
+  /**
+   * Where an item without a price in the country is reported, when that is the country's fault
+   * rather than the item's (an address change); errorPath otherwise.
+   */
+  unpricedErrorPath?: (index: number) => string;
 }
 
 export interface PricedLine {
@@ -85,13 +90,13 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
 
   const errors: FieldErrors = {};
   const lines: TotalsLine[] = [];
-  const report = (index: number, message: string) => (errors[request.errorPath(index)] ??= []).push(message);
+  const report = (index: number, message: string, path = request.errorPath) => (errors[path(index)] ??= []).push(message);
   request.items.forEach((item, index) => {
     const variant = variantsById.get(item.variant_id);
     if (!variant) return report(index, "does not name an available variant of this company");
     if (offered.size > 0 && !offered.has(variant.product_id)) return report(index, `${variant.sku} is not offered with this subscription plan`);
     const price = variant.prices[0];
-    if (!price) return report(index, `${variant.sku} has no price in ${country.name}`);
+    if (!price) return report(index, `${variant.sku} has no price in ${country.name}`, request.unpricedErrorPath);
     lines.push({
       key: String(index),
       productId: variant.product_id,

@@ -338,7 +338,10 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
       plan: row.subscription_plan,
       buyerId: row.buyer_id,
       items: row.items,
-      errorPath: () => (address.country_id !== undefined ? "address.country_id" : "address.country_code"),
+      // An item whose variant is gone, or that the plan no longer offers, is the item's problem
+      // whatever the address; only a missing price is the new country's.
+      errorPath: (index) => `items.${index}.variant_id`,
+      unpricedErrorPath: () => (address.country_id !== undefined ? "address.country_id" : "address.country_code"),
     });
     for (const [index, item] of row.items.entries()) {
       await tx.subscriptionOrderItem.update({ where: { id: item.id }, data: lineColumns(priced.lines[index]) });

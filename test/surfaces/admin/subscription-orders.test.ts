@@ -504,6 +504,29 @@ describe("PATCH .../update_shipping_address", () => {
     expect([row.ship_to_country_id, row.ship_to_city, row.total, row.activities.length]).toEqual([US, "Springfield", 6444, 1]);
   });
 
+  it("blames the item, not the country, when an item's product was deleted or is no longer offered; nothing changes", async () => {
+    const db = t.db.prisma;
+    const candle = (await createProduct(db, acme.id, { title: "Candle", variants: [{ prices: { US: 1500, CA: 1800 } }] })).variant;
+    const linked = await createPlan(db, acme.id, { productIds: [bottle.product_id, candle.product_id] });
+    const order = await createOrder({ subscription_plan_id: linked.id, items: [{ variant_id: bottle.id, quantity: 1 }, { variant_id: candle.id, quantity: 1 }] });
+    const before = await stored(order.id);
+    const unchanged = async () => expect(await stored(order.id)).toEqual(before);
+    const toCanada = { address: { ...usAddress(CA), city: "Toronto" } };
+
+    await db.productSubscriptionPlan.deleteMany({ where: { subscription_plan_id: linked.id, product_id: candle.product_id } });
+    const notOffered = await patch(order.id, "update_shipping_address", toCanada);
+    expect(notOffered.status).toBe(422);
+    expect(notOffered.body.errors).toEqual({ "items.1.variant_id": [`${candle.sku} is not offered with this subscription plan`] });
+    await unchanged();
+
+    await db.productSubscriptionPlan.create({ data: { subscription_plan_id: linked.id, product_id: candle.product_id } });
+    expect((await call("DELETE", `/api/products/${candle.product_id}`, { token: acme.token })).status).toBe(200);
+    const deleted = await patch(order.id, "update_shipping_address", toCanada);
+    expect(deleted.status).toBe(422);
+    expect(deleted.body.errors).toEqual({ "items.1.variant_id": ["does not name an available variant of this company"] });
+    await unchanged();
+  });
+
   it("answers 409 on a cancelled order and 404 for another company's", async () => {
     const order = await createOrder();
     expect((await patch(order.id, "update_shipping_address", { address: usAddress(US) }, globex.token)).status).toBe(404);
