@@ -31,6 +31,11 @@ export interface PricingRequest {
   items: ItemToPrice[];
   /** Where a problem with the item at an index is reported ("items.0.variant_id"). */
   errorPath: (index: number) => string;
+  /**
+   * Where an item without a price in the country is reported, when that is the country's fault
+   * rather than the item's (an address change); errorPath otherwise.
+   */
+  unpricedErrorPath?: (index: number) => string;
 }
 
 export interface PricedLine {
@@ -41,7 +46,7 @@ export interface PricedLine {
 }
 
 export interface PricedOrder {
-  currency_code: string;
+  currency: { code: string; decimal_places: number };
   shipping_method_id: number | null;
   subtotal: number;
   discount: number;
@@ -85,13 +90,13 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
 
   const errors: FieldErrors = {};
   const lines: TotalsLine[] = [];
-  const report = (index: number, message: string) => (errors[request.errorPath(index)] ??= []).push(message);
+  const report = (index: number, message: string, path = request.errorPath) => (errors[path(index)] ??= []).push(message);
   request.items.forEach((item, index) => {
     const variant = variantsById.get(item.variant_id);
     if (!variant) return report(index, "does not name an available variant of this company");
     if (offered.size > 0 && !offered.has(variant.product_id)) return report(index, `${variant.sku} is not offered with this subscription plan`);
     const price = variant.prices[0];
-    if (!price) return report(index, `${variant.sku} has no price in ${country.name}`);
+    if (!price) return report(index, `${variant.sku} has no price in ${country.name}`, request.unpricedErrorPath);
     lines.push({
       key: String(index),
       productId: variant.product_id,
@@ -117,7 +122,7 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
     enrollmentFee: 0,
   });
   return {
-    currency_code: country.currency.code,
+    currency: { code: country.currency.code, decimal_places: decimalPlaces },
     shipping_method_id: shippingMethod?.id ?? null,
     subtotal: totals.subTotal,
     discount: totals.discountTotal,
@@ -131,7 +136,7 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
 /** The stored totals columns of a priced order. */
 export function totalsColumns(priced: PricedOrder) {
   return {
-    currency_code: priced.currency_code,
+    currency_code: priced.currency.code,
     shipping_method_id: priced.shipping_method_id,
     subtotal: priced.subtotal,
     discount: priced.discount,

@@ -45,7 +45,7 @@ export const subscriptionOrderCreateBody = z.object({
     items: z.array(createItemInput).min(1).max(100),
     ship_to: addressInput,
     bill_to: addressInput.optional().describe("Defaults to ship_to"),
-    payment_method_id: dbId.nullable().optional().describe("One of the customer's saved payment methods"),
+    payment_method_id: dbId.nullable().optional().describe("One of the customer's saved payment methods, not an expired card"),
     next_bill_date: isoDate.optional().describe("Defaults to today plus the plan's trial, else one billing interval"),
     status: z.enum(CREATABLE_STATUSES).optional().describe("Defaults to active with a payment method, else pending"),
   }),
@@ -73,7 +73,7 @@ export const shippingAddressBody = z.object({ address: addressInput });
 export const updatePaymentBody = z
   .discriminatedUnion("payment_method", [
     z
-      .object({ payment_method: z.literal("credit_card"), card_id: dbId.describe("One of the customer's saved cards") })
+      .object({ payment_method: z.literal("credit_card"), card_id: dbId.describe("One of the customer's saved cards, not expired (valid through its expiry month)") })
       .meta({ id: "SubscriptionOrderCardPayment" }),
     z
       .object({
@@ -192,13 +192,15 @@ const itemView = z
   })
   .meta({ id: "SubscriptionOrderItem" });
 
+const snapshotDescription = "What the change touched; a snapshot with money has `total` as the order showed it (in currency units) and its `currency_code`";
+
 const activityView = z
   .object({
     id: z.number().int(),
     action: z.string().describe("What happened: created, items_updated, shipping_address_updated, payment_updated, skipped, cancelled, cancellation_feedback, reminder_email_queued"),
     performed_by: z.object({ type: z.string(), id: z.string().nullable() }).describe("Who did it: an API token (by its display prefix)"),
-    before: z.record(z.string(), z.unknown()).nullable(),
-    after: z.record(z.string(), z.unknown()).nullable(),
+    before: z.record(z.string(), z.unknown()).nullable().describe(snapshotDescription),
+    after: z.record(z.string(), z.unknown()).nullable().describe(snapshotDescription),
     created_at: timestamp,
   })
   .meta({ id: "SubscriptionOrderActivity" });

@@ -4,12 +4,13 @@ import { ValidationError, type FieldErrors } from "../../platform/errors.js";
 import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { newUuid } from "../../platform/ids.js";
+import { isCardExpired } from "./cards.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
-import { toView } from "./views.js";
+import { toView, totalSnapshot } from "./views.js";
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -111,8 +112,8 @@ function shipToSnapshot(row: OrderRow) {
   };
 }
 
-function itemsSnapshot(row: Pick<OrderRow, "items" | "total">) {
-  return { items: row.items.map((item) => ({ id: item.id, variant_id: item.variant_id, quantity: item.quantity })), total: row.total };
+function itemsSnapshot(row: Pick<OrderRow, "items" | "total" | "currency">) {
+  return { items: row.items.map((item) => ({ id: item.id, variant_id: item.variant_id, quantity: item.quantity })), ...totalSnapshot(row) };
 }
 
 async function requireUser(db: Db, companyId: number, id: number, role: "customer" | "rep", path: string, errors: FieldErrors): Promise<void> {
@@ -148,7 +149,10 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   const [plan, paymentMethod, shipToCountryId, billToCountryId] = await Promise.all([
     ctx.db.subscriptionPlan.findFirst({ where: { id: input.subscription_plan_id, company_id: ctx.companyId } }),
     input.payment_method_id
-      ? ctx.db.paymentMethod.findFirst({ where: { id: input.payment_method_id, company_id: ctx.companyId, user_id: input.customer_id }, select: { id: true } })
+      ? ctx.db.paymentMethod.findFirst({
+          where: { id: input.payment_method_id, company_id: ctx.companyId, user_id: input.customer_id },
+          select: { id: true, exp_month: true, exp_year: true },
+        })
       : null,
     resolveCountryId(ctx.db, input.ship_to, path("ship_to"), errors),
     input.bill_to ? resolveCountryId(ctx.db, input.bill_to, path("bill_to"), errors) : null,
@@ -159,6 +163,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   if (!plan) (errors[path("subscription_plan_id")] ??= []).push("does not name a subscription plan of this company");
   else if (plan.active === false) (errors[path("subscription_plan_id")] ??= []).push("names an inactive subscription plan");
   if (input.payment_method_id && !paymentMethod) (errors[path("payment_method_id")] ??= []).push("is not one of the customer's saved payment methods");
+  if (paymentMethod && isCardExpired(paymentMethod, ctx.clock.now())) (errors[path("payment_method_id")] ??= []).push("is expired");
   const status = input.status ?? (paymentMethod ? "active" : "pending");
   if (status === "active" && !paymentMethod) (errors[path("status")] ??= []).push("active needs a payment_method_id");
   const today = utcDay(ctx.clock.now());
@@ -223,7 +228,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
       select: { id: true },
     });
     await tx.subscriptionOrder.update({ where: { id: created.id }, data: { order_number: orderNumberFor(created.id) } });
-    await appendActivity(tx, ctx, created.id, "created", null, { status, next_bill_date: isoDay(nextBillDate), total: priced.total });
+    await appendActivity(tx, ctx, created.id, "created", null, { status, next_bill_date: isoDay(nextBillDate), ...totalSnapshot(priced) });
     return viewAfterChange(tx, ctx, created.id);
   });
 }
@@ -337,14 +342,24 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
       plan: row.subscription_plan,
       buyerId: row.buyer_id,
       items: row.items,
-      errorPath: () => (address.country_id !== undefined ? "address.country_id" : "address.country_code"),
+      // An item whose variant is gone, or that the plan no longer offers, is the item's problem
+      // whatever the address; only a missing price is the new country's.
+      errorPath: (index) => `items.${index}.variant_id`,
+      unpricedErrorPath: () => (address.country_id !== undefined ? "address.country_id" : "address.country_code"),
     });
     for (const [index, item] of row.items.entries()) {
       await tx.subscriptionOrderItem.update({ where: { id: item.id }, data: lineColumns(priced.lines[index]) });
     }
     await tx.subscriptionOrder.update({ where: { id: row.id }, data: { ...addressColumns("ship_to", address, countryId), ...totalsColumns(priced) } });
     const after = await requireOrderRow(tx, ctx.companyId, row.id);
-    await appendActivity(tx, ctx, row.id, "shipping_address_updated", { ship_to: shipToSnapshot(row), total: row.total }, { ship_to: shipToSnapshot(after), total: after.total });
+    await appendActivity(
+      tx,
+      ctx,
+      row.id,
+      "shipping_address_updated",
+      { ship_to: shipToSnapshot(row), ...totalSnapshot(row) },
+      { ship_to: shipToSnapshot(after), ...totalSnapshot(after) },
+    );
     return viewAfterChange(tx, ctx, row.id);
   });
 }
@@ -425,9 +440,10 @@ export async function useSavedCard(ctx: OrderContext, id: number, cardId: number
     if (refusal) raise(refusal);
     const card = await tx.paymentMethod.findFirst({
       where: { id: cardId, company_id: ctx.companyId, user_id: row.customer_id, kind: "credit_card" },
-      select: { id: true },
+      select: { id: true, exp_month: true, exp_year: true },
     });
     if (!card) throw ValidationError.field("card_id", "is not one of the customer's saved cards");
+    if (isCardExpired(card, ctx.clock.now())) throw ValidationError.field("card_id", "is expired");
     return attachPaymentMethod(tx, ctx, row, card.id);
   });
 }

@@ -47,7 +47,7 @@ export type OrderRecord = Pick<
   | "additional_feedback"
   | AddressColumn
 > & {
-  currency: Pick<Currency, "code" | "decimal_places">;
+  currency: CurrencyRecord;
   ship_to_country: CountryRecord;
   bill_to_country: CountryRecord;
   customer: Person;
@@ -78,6 +78,17 @@ function addressView(row: OrderRecord, prefix: "ship_to" | "bill_to", country: C
 
 function personView(person: Person) {
   return { id: person.id, email: person.email, first_name: person.first_name, last_name: person.last_name };
+}
+
+type CurrencyRecord = Pick<Currency, "code" | "decimal_places">;
+
+/**
+ * An order's total as its activities record it: in the units the order's wire shows (84.39,
+ * not 8439) and with its currency, because an address change can move the order to another
+ * currency between an activity's before and after.
+ */
+export function totalSnapshot(order: { total: number; currency: CurrencyRecord }) {
+  return { total: minorToNumber(order.total, order.currency.decimal_places), currency_code: order.currency.code };
 }
 
 function activityView(activity: OrderRecord["activities"][number]): ActivityView {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
+import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
 import type { Variant } from "../../../src/generated/prisma/client.js";
 import { fixedClock } from "../../../src/platform/clock.js";
 import {
@@ -164,7 +165,7 @@ describe("POST /api/v2/subscription_orders", () => {
         action: "created",
         performed_by: { type: "api_token", id: acme.token.slice(0, 12) },
         before: null,
-        after: { status: "pending", next_bill_date: "2026-02-15", total: 6444 },
+        after: { status: "pending", next_bill_date: "2026-02-15", total: 64.44, currency_code: "USD" },
         created_at: TODAY.toISOString(),
       },
     ]);
@@ -201,6 +202,7 @@ describe("POST /api/v2/subscription_orders", () => {
   it("answers 422 for references that are not the company's, and creates nothing", async () => {
     const inactivePlan = await createPlan(t.db.prisma, acme.id, { active: false });
     const otherCard = await createCard(t.db.prisma, otherCustomer.id, { lastFour: "1111" });
+    const expiredCard = await createSavedCard(t.db.prisma, { customerId: customer.id, cardType: "visa", lastFour: "2020", expMonth: 1, expYear: 2020 });
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ customer_id: foreign.customer.id }, "subscription_order.customer_id", "does not name a customer of this company"],
       [{ customer_id: rep.id }, "subscription_order.customer_id", "does not name a customer of this company"],
@@ -209,6 +211,7 @@ describe("POST /api/v2/subscription_orders", () => {
       [{ subscription_plan_id: foreign.plan.id }, "subscription_order.subscription_plan_id", "does not name a subscription plan of this company"],
       [{ subscription_plan_id: inactivePlan.id }, "subscription_order.subscription_plan_id", "names an inactive subscription plan"],
       [{ payment_method_id: otherCard.id }, "subscription_order.payment_method_id", "is not one of the customer's saved payment methods"],
+      [{ payment_method_id: expiredCard.id }, "subscription_order.payment_method_id", "is expired"],
       [{ status: "active" }, "subscription_order.status", "active needs a payment_method_id"],
       [{ next_bill_date: "2026-01-14" }, "subscription_order.next_bill_date", "must not be in the past"],
       [{ items: [{ variant_id: foreignVariant.id, quantity: 1 }] }, "subscription_order.items.0.variant_id", "does not name an available variant of this company"],
@@ -401,7 +404,7 @@ describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
     expect(updated).toMatchObject({ subtotal: 94.5, tax: 1.86, shipping: 5.99, total: 102.35, display_total: "$102.35" });
     expect(updated.items.some((item: { id: number }) => item.id === tabletItem.id)).toBe(false);
     const activity = updated.activities.at(-1);
-    expect(activity).toMatchObject({ action: "items_updated", before: { total: 6444 }, after: { total: 10235 } });
+    expect(activity).toMatchObject({ action: "items_updated", before: { total: 64.44, currency_code: "USD" }, after: { total: 102.35, currency_code: "USD" } });
     expect(activity.before.items).toHaveLength(2);
 
     const swapped = await patch(order.id, "", { update: true, items: [{ id: bottleItem.id, variant_id: tablet.id, quantity: 3 }] });
@@ -465,7 +468,26 @@ describe("PATCH .../update_shipping_address", () => {
     // CA$30.00 - 10%, no Canadian tax rate or shipping method for this company.
     expect(moved).toMatchObject({ currency_code: "CAD", subtotal: 27, tax: 0, shipping: 0, total: 27, display_total: "CA$27.00" });
     expect(moved.bill_to.country_code).toBe("US");
-    expect(moved.activities.at(-1)).toMatchObject({ action: "shipping_address_updated", before: { ship_to: { country_id: US }, total: 3035 }, after: { ship_to: { country_id: CA }, total: 2700 } });
+    expect(moved.activities.at(-1)).toMatchObject({
+      action: "shipping_address_updated",
+      before: { ship_to: { country_id: US }, total: 30.35, currency_code: "USD" },
+      after: { ship_to: { country_id: CA }, total: 27, currency_code: "CAD" },
+    });
+  });
+
+  it("records the totals before and after as the order showed them, each with its currency", async () => {
+    const db = t.db.prisma;
+    const [KW, JP] = [await countryId(db, "KW"), await countryId(db, "JP")];
+    const lamp = (await createProduct(db, acme.id, { title: "Lamp", variants: [{ prices: { KW: 8439, JP: 4050 } }] })).variant;
+    const plainPlan = await createPlan(db, acme.id);
+    const order = await createOrder({ subscription_plan_id: plainPlan.id, items: [{ variant_id: lamp.id, quantity: 1 }], ship_to: usAddress(KW) });
+    expect(order).toMatchObject({ currency_code: "KWD", total: 8.439 });
+    expect(order.activities[0].after).toMatchObject({ total: 8.439, currency_code: "KWD" });
+
+    const moved = (await patch(order.id, "update_shipping_address", { address: usAddress(JP) })).body.subscription_order;
+    expect(moved).toMatchObject({ currency_code: "JPY", total: 4050 });
+    expect(moved.activities.at(-1)).toMatchObject({ action: "shipping_address_updated", before: { total: 8.439, currency_code: "KWD" }, after: { total: 4050, currency_code: "JPY" } });
+    expect((await call("GET", `${BASE}/${order.id}`, { token: acme.token })).body.subscription_order.activities).toEqual(moved.activities);
   });
 
   it("answers 422 when an item has no price in the new country, or the country is unknown; nothing changes", async () => {
@@ -480,6 +502,29 @@ describe("PATCH .../update_shipping_address", () => {
     expect(Object.keys(invalid.body.errors).sort()).toEqual(["address.address1", "address.name"]);
     const row = await stored(order.id);
     expect([row.ship_to_country_id, row.ship_to_city, row.total, row.activities.length]).toEqual([US, "Springfield", 6444, 1]);
+  });
+
+  it("blames the item, not the country, when an item's product was deleted or is no longer offered; nothing changes", async () => {
+    const db = t.db.prisma;
+    const candle = (await createProduct(db, acme.id, { title: "Candle", variants: [{ prices: { US: 1500, CA: 1800 } }] })).variant;
+    const linked = await createPlan(db, acme.id, { productIds: [bottle.product_id, candle.product_id] });
+    const order = await createOrder({ subscription_plan_id: linked.id, items: [{ variant_id: bottle.id, quantity: 1 }, { variant_id: candle.id, quantity: 1 }] });
+    const before = await stored(order.id);
+    const unchanged = async () => expect(await stored(order.id)).toEqual(before);
+    const toCanada = { address: { ...usAddress(CA), city: "Toronto" } };
+
+    await db.productSubscriptionPlan.deleteMany({ where: { subscription_plan_id: linked.id, product_id: candle.product_id } });
+    const notOffered = await patch(order.id, "update_shipping_address", toCanada);
+    expect(notOffered.status).toBe(422);
+    expect(notOffered.body.errors).toEqual({ "items.1.variant_id": [`${candle.sku} is not offered with this subscription plan`] });
+    await unchanged();
+
+    await db.productSubscriptionPlan.create({ data: { subscription_plan_id: linked.id, product_id: candle.product_id } });
+    expect((await call("DELETE", `/api/products/${candle.product_id}`, { token: acme.token })).status).toBe(200);
+    const deleted = await patch(order.id, "update_shipping_address", toCanada);
+    expect(deleted.status).toBe(422);
+    expect(deleted.body.errors).toEqual({ "items.1.variant_id": ["does not name an available variant of this company"] });
+    await unchanged();
   });
 
   it("answers 409 on a cancelled order and 404 for another company's", async () => {
@@ -621,6 +666,28 @@ describe("PATCH .../update_payment (credit_card)", () => {
     }
     const row = await stored(order.id);
     expect([row.payment_method_id, row.status]).toEqual([null, "pending"]);
+  });
+
+  it("answers 422 for an expired card, which is valid through its expiry month by the service's clock; nothing changes", async () => {
+    const expired = await createSavedCard(t.db.prisma, { customerId: customer.id, cardType: "visa", lastFour: "2020", expMonth: 1, expYear: 2020 });
+    const endingThisMonth = await createSavedCard(t.db.prisma, { customerId: customer.id, cardType: "visa", lastFour: "2026", expMonth: 1, expYear: 2026 });
+    const order = await createOrder({ status: "past_due" });
+    const unchanged = async () => {
+      const row = await stored(order.id);
+      expect([row.status, row.payment_method_id, row.activities.length]).toEqual(["past_due", null, 1]);
+    };
+    const refused = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: expired.id });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ card_id: ["is expired"] });
+    await unchanged();
+
+    clock.set(new Date("2026-02-01T00:00:00.000Z"));
+    expect((await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: endingThisMonth.id })).body.errors).toEqual({ card_id: ["is expired"] });
+    await unchanged();
+    clock.set(new Date("2026-01-31T23:59:59.999Z"));
+    const accepted = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: endingThisMonth.id });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.subscription_order).toMatchObject({ status: "active", payment_method: { id: endingThisMonth.id, exp_month: 1, exp_year: 2026 } });
   });
 
   it("answers 409 on a cancelled order and 404 for another company's", async () => {
