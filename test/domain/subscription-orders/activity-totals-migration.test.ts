@@ -7,9 +7,9 @@ import { countryId, createCompanyWithToken, createPlan, createProduct, createUse
 import { usAddress } from "../../helpers/subscription-orders.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database.js";
 
-// Activities stored before 20261124090000 held `total` in minor units without a currency; the
+// Activities stored before 20261124093000 held `total` in minor units without a currency; the
 // migration gives each snapshot its currency and the wire's units.
-const MIGRATION = "20261124090000_activity_totals_in_currency_units";
+const MIGRATION = "20261124093000_activity_totals_in_currency_units";
 
 let testDb: TestDatabase;
 beforeAll(async () => {
