@@ -187,6 +187,6 @@ export async function createUserWithToken(db: Db, companyId: number, role: UserR
   return { user, token: await signUserToken({ userId: user.id, companyId, role }, TEST_JWT_SECRET) };
 }
 
-export async function createCard(db: Db, customerId: number, options: { lastFour?: string } = {}) {
-  return createSavedCard(db, { customerId, cardType: "visa", lastFour: options.lastFour ?? "4242", expMonth: 12, expYear: 2030 });
+export async function createCard(db: Db, customerId: number, options: { lastFour?: string; expMonth?: number; expYear?: number } = {}) {
+  return createSavedCard(db, { customerId, cardType: "visa", lastFour: options.lastFour ?? "4242", expMonth: options.expMonth ?? 12, expYear: options.expYear ?? 2030 });
 }

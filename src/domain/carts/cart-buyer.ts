@@ -1,4 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { isCardExpired } from "../payment-methods/expiry.js";
 import { recordAttribution } from "./attribution.js";
 import type { CartContext } from "./context.js";
 import { type CartOutcome, mutateCart, mutateCartWithPrisma } from "./mutate.js";
@@ -46,8 +47,12 @@ export function setSavedPaymentMethod(ctx: CartContext, cartToken: string, crede
         throw new ForbiddenError("Only the cart's customer may choose its payment method");
       }
       if (cart.customerId === null) throw ValidationError.field("payment_method_id", "the cart has no customer whose saved payment method it could use");
-      const method = await tx.paymentMethod.findFirst({ where: { id: paymentMethodId, user_id: cart.customerId, company_id: cart.companyId }, select: { id: true } });
+      const method = await tx.paymentMethod.findFirst({
+        where: { id: paymentMethodId, user_id: cart.customerId, company_id: cart.companyId },
+        select: { id: true, exp_month: true, exp_year: true },
+      });
       if (method === null) throw new NotFoundError("Payment method not found in the customer's account");
+      if (isCardExpired(method, ctx.clock.now())) throw ValidationError.field("payment_method_id", "is expired");
       await tx.cart.update({ where: { id: cart.id }, data: { payment_method_id: method.id, state: "payment_method" } });
     },
     { companyId: credential.companyId },

@@ -490,13 +490,15 @@ describe("PATCH .../update_shipping_address", () => {
     expect((await call("GET", `${BASE}/${order.id}`, { token: acme.token })).body.subscription_order.activities).toEqual(moved.activities);
   });
 
-  it("answers 422 when an item has no price in the new country, or the country is unknown; nothing changes", async () => {
+  it("answers 422 when an item has no price in the new country, the country is unknown, or country_code and country_id disagree; nothing changes", async () => {
     const order = await createOrder();
     const noPrice = await patch(order.id, "update_shipping_address", { address: usAddress(CA) });
     expect(noPrice.status).toBe(422);
     expect(noPrice.body.errors).toEqual({ "address.country_id": [`${tablet.sku} has no price in Canada`] });
     const unknown = await patch(order.id, "update_shipping_address", { address: usAddress(99_999) });
     expect(unknown.body.errors).toEqual({ "address.country_id": ["does not name a country"] });
+    const disagreeing = await patch(order.id, "update_shipping_address", { address: usAddress(CA, { country_code: "US" }) });
+    expect(disagreeing.body.errors).toEqual({ "address.country_code": ["does not match country_id"] });
     const invalid = await patch(order.id, "update_shipping_address", { address: { country_id: US, name: "", city: "X" } });
     expect(invalid.status).toBe(422);
     expect(Object.keys(invalid.body.errors).sort()).toEqual(["address.address1", "address.name"]);

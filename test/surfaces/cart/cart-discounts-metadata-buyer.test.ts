@@ -237,6 +237,16 @@ describe("POST set_saved_payment_method", () => {
     expect(byCustomer.cart.payment_method?.id).toBe(card.id);
   });
 
+  it("refuses an expired card (422), changing nothing", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const expired = await createCard(t.db.prisma, customer.user.id, { expMonth: 1, expYear: 2020 });
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    const response = await call("POST", `/api/carts/${cart.cart_token}/set_saved_payment_method`, { token: customer.token, body: { payment_method_id: expired.id } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ payment_method_id: ["is expired"] });
+    expect(await stored(cart.cart_token)).toMatchObject({ payment_method_id: null, state: "start" });
+  });
+
   it("refuses: 401 without or with a bad credential, 403 for a rep or another customer, 404 for another company's token or a method outside the account", async () => {
     const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const stranger = await createUserWithToken(t.db.prisma, acme.id, "customer");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCardExpired } from "../../../src/domain/subscription-orders/cards.js";
+import { isCardExpired } from "../../../src/domain/payment-methods/expiry.js";
 
 describe("isCardExpired", () => {
   const card = { exp_month: 1, exp_year: 2026 };

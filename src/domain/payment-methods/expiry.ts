@@ -1,5 +1,5 @@
-// Which saved cards can pay a subscription: the next bill is a charge in the future, so a card
-// that has already expired cannot be the one it goes to.
+// Which saved cards can still pay: a subscription's next bill and a cart's checkout are charges
+// yet to be made, so a card that has already expired cannot be the one they go to.
 
 /**
  * A card is valid through the last day of its expiry month, in UTC as every calendar day of
