@@ -104,23 +104,20 @@ export async function updateInstallation(ctx: ServiceContext, uuid: string, inpu
   const current = await requireRow(ctx, uuid);
   if (input.role_id != null) await requireRole(ctx, input.role_id, "droplet_installation.role_id");
   if (input.scopes) requireDeclared(current.droplet.scopes, input.scopes, "droplet_installation.scopes");
-  // Scoped by company and counted, so that an installation deleted since it was read is a 404.
-  const { count } = await ctx.db.dropletInstallation.updateMany({
-    where: { id: current.id, company_id: ctx.companyId },
+  const row = await ctx.db.dropletInstallation.update({
+    where: { id: current.id },
     data: {
       active: input.active,
       ...(input.role_id !== undefined ? { role_id: input.role_id } : {}),
       ...(input.scopes ? { scopes: [...new Set(input.scopes)] } : {}),
     },
+    include: withDropletAndRole,
   });
-  if (count === 0) throw new NotFoundError("Droplet installation not found");
-  return toView(await requireRow(ctx, uuid));
+  return toView(row);
 }
 
 export async function deleteInstallation(ctx: ServiceContext, uuid: string): Promise<{ uuid: string; id: number }> {
   const current = await requireRow(ctx, uuid);
-  // Of concurrent deletes one removes the row; the others find nothing to delete: a 404.
-  const { count } = await ctx.db.dropletInstallation.deleteMany({ where: { id: current.id, company_id: ctx.companyId } });
-  if (count === 0) throw new NotFoundError("Droplet installation not found");
+  await ctx.db.dropletInstallation.delete({ where: { id: current.id } });
   return { uuid: current.uuid, id: current.id };
 }
