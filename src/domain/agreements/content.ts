@@ -3,7 +3,8 @@
 // requested language, and a read shows the requested language when it is translated, English
 // otherwise.
 
-export const ENGLISH = "en";
+import { ENGLISH } from "../../platform/http/language.js";
+
 export const TITLE_MAX_LENGTH = 255;
 const COPY_MARK = " (Copy)";
 

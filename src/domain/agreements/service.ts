@@ -4,7 +4,8 @@ import type { Db } from "../../platform/db/database.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
-import { copyTitle, ENGLISH, writtenLanguage } from "./content.js";
+import { ENGLISH } from "../../platform/http/language.js";
+import { copyTitle, writtenLanguage } from "./content.js";
 import { findAgreementPage } from "./list.js";
 import type {
   AgreementCreateInput,

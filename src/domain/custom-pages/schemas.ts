@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { languageParam } from "../../platform/http/language.js";
+import { ENGLISH, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { idParam, timestamp } from "../../platform/http/schemas.js";
 import { isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
@@ -66,5 +66,5 @@ export type PageUpdateInput = z.infer<typeof pageUpdateBody>["custom_page"];
 
 /** The language a read asks for: `lang`, else `language_iso`, else English. */
 export function requestedLanguage(query: z.infer<typeof pageReadQuery>): string {
-  return query.lang ?? query.language_iso ?? "en";
+  return query.lang ?? query.language_iso ?? ENGLISH;
 }

@@ -4,7 +4,8 @@ import { NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { requireLabel } from "../labels/service.js";
 import type { CustomPageView, PageCreateInput, PageUpdateInput } from "./schemas.js";
-import { FALLBACK_LANGUAGE, pickTranslation } from "./translations.js";
+import { ENGLISH } from "../../platform/http/language.js";
+import { pickTranslation } from "./translations.js";
 
 type Tx = Prisma.TransactionClient;
 
@@ -57,7 +58,7 @@ function uniqueCountries(codes: string[]): string[] {
   return [...new Set(codes)];
 }
 
-export async function listPages(ctx: ServiceContext, page: PageRequest, lang = FALLBACK_LANGUAGE): Promise<Page<CustomPageView>> {
+export async function listPages(ctx: ServiceContext, page: PageRequest, lang = ENGLISH): Promise<Page<CustomPageView>> {
   const where = { company_id: ctx.companyId };
   const [rows, total] = await Promise.all([
     ctx.db.customPage.findMany({ where, include: withTranslations, orderBy: [{ position: "asc" }, { id: "asc" }], ...pageWindow(page) }),
@@ -66,7 +67,7 @@ export async function listPages(ctx: ServiceContext, page: PageRequest, lang = F
   return { rows: rows.map((row) => toView(row, lang)), pagination: pagination(page, total) };
 }
 
-export async function getPage(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+export async function getPage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {
   return toView(await requirePage(ctx.db, ctx.companyId, id), lang);
 }
 
@@ -127,7 +128,7 @@ export async function updatePage(ctx: ServiceContext, id: number, lang: string, 
 }
 
 /** Removes the page; the pages below it move up one place. */
-export async function deletePage(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+export async function deletePage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {
   const row = await inPageLock(ctx, async (tx) => {
     const current = await requirePage(tx, ctx.companyId, id);
     await tx.customPage.delete({ where: { id: current.id } });
@@ -138,7 +139,7 @@ export async function deletePage(ctx: ServiceContext, id: number, lang = FALLBAC
 }
 
 /** Moves the page to position 1; the pages that were above it move down one place. */
-export async function sendToTop(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+export async function sendToTop(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {
   const row = await inPageLock(ctx, async (tx) => {
     const current = await requirePage(tx, ctx.companyId, id);
     if (current.position === 1) return current;
@@ -149,7 +150,7 @@ export async function sendToTop(ctx: ServiceContext, id: number, lang = FALLBACK
 }
 
 /** A copy with every translation, right after the original, never the default. */
-export async function duplicatePage(ctx: ServiceContext, id: number, lang = FALLBACK_LANGUAGE): Promise<CustomPageView> {
+export async function duplicatePage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {
   const row = await inPageLock(ctx, async (tx) => {
     const original = await requirePage(tx, ctx.companyId, id);
     await tx.customPage.updateMany({ where: { company_id: ctx.companyId, position: { gt: original.position } }, data: { position: { increment: 1 } } });

@@ -1,4 +1,4 @@
-export const FALLBACK_LANGUAGE = "en";
+import { ENGLISH } from "../../platform/http/language.js";
 
 /**
  * The translation to show for a requested language: that language, else English, else the
@@ -8,7 +8,7 @@ export const FALLBACK_LANGUAGE = "en";
 export function pickTranslation<Translation extends { lang: string }>(translations: Translation[], lang: string): Translation | undefined {
   return (
     translations.find((translation) => translation.lang === lang) ??
-    translations.find((translation) => translation.lang === FALLBACK_LANGUAGE) ??
+    translations.find((translation) => translation.lang === ENGLISH) ??
     translations[0]
   );
 }

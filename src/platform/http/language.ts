@@ -4,6 +4,9 @@ import { z } from "zod";
 // `es-419`. Translations are stored per two-letter language, so the region only says which.
 const LANGUAGE_OR_LOCALE = /^[A-Za-z]{2}(?:[_-](?:[A-Za-z]{2}|\d{3}))?$/;
 
+/** The language every read falls back to when the requested one has no translation. */
+export const ENGLISH = "en";
+
 /** The lowercase two-letter language of a code or locale LANGUAGE_OR_LOCALE accepts: "fr_CA" is "fr". */
 export function languageOf(codeOrLocale: string): string {
   return codeOrLocale.slice(0, 2).toLowerCase();
