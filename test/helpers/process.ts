@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { collectOutput, waitUntilListening } from "../../scripts/lib/listening-child.js";
 import { projectRoot } from "../../src/platform/paths.js";
 import { captureProcessOutput } from "./log-capture.js";
 
@@ -20,34 +21,21 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
+  const output = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   // After "close" the output is complete (it may still arrive after "exit").
-  child.on("close", () => captureProcessOutput(output));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
-  });
+  child.on("close", () => captureProcessOutput(output()));
+  const url = await waitUntilListening(child, output, exited, timeoutMs);
   return {
     child,
     url,
-    output: () => output,
+    output,
     async waitForOutput(pattern, waitMs = 5_000) {
       const deadline = Date.now() + waitMs;
       for (;;) {
-        const match = pattern.exec(output);
+        const match = pattern.exec(output());
         if (match) return match;
-        if (Date.now() > deadline) throw new Error(`output never matched ${pattern}:\n${output}`);
+        if (Date.now() > deadline) throw new Error(`output never matched ${pattern}:\n${output()}`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { projectRoot } from "../../../src/platform/paths.js";
+import { collectOutput, waitUntilListening } from "../../lib/listening-child.js";
 
 /**
  * The production build (`npm run build`, then `node dist/src/server.js`, as `npm start` runs
@@ -40,25 +41,12 @@ export async function startServer(env: Record<string, string>, timeoutMs = 30_00
   requireBuild();
   // The listening line is logged at info: keep that one level, whatever LOG_LEVEL says for the rest.
   const child = spawn(process.execPath, [SERVER], { env: { ...env, LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
+  const output = collectOutput(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not listen in time:\n${output}`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    void exited.then(({ code }) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
-  });
-  return { child, url, pid: child.pid as number, output: () => output, exited };
+  const url = await waitUntilListening(child, output, exited, timeoutMs);
+  return { child, url, pid: child.pid as number, output, exited };
 }
 
 /** An operator command of the production build; returns its one JSON line. */
