@@ -5,7 +5,7 @@ import { type FieldErrors, NotFoundError, ValidationError } from "../../platform
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
 import type { MediaCreateInput, MediaUpdateInput, MediaView } from "./schemas.js";
-import { writeWithSlug } from "./slugs.js";
+import { lockSlugs, writeWithSlug } from "./slugs.js";
 
 const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } as const;
 type MediaRow = Prisma.MediaGetPayload<{ include: typeof withTranslations }>;
@@ -137,11 +137,17 @@ function translationRows(translations: MediaUpdateInput["translations"]) {
 export async function createMedia(ctx: ServiceContext, input: MediaCreateInput): Promise<MediaView> {
   await requireReferences(ctx, input);
   const data = columns(input) as Omit<Prisma.MediaUncheckedCreateInput, "company_id" | "slug"> & { title: string; media_type: string };
-  const row = await writeWithSlug(input.slug, input.title, "media", "media.slug", {
-    takenWithPrefix: async (prefix) =>
-      (await ctx.db.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
-    write: (slug, custom) =>
-      ctx.db.media.create({
+  const row = await writeWithSlug({
+    db: ctx.db,
+    companyId: ctx.companyId,
+    kind: "media",
+    field: "media.slug",
+    requested: input.slug,
+    title: input.title,
+    takenWithPrefix: async (tx, prefix) =>
+      (await tx.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
+    write: (tx, slug, custom) =>
+      tx.media.create({
         data: { ...data, company_id: ctx.companyId, slug, custom_slug: custom, translations: { create: translationRows(input.translations) } },
         include: withTranslations,
       }),
@@ -173,6 +179,7 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
   const upserts = translationRows(input.translations);
   const write = (slug: string | undefined, custom: boolean) =>
     ctx.db.$transaction(async (tx) => {
+      if (slug !== undefined) await lockSlugs(tx, "media", ctx.companyId);
       if (removed.length > 0) await tx.mediaTranslation.deleteMany({ where: { media_id: id, language_iso: { in: removed } } });
       for (const translation of upserts) {
         await tx.mediaTranslation.upsert({

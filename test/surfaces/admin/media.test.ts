@@ -74,6 +74,13 @@ describe("POST /api/media", () => {
     expect(other.status).toBe(201);
   });
 
+  it("gives every one of many concurrent creates with the same title its own generated slug", async () => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => create({ title: "Racefour", media_type: "upload" })));
+    expect(responses.map((response) => response.status)).toEqual(Array(12).fill(201));
+    const slugs = responses.map((response) => response.body.media.slug as string).sort();
+    expect(slugs).toEqual(["racefour", ...Array.from({ length: 11 }, (_, index) => `racefour-${index + 2}`)].sort());
+  });
+
   it("answers 422 for a taken slug, changing nothing", async () => {
     await create({ title: "One", media_type: "share", slug: "taken" });
     const response = await create({ title: "Two", media_type: "share", slug: "taken" });

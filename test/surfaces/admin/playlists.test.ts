@@ -49,6 +49,13 @@ describe("POST /api/playlists", () => {
     expect(custom.body.playlist).toMatchObject({ slug: "my-list", custom_slug: true });
   });
 
+  it("gives every one of many concurrent creates with the same title its own generated slug", async () => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => create({ title: "Racefour", media_ids: [m1.id] })));
+    expect(responses.map((response) => response.status)).toEqual(Array(12).fill(201));
+    const slugs = responses.map((response) => response.body.playlist.slug as string).sort();
+    expect(slugs).toEqual(["racefour", ...Array.from({ length: 11 }, (_, index) => `racefour-${index + 2}`)].sort());
+  });
+
   it("answers one 422 naming every reference of another company's, with its ids, creating nothing", async () => {
     const product = await createTestProduct(t.db.prisma, globex.id);
     const pack = await createEnrollmentPack(t.db.prisma, globex.id);
