@@ -188,9 +188,10 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
           update: { title: translation.title, description: translation.description },
         });
       }
+      // updated_at is set, not left to @updatedAt, which skips an update whose only change is to translations.
       return tx.media.update({
         where: { id: current.id },
-        data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}) },
+        data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}), updated_at: ctx.clock.now() },
         include: withTranslations,
       });
     });

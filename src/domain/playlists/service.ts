@@ -133,7 +133,8 @@ export async function updatePlaylist(ctx: ServiceContext, id: number, input: Pla
         await tx.playlistItem.deleteMany({ where: { playlist_id: current.id } });
         await tx.playlistItem.createMany({ data: itemRows(input.media_ids).map((item) => ({ ...item, playlist_id: current.id })) });
       }
-      return tx.playlist.update({ where: { id: current.id }, data: { ...columns(input), ...slugChange }, include: withItems });
+      // updated_at is set, not left to @updatedAt, which skips an update whose only change is to the items.
+      return tx.playlist.update({ where: { id: current.id }, data: { ...columns(input), ...slugChange, updated_at: ctx.clock.now() }, include: withItems });
     });
     return toView(row);
   } catch (error) {

@@ -235,6 +235,26 @@ describe("PUT /api/media/{id}", () => {
     expect(Object.keys(response.body.media.translations)).toEqual(["es", "fr"]);
   });
 
+  it("moves updated_at on an update that only adds or removes translations, not on a rejected one", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Dated" });
+    const past = new Date("2020-01-01T00:00:00Z");
+    const backdate = () => t.db.prisma.media.update({ where: { id: media.id }, data: { updated_at: past } });
+    const put = (body: Record<string, unknown>) => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: body } });
+
+    await backdate();
+    const rejected = await put({ translations: { de: { title: "" } } });
+    expect(rejected.status).toBe(422);
+    expect((await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).updated_at).toEqual(past);
+
+    const added = await put({ translations: { de: { title: "Deutsch" } } });
+    expect(added.status).toBe(200);
+    expect(Date.parse(added.body.media.updated_at)).toBeGreaterThan(past.getTime());
+    await backdate();
+    const removed = await put({ translations: { de: null } });
+    expect(removed.body.media.translations).toEqual({});
+    expect(Date.parse(removed.body.media.updated_at)).toBeGreaterThan(past.getTime());
+  });
+
   it("sets a custom slug; a taken one is a 422 that changes nothing", async () => {
     const one = await createMediaViaApi(call, acme.token, { title: "One" });
     const two = await createMediaViaApi(call, acme.token, { title: "Two" });

@@ -121,6 +121,19 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
     expect((await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: playlist.id } })).title).toBe("Mine");
   });
 
+  it("moves updated_at on an update that only reorders the items, not on a rejected one", async () => {
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Dated", media_ids: [m1.id] });
+    const past = new Date("2020-01-01T00:00:00Z");
+    await t.db.prisma.playlist.update({ where: { id: playlist.id }, data: { updated_at: past } });
+    const put = (media_ids: number[]) => call("PUT", `/api/playlists/${playlist.id}`, { token: acme.token, body: { playlist: { media_ids } } });
+
+    expect((await put([m1.id, m1.id])).status).toBe(422);
+    expect((await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: playlist.id } })).updated_at).toEqual(past);
+    const reordered = await put([m2.id, m1.id]);
+    expect(reordered.body.playlist.media_ids).toEqual([m2.id, m1.id]);
+    expect(Date.parse(reordered.body.playlist.updated_at)).toBeGreaterThan(past.getTime());
+  });
+
   it("answers 422 on update with invalid items, keeping the old order", async () => {
     const playlist = await createPlaylistViaApi(call, acme.token, { title: "Keep", media_ids: [m1.id, m2.id] });
     const response = await call("PUT", `/api/playlists/${playlist.id}`, { token: acme.token, body: { playlist: { media_ids: [m1.id, foreignMedia.id] } } });
