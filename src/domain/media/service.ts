@@ -1,5 +1,6 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -163,7 +164,7 @@ export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: 
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
     ...(filter.media_type ? { media_type: filter.media_type } : {}),
-    ...(filter.search_query ? { title: { contains: filter.search_query, mode: "insensitive" } } : {}),
+    ...(filter.search_query ? { title: { contains: escapeLike(filter.search_query), mode: "insensitive" } } : {}),
   };
   const [rows, total] = await Promise.all([
     ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),

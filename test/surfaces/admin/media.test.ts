@@ -214,6 +214,16 @@ describe("GET /api/media", () => {
     expect(search.body.media.map((m: { title: string }) => m.title)).toEqual(["Alpha"]);
     expect((await call("GET", "/api/media?per_page=101", { token: acme.token })).status).toBe(422);
   });
+  it("searches titles literally: % and _ match only themselves", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Save 50% today" });
+    await createMediaViaApi(call, acme.token, { title: "Top 500 recipes" });
+    await createMediaViaApi(call, acme.token, { title: "snake_case tips" });
+    const titles = async (query: string) =>
+      (await call("GET", `/api/media?search_query=${encodeURIComponent(query)}`, { token: acme.token })).body.media.map((m: { title: string }) => m.title);
+    expect(await titles("50%")).toEqual(["Save 50% today"]);
+    expect(await titles("_")).toEqual(["snake_case tips"]);
+    expect(await titles("\\")).toEqual([]);
+  });
 });
 
 describe("PUT /api/media/{id}", () => {
