@@ -3,6 +3,7 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ENGLISH } from "../../platform/http/language.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
 import type { MediaCreateInput, MediaUpdateInput, MediaView } from "./schemas.js";
@@ -14,9 +15,12 @@ type JsonObject = Record<string, unknown>;
 
 const richText = (html: string | null) => (html === null ? null : { html });
 
-/** `language` is two letters, as languageParam reads it. */
+/**
+ * `language` is two letters, as languageParam reads it. English is the row's own content: an
+ * `en` translation stored before create and update refused one is never shown instead.
+ */
 export function toMediaView(row: MediaRow, language?: string): MediaView {
-  const translation = language ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
+  const translation = language && language !== ENGLISH ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
   const html = translation?.description ?? row.description;
   const withPrompts = row.media_type === "share" || row.media_type === "upload";
   const withComments = row.video_shopping_enabled && row.display_comments;

@@ -265,6 +265,32 @@ describe("PUT /api/media/{id}", () => {
     expect(Date.parse(removed.body.media.updated_at)).toBeGreaterThan(past.getTime());
   });
 
+  it("refuses an English translation: English is the media's own title and description (422, nothing changed)", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Own title" });
+    const put = await call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { title: "Changed", translations: { en: { title: "English Override" } } } } });
+    expect(put.status).toBe(422);
+    expect(put.body.errors).toEqual({ "media.translations.en": ["English is the media's own title and description: set those instead"] });
+    expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).toMatchObject({ title: "Own title" });
+    expect(await t.db.prisma.mediaTranslation.count()).toBe(0);
+
+    const post = await create({ title: "New", media_type: "share", translations: { fr: { title: "Neuf" }, en: { title: "English Override" } } });
+    expect(post.status).toBe(422);
+    expect(Object.keys(post.body.errors)).toEqual(["media.translations.en"]);
+    expect(await t.db.prisma.media.count()).toBe(1);
+  });
+
+  it("never reads a stored English translation, and removes one sent as null", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Own title" });
+    await t.db.prisma.mediaTranslation.create({ data: { media_id: media.id, language_iso: "en", title: "English Override" } });
+    for (const language of ["en", "en_US"]) {
+      expect((await call("GET", `/api/media/${media.id}?language_iso=${language}`, { token: acme.token })).body.title, language).toBe("Own title");
+    }
+    const removed = await call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { translations: { en: null } } } });
+    expect(removed.status).toBe(200);
+    expect(removed.body.media.translations).toEqual({});
+    expect(await t.db.prisma.mediaTranslation.count()).toBe(0);
+  });
+
   it("sets a custom slug; a taken one is a 422 that changes nothing", async () => {
     const one = await createMediaViaApi(call, acme.token, { title: "One" });
     const two = await createMediaViaApi(call, acme.token, { title: "Two" });
