@@ -1,3 +1,4 @@
+import { createCompanyCountry } from "./domain/catalog/company-countries.js";
 import { createDiscount } from "./domain/catalog/discounts.js";
 import { createEnrollmentPack } from "./domain/catalog/enrollment-packs.js";
 import { createProduct } from "./domain/catalog/products.js";
@@ -40,6 +41,9 @@ export async function seedDemo(db: Db): Promise<DemoSeed | null> {
 
 /** A small shop selling in the US and Canada: what a storefront needs to build a cart. */
 async function seedDemoCatalog(ctx: ServiceContext): Promise<void> {
+  // The company countries agreements can be targeted to.
+  await createCompanyCountry(ctx, { country_code: "US" });
+  await createCompanyCountry(ctx, { country_code: "CA" });
   const greens = await createProduct(ctx, {
     title: "Daily Greens",
     description: "A month of greens, one scoop a day.",

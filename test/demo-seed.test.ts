@@ -31,6 +31,8 @@ describe("seedDemo", () => {
     expect((await call("GET", "/api/shipping_methods?country_code=US", { token })).body.shipping_methods).toMatchObject([{ price: "5.95", free_over: "75.00" }]);
     expect((await call("GET", "/api/tax_rates", { token })).body.tax_rates).toMatchObject([{ country_code: "CA", rate: "5" }, { country_code: "US", rate: "8.25" }]);
     expect((await call("GET", "/api/enrollment_packs", { token })).body.enrollment_packs).toMatchObject([{ title: "Starter Kit", variant_ids: [greens.id] }]);
+    const countries = (await call("GET", "/api/company_countries", { token })).body.company_countries;
+    expect(countries.map((country: { country_code: string }) => country.country_code)).toEqual(["CA", "US"]);
     expect(await seedDemo(t.db.prisma)).toBeNull();
   });
 });

@@ -115,11 +115,15 @@ export async function getActiveAgreement(sql: SqlPool, id: number, languageIso: 
   return findActiveAgreementView(sql, id, languageIso ?? ENGLISH);
 }
 
+// One change per attachment: a second entry for it (remove, then change) has no order to apply in.
 function attachmentErrors(input: AttachmentUpdateInput[], existing: Set<number>): FieldErrors {
   const errors: FieldErrors = {};
+  const named = new Set<number>();
   input.forEach((attachment, index) => {
     const path = `agreement.attachments_attributes.${index}`;
     if (attachment.id !== undefined && !existing.has(attachment.id)) errors[`${path}.id`] = ["does not name an attachment of this agreement"];
+    else if (attachment.id !== undefined && named.has(attachment.id)) errors[`${path}.id`] = ["names an attachment an earlier entry already names"];
+    if (attachment.id !== undefined) named.add(attachment.id);
     if (attachment.id === undefined && attachment._destroy) errors[`${path}.id`] = ["is required to remove an attachment"];
     if (attachment.id === undefined && !attachment._destroy && attachment.url === undefined) errors[`${path}.url`] = ["is required"];
   });

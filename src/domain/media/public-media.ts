@@ -1,7 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { languageOf } from "../../platform/http/language.js";
+import { ENGLISH, languageOf } from "../../platform/http/language.js";
 import { metafieldsJsonSql } from "../metafields/public-json.js";
 import type { PublicMediaView } from "./schemas.js";
 
@@ -41,11 +41,13 @@ export const PUBLIC_MEDIA_COLUMNS = Prisma.sql`
   ${metafieldsJsonSql("media", "m")} AS metafields`;
 
 /**
- * The language a public read shows (two letters; null is English): the `language_iso` query
+ * The language a public read shows (two letters; null is English, the media's own content, so an
+ * `en` translation stored before they were refused is never joined): the `language_iso` query
  * parameter (as languageParam read it) when there is one, the request metadata's `svc_locale` otherwise.
  */
 export function publicLanguage(language: string | undefined, svcLocale: string | null | undefined): string | null {
-  return language ?? (svcLocale ? languageOf(svcLocale) : null);
+  const requested = language ?? (svcLocale ? languageOf(svcLocale) : null);
+  return requested === ENGLISH ? null : requested;
 }
 
 /** `language` as publicLanguage resolved it; null joins nothing, so English shows. */

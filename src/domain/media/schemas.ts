@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { languageParam } from "../../platform/http/language.js";
+import { ENGLISH, languageParam } from "../../platform/http/language.js";
 import { instantInput, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { MAX_URL_LENGTH, requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
@@ -59,8 +59,9 @@ const mediaFields = {
   subtitles: z.record(languageCode, z.string().max(200_000)).nullable().optional().describe("Language code to subtitle text"),
   translations: z
     .record(languageCode, z.object({ title, description: descriptionInput.nullable().optional() }).nullable())
+    .refine((translations) => !translations[ENGLISH], { path: [ENGLISH], message: "English is the media's own title and description: set those instead" })
     .optional()
-    .describe("Language code to translated title and description; null removes a translation"),
+    .describe("Language code (not en: English is the media's own title and description) to translated title and description; null removes a translation"),
   prompts: z.array(z.record(z.string().max(100), z.unknown())).max(50).optional(),
   tags: z.array(label).max(50).optional(),
   ranks: z.array(label).max(50).optional(),

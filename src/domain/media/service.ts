@@ -1,11 +1,13 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ENGLISH } from "../../platform/http/language.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
 import type { MediaCreateInput, MediaUpdateInput, MediaView } from "./schemas.js";
-import { writeWithSlug } from "./slugs.js";
+import { lockSlugs, writeWithSlug } from "./slugs.js";
 
 const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } as const;
 type MediaRow = Prisma.MediaGetPayload<{ include: typeof withTranslations }>;
@@ -13,9 +15,12 @@ type JsonObject = Record<string, unknown>;
 
 const richText = (html: string | null) => (html === null ? null : { html });
 
-/** `language` is two letters, as languageParam reads it. */
+/**
+ * `language` is two letters, as languageParam reads it. English is the row's own content: an
+ * `en` translation stored before create and update refused one is never shown instead.
+ */
 export function toMediaView(row: MediaRow, language?: string): MediaView {
-  const translation = language ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
+  const translation = language && language !== ENGLISH ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
   const html = translation?.description ?? row.description;
   const withPrompts = row.media_type === "share" || row.media_type === "upload";
   const withComments = row.video_shopping_enabled && row.display_comments;
@@ -137,11 +142,17 @@ function translationRows(translations: MediaUpdateInput["translations"]) {
 export async function createMedia(ctx: ServiceContext, input: MediaCreateInput): Promise<MediaView> {
   await requireReferences(ctx, input);
   const data = columns(input) as Omit<Prisma.MediaUncheckedCreateInput, "company_id" | "slug"> & { title: string; media_type: string };
-  const row = await writeWithSlug(input.slug, input.title, "media", "media.slug", {
-    takenWithPrefix: async (prefix) =>
-      (await ctx.db.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
-    write: (slug, custom) =>
-      ctx.db.media.create({
+  const row = await writeWithSlug({
+    db: ctx.db,
+    companyId: ctx.companyId,
+    kind: "media",
+    field: "media.slug",
+    requested: input.slug,
+    title: input.title,
+    takenWithPrefix: async (tx, prefix) =>
+      (await tx.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
+    write: (tx, slug, custom) =>
+      tx.media.create({
         data: { ...data, company_id: ctx.companyId, slug, custom_slug: custom, translations: { create: translationRows(input.translations) } },
         include: withTranslations,
       }),
@@ -157,7 +168,7 @@ export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: 
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
     ...(filter.media_type ? { media_type: filter.media_type } : {}),
-    ...(filter.search_query ? { title: { contains: filter.search_query, mode: "insensitive" } } : {}),
+    ...(filter.search_query ? { title: { contains: escapeLike(filter.search_query), mode: "insensitive" } } : {}),
   };
   const [rows, total] = await Promise.all([
     ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
@@ -173,6 +184,7 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
   const upserts = translationRows(input.translations);
   const write = (slug: string | undefined, custom: boolean) =>
     ctx.db.$transaction(async (tx) => {
+      if (slug !== undefined) await lockSlugs(tx, "media", ctx.companyId);
       if (removed.length > 0) await tx.mediaTranslation.deleteMany({ where: { media_id: id, language_iso: { in: removed } } });
       for (const translation of upserts) {
         await tx.mediaTranslation.upsert({
@@ -181,9 +193,10 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
           update: { title: translation.title, description: translation.description },
         });
       }
+      // updated_at is set, not left to @updatedAt, which skips an update whose only change is to translations.
       return tx.media.update({
         where: { id: current.id },
-        data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}) },
+        data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}), updated_at: ctx.clock.now() },
         include: withTranslations,
       });
     });

@@ -1,3 +1,5 @@
+import type { Prisma } from "../../generated/prisma/client.js";
+import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ValidationError } from "../../platform/errors.js";
 
@@ -25,35 +27,46 @@ export function nextFreeSlug(base: string, taken: Iterable<string>): string {
   }
 }
 
-export interface SlugWriter<Row> {
-  /** The slugs of the company's rows that start with this prefix. */
-  takenWithPrefix(prefix: string): Promise<string[]>;
-  /** Writes the row with this slug; a unique violation means the slug was taken meanwhile. */
-  write(slug: string, custom: boolean): Promise<Row>;
-}
-
-const GENERATED_SLUG_ATTEMPTS = 3;
+export type SlugKind = "media" | "playlist";
 
 /**
- * A requested slug that is taken is the client's to fix (422 on `field`). A generated one that
- * another request took between our read and our write is simply generated again.
+ * Serializes every slug write of one company's media (or playlists) until the transaction ends:
+ * a generated slug is read free and written under it, so racing creates cannot pick the same one.
  */
-export async function writeWithSlug<Row>(requested: string | undefined, title: string, fallback: string, field: string, writer: SlugWriter<Row>): Promise<Row> {
-  if (requested !== undefined) {
-    try {
-      return await writer.write(requested, true);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw ValidationError.field(field, "is already taken");
-      throw error;
-    }
-  }
-  const base = slugify(title, fallback);
-  for (let attempt = 1; ; attempt++) {
-    const slug = nextFreeSlug(base, await writer.takenWithPrefix(base));
-    try {
-      return await writer.write(slug, false);
-    } catch (error) {
-      if (!isUniqueViolation(error) || attempt >= GENERATED_SLUG_ATTEMPTS) throw error;
-    }
+export async function lockSlugs(tx: Prisma.TransactionClient, kind: SlugKind, companyId: number): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`slugs:${kind}`}), ${companyId}::int)`;
+}
+
+export interface SlugWrite<Row> {
+  db: Db;
+  companyId: number;
+  /** Also the slug of a title that leaves nothing usable. */
+  kind: SlugKind;
+  /** The request's slug member, for a 422 when a requested slug is taken. */
+  field: string;
+  requested: string | undefined;
+  title: string;
+  /** The slugs of the company's rows that start with this prefix. */
+  takenWithPrefix(tx: Prisma.TransactionClient, prefix: string): Promise<string[]>;
+  write(tx: Prisma.TransactionClient, slug: string, custom: boolean): Promise<Row>;
+}
+
+/**
+ * A requested slug that is taken is the client's to fix (422 on `field`). A generated one is
+ * picked and written under the company's slug lock, which every slug write takes, so it is
+ * still free when written.
+ */
+export async function writeWithSlug<Row>(slugWrite: SlugWrite<Row>): Promise<Row> {
+  const { db, companyId, kind, field, requested, title } = slugWrite;
+  try {
+    return await db.$transaction(async (tx) => {
+      await lockSlugs(tx, kind, companyId);
+      if (requested !== undefined) return slugWrite.write(tx, requested, true);
+      const base = slugify(title, kind);
+      return slugWrite.write(tx, nextFreeSlug(base, await slugWrite.takenWithPrefix(tx, base)), false);
+    });
+  } catch (error) {
+    if (requested !== undefined && isUniqueViolation(error)) throw ValidationError.field(field, "is already taken");
+    throw error;
   }
 }

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { writeWithSlug } from "../media/slugs.js";
+import { lockSlugs, writeWithSlug } from "../media/slugs.js";
 import type { PlaylistCreateInput, PlaylistUpdateInput, PlaylistView } from "./schemas.js";
 
 const withItems = {
@@ -88,11 +88,17 @@ const itemRows = (mediaIds: number[]) => mediaIds.map((media_id, position) => ({
 
 export async function createPlaylist(ctx: ServiceContext, input: PlaylistCreateInput): Promise<PlaylistView> {
   await requireReferences(ctx, input);
-  const row = await writeWithSlug(input.slug, input.title, "playlist", "playlist.slug", {
-    takenWithPrefix: async (prefix) =>
-      (await ctx.db.playlist.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
-    write: (slug, custom) =>
-      ctx.db.playlist.create({
+  const row = await writeWithSlug({
+    db: ctx.db,
+    companyId: ctx.companyId,
+    kind: "playlist",
+    field: "playlist.slug",
+    requested: input.slug,
+    title: input.title,
+    takenWithPrefix: async (tx, prefix) =>
+      (await tx.playlist.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
+    write: (tx, slug, custom) =>
+      tx.playlist.create({
         data: { ...columns(input), title: input.title, company_id: ctx.companyId, slug, custom_slug: custom, items: { create: itemRows(input.media_ids) } },
         include: withItems,
       }),
@@ -122,11 +128,13 @@ export async function updatePlaylist(ctx: ServiceContext, id: number, input: Pla
     const row = await ctx.db.$transaction(async (tx) => {
       // Two concurrent reorders would otherwise interleave their item rewrites.
       await tx.$executeRaw`SELECT 1 FROM playlists WHERE id = ${current.id} FOR UPDATE`;
+      if (input.slug !== undefined && input.slug !== current.slug) await lockSlugs(tx, "playlist", ctx.companyId);
       if (input.media_ids) {
         await tx.playlistItem.deleteMany({ where: { playlist_id: current.id } });
         await tx.playlistItem.createMany({ data: itemRows(input.media_ids).map((item) => ({ ...item, playlist_id: current.id })) });
       }
-      return tx.playlist.update({ where: { id: current.id }, data: { ...columns(input), ...slugChange }, include: withItems });
+      // updated_at is set, not left to @updatedAt, which skips an update whose only change is to the items.
+      return tx.playlist.update({ where: { id: current.id }, data: { ...columns(input), ...slugChange, updated_at: ctx.clock.now() }, include: withItems });
     });
     return toView(row);
   } catch (error) {

@@ -4,6 +4,7 @@ import { ValidationError, type FieldErrors } from "../../platform/errors.js";
 import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { newUuid } from "../../platform/ids.js";
+import { resolveCountryId } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
@@ -68,24 +69,6 @@ async function viewAfterChange(tx: Prisma.TransactionClient, ctx: ServiceContext
 // ---------------------------------------------------------------------------------------------
 
 type Db = ServiceContext["db"] | Prisma.TransactionClient;
-
-async function resolveCountryId(db: Db, address: AddressInput, path: string, errors: FieldErrors): Promise<number | null> {
-  if (address.country_id === undefined && address.country_code === undefined) {
-    (errors[`${path}.country_id`] ??= []).push("is required (or send country_code)");
-    return null;
-  }
-  const country = await db.country.findFirst({
-    where: address.country_id !== undefined ? { id: address.country_id } : { iso: address.country_code?.toUpperCase() },
-    select: { id: true, iso: true },
-  });
-  if (!country) (errors[`${path}.${address.country_id !== undefined ? "country_id" : "country_code"}`] ??= []).push("does not name a country");
-  // Both sent and naming two countries: which one the client meant is not ours to guess (as on carts).
-  else if (address.country_code !== undefined && address.country_code.toUpperCase() !== country.iso) {
-    (errors[`${path}.country_code`] ??= []).push("does not match country_id");
-    return null;
-  }
-  return country?.id ?? null;
-}
 
 function addressColumns<Prefix extends "ship_to" | "bill_to">(prefix: Prefix, address: AddressInput, countryId: number) {
   return {

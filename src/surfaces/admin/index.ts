@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { useCompanyAuth } from "../../platform/http/company-auth.js";
 import { useIdempotencyKeys } from "../../platform/http/idempotency.js";
 import { agreementRoutes } from "./agreements.js";
+import { companyCountryRoutes } from "./company-countries.js";
 import { companyServerRoutes } from "./company-server-routes.js";
 import { discountRoutes } from "./discounts.js";
 import { dropletInstallationRoutes } from "./droplet-installations.js";
@@ -30,6 +31,7 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
   await app.register(dropletInstallationRoutes);
   await app.register(productRoutes);
   await app.register(referenceDataRoutes);
+  await app.register(companyCountryRoutes);
   await app.register(discountRoutes);
   await app.register(shippingMethodRoutes);
   await app.register(taxRateRoutes);

@@ -1,4 +1,4 @@
-import { ownerEnrollmentPack, ownerProduct, unique } from "./admin-resources.js";
+import { ownerCompanyCountry, ownerEnrollmentPack, ownerProduct, unique } from "./admin-resources.js";
 import type { TeachingContext, Teachings } from "./types.js";
 
 async function ownerDiscount(ctx: TeachingContext, productId: number): Promise<{ id: number; code: string }> {
@@ -156,6 +156,33 @@ export const catalogTeachings: Teachings = {
       return { params: { country_code: "ca" }, body: { tax_rate: { rate: "5" } }, markers: ["13.2468"] };
     },
     isolation: { expect: "own_rows_written" },
+  },
+
+  // Company countries: each teaching its own country, so that they do not meet (and no agreement names the deleted one).
+  "GET /api/company_countries": {
+    async setup(ctx) {
+      await ownerCompanyCountry(ctx, "AU");
+      return { query: { per_page: "100" }, markers: ["Australia"] };
+    },
+    isolation: { expect: "own_rows_only" },
+  },
+  "POST /api/company_countries": {
+    async setup() {
+      return { body: { company_country: { country_code: "NZ" } } };
+    },
+    isolation: { expect: "own_rows_written" },
+  },
+  "GET /api/company_countries/{id}": {
+    async setup(ctx) {
+      return { params: { id: String(await ownerCompanyCountry(ctx, "MX")) }, markers: ["Mexico"] };
+    },
+    isolation: { expect: "not_found" },
+  },
+  "DELETE /api/company_countries/{id}": {
+    async setup(ctx) {
+      return { params: { id: String(await ownerCompanyCountry(ctx, "IE")) }, markers: ["Ireland"] };
+    },
+    isolation: { expect: "not_found" },
   },
 
   "GET /api/enrollment_packs": {

@@ -367,6 +367,22 @@ describe("PUT /api/agreements/{id}", () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it("answers 422 for an attachment named more than once, on each repetition, and changes nothing", async () => {
+    const id = await createId({ attachments_attributes: [{ url: "https://cdn.example.com/a.pdf" }] });
+    const attachment = (await show(id)).body.agreement.attachments[0].id;
+    const before = await snapshot();
+    const response = await update(id, {
+      title: "NEWTITLE",
+      attachments_attributes: [{ id: attachment, _destroy: true }, { id: attachment, filename: "b.pdf" }, { id: attachment, kind: "terms" }],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "agreement.attachments_attributes.1.id": ["names an attachment an earlier entry already names"],
+      "agreement.attachments_attributes.2.id": ["names an attachment an earlier entry already names"],
+    });
+    expect(await snapshot()).toBe(before);
+  });
+
   it("answers 422 for references of another company, and for required_on_checkout without show_at_checkout; changes nothing", async () => {
     const id = await createId({ show_at_checkout: true, required_on_checkout: true });
     const before = await snapshot();

@@ -74,6 +74,13 @@ describe("POST /api/media", () => {
     expect(other.status).toBe(201);
   });
 
+  it("gives every one of many concurrent creates with the same title its own generated slug", async () => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => create({ title: "Racefour", media_type: "upload" })));
+    expect(responses.map((response) => response.status)).toEqual(Array(12).fill(201));
+    const slugs = responses.map((response) => response.body.media.slug as string).sort();
+    expect(slugs).toEqual(["racefour", ...Array.from({ length: 11 }, (_, index) => `racefour-${index + 2}`)].sort());
+  });
+
   it("answers 422 for a taken slug, changing nothing", async () => {
     await create({ title: "One", media_type: "share", slug: "taken" });
     const response = await create({ title: "Two", media_type: "share", slug: "taken" });
@@ -207,6 +214,16 @@ describe("GET /api/media", () => {
     expect(search.body.media.map((m: { title: string }) => m.title)).toEqual(["Alpha"]);
     expect((await call("GET", "/api/media?per_page=101", { token: acme.token })).status).toBe(422);
   });
+  it("searches titles literally: % and _ match only themselves", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Save 50% today" });
+    await createMediaViaApi(call, acme.token, { title: "Top 500 recipes" });
+    await createMediaViaApi(call, acme.token, { title: "snake_case tips" });
+    const titles = async (query: string) =>
+      (await call("GET", `/api/media?search_query=${encodeURIComponent(query)}`, { token: acme.token })).body.media.map((m: { title: string }) => m.title);
+    expect(await titles("50%")).toEqual(["Save 50% today"]);
+    expect(await titles("_")).toEqual(["snake_case tips"]);
+    expect(await titles("\\")).toEqual([]);
+  });
 });
 
 describe("PUT /api/media/{id}", () => {
@@ -226,6 +243,52 @@ describe("PUT /api/media/{id}", () => {
       translations: { es: { title: "Nuevo", description: null }, fr: { title: "Nouveau", description: null } },
     });
     expect(Object.keys(response.body.media.translations)).toEqual(["es", "fr"]);
+  });
+
+  it("moves updated_at on an update that only adds or removes translations, not on a rejected one", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Dated" });
+    const past = new Date("2020-01-01T00:00:00Z");
+    const backdate = () => t.db.prisma.media.update({ where: { id: media.id }, data: { updated_at: past } });
+    const put = (body: Record<string, unknown>) => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: body } });
+
+    await backdate();
+    const rejected = await put({ translations: { de: { title: "" } } });
+    expect(rejected.status).toBe(422);
+    expect((await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).updated_at).toEqual(past);
+
+    const added = await put({ translations: { de: { title: "Deutsch" } } });
+    expect(added.status).toBe(200);
+    expect(Date.parse(added.body.media.updated_at)).toBeGreaterThan(past.getTime());
+    await backdate();
+    const removed = await put({ translations: { de: null } });
+    expect(removed.body.media.translations).toEqual({});
+    expect(Date.parse(removed.body.media.updated_at)).toBeGreaterThan(past.getTime());
+  });
+
+  it("refuses an English translation: English is the media's own title and description (422, nothing changed)", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Own title" });
+    const put = await call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { title: "Changed", translations: { en: { title: "English Override" } } } } });
+    expect(put.status).toBe(422);
+    expect(put.body.errors).toEqual({ "media.translations.en": ["English is the media's own title and description: set those instead"] });
+    expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).toMatchObject({ title: "Own title" });
+    expect(await t.db.prisma.mediaTranslation.count()).toBe(0);
+
+    const post = await create({ title: "New", media_type: "share", translations: { fr: { title: "Neuf" }, en: { title: "English Override" } } });
+    expect(post.status).toBe(422);
+    expect(Object.keys(post.body.errors)).toEqual(["media.translations.en"]);
+    expect(await t.db.prisma.media.count()).toBe(1);
+  });
+
+  it("never reads a stored English translation, and removes one sent as null", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Own title" });
+    await t.db.prisma.mediaTranslation.create({ data: { media_id: media.id, language_iso: "en", title: "English Override" } });
+    for (const language of ["en", "en_US"]) {
+      expect((await call("GET", `/api/media/${media.id}?language_iso=${language}`, { token: acme.token })).body.title, language).toBe("Own title");
+    }
+    const removed = await call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { translations: { en: null } } } });
+    expect(removed.status).toBe(200);
+    expect(removed.body.media.translations).toEqual({});
+    expect(await t.db.prisma.mediaTranslation.count()).toBe(0);
   });
 
   it("sets a custom slug; a taken one is a 422 that changes nothing", async () => {

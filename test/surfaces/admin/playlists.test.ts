@@ -49,6 +49,13 @@ describe("POST /api/playlists", () => {
     expect(custom.body.playlist).toMatchObject({ slug: "my-list", custom_slug: true });
   });
 
+  it("gives every one of many concurrent creates with the same title its own generated slug", async () => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => create({ title: "Racefour", media_ids: [m1.id] })));
+    expect(responses.map((response) => response.status)).toEqual(Array(12).fill(201));
+    const slugs = responses.map((response) => response.body.playlist.slug as string).sort();
+    expect(slugs).toEqual(["racefour", ...Array.from({ length: 11 }, (_, index) => `racefour-${index + 2}`)].sort());
+  });
+
   it("answers one 422 naming every reference of another company's, with its ids, creating nothing", async () => {
     const product = await createTestProduct(t.db.prisma, globex.id);
     const pack = await createEnrollmentPack(t.db.prisma, globex.id);
@@ -112,6 +119,19 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
     expect((await call("PUT", path, { token: globex.token, body: { playlist: { title: "Stolen" } } })).status).toBe(404);
     expect((await call("DELETE", path, { token: globex.token })).status).toBe(404);
     expect((await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: playlist.id } })).title).toBe("Mine");
+  });
+
+  it("moves updated_at on an update that only reorders the items, not on a rejected one", async () => {
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Dated", media_ids: [m1.id] });
+    const past = new Date("2020-01-01T00:00:00Z");
+    await t.db.prisma.playlist.update({ where: { id: playlist.id }, data: { updated_at: past } });
+    const put = (media_ids: number[]) => call("PUT", `/api/playlists/${playlist.id}`, { token: acme.token, body: { playlist: { media_ids } } });
+
+    expect((await put([m1.id, m1.id])).status).toBe(422);
+    expect((await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: playlist.id } })).updated_at).toEqual(past);
+    const reordered = await put([m2.id, m1.id]);
+    expect(reordered.body.playlist.media_ids).toEqual([m2.id, m1.id]);
+    expect(Date.parse(reordered.body.playlist.updated_at)).toBeGreaterThan(past.getTime());
   });
 
   it("answers 422 on update with invalid items, keeping the old order", async () => {

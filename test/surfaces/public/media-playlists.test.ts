@@ -107,6 +107,16 @@ describe("POST /media/{slug} and /media", () => {
     expect((await bySlug("hello", { svc_locale: "es_ES" }, acme.shop, "?language_iso=EN")).body.media.title).toBe("Hello");
   });
 
+  it("shows the media's own title in English, never a stored en translation", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello" });
+    await t.db.prisma.mediaTranslation.create({ data: { media_id: media.id, language_iso: "en", title: "English Override" } });
+    expect((await bySlug("hello", { svc_locale: "en_US" })).body.media.title).toBe("Hello");
+    expect((await bySlug("hello", {}, acme.shop, "?language_iso=en")).body.media.title).toBe("Hello");
+    await createPlaylistViaApi(call, acme.token, { title: "List", slug: "list", media_ids: [media.id] });
+    const library = await call("POST", `${PUBLIC_PREFIX}/playlists/list`, { body: { metadata: metadataFor(acme.shop, { svc_locale: "en_US" }) } });
+    expect(library.body.library.library_items[0].media.title).toBe("Hello");
+  });
+
   it("falls back to English for a language without a translation, whatever svc_locale says", async () => {
     await createMediaViaApi(call, acme.token, { title: "Hello", slug: "hello", translations: { fr: { title: "Bonjour" } } });
     for (const extra of [{}, { svc_locale: "fr_FR" }]) {

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { paginationQuery } from "../../platform/http/pagination.js";
+import { timestamp } from "../../platform/http/schemas.js";
+import { bodyId, countryCode } from "./fields.js";
+
+export const companyCountryCreateBody = z.object({
+  company_country: z.object({
+    country_code: countryCode.optional().describe("Or country_id; when both are sent they must name the same country"),
+    country_id: bodyId.optional().describe("A reference country's id (GET /api/countries)"),
+  }),
+});
+export const companyCountryListQuery = paginationQuery();
+
+export const companyCountrySchema = z
+  .object({
+    id: z.number().int().describe("What an agreement's company_country_ids name"),
+    country_id: z.number().int(),
+    country_code: z.string(),
+    name: z.string(),
+    currency_code: z.string(),
+    created_at: timestamp,
+  })
+  .meta({ id: "CompanyCountry" });
+
+export type CompanyCountryCreateInput = z.infer<typeof companyCountryCreateBody>["company_country"];
+export type CompanyCountryView = z.infer<typeof companyCountrySchema>;
