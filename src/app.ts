@@ -22,6 +22,7 @@ import { adminSurface } from "./surfaces/admin/index.js";
 import { CART_PREFIX, cartCorsPolicy, cartSurface } from "./surfaces/cart/index.js";
 import { sendPublicError } from "./surfaces/public/errors.js";
 import { PUBLIC_PREFIX, publicCorsPolicy, publicSurface } from "./surfaces/public/index.js";
+import { PUBLIC_SDK_VERSION } from "./surfaces/public/openapi.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -132,7 +133,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     if (closing) reply.header("connection", "close");
   });
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, { "x-public-sdk-version": PUBLIC_SDK_VERSION });
   await app.register(fastifyCookie, { secret: config.cookieSecret });
   await app.register(operationsRoutes);
   if (config.benchRoutes) await app.register(benchRoutes);

@@ -8,6 +8,7 @@ import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
 import { eventRoutes } from "./events.js";
 import { publicMediaRoutes } from "./media.js";
+import { publicOpenApiRoutes } from "./openapi.js";
 import { publicPlaylistRoutes } from "./playlists.js";
 import { registerPublicRateLimits } from "./rate-limits.js";
 import { sessionRoutes } from "./session.js";
@@ -43,4 +44,5 @@ export async function publicSurface(app: FastifyInstance, options: PublicSurface
   await app.register(affiliateRoutes);
   await app.register(publicMediaRoutes);
   await app.register(publicPlaylistRoutes);
+  await app.register(publicOpenApiRoutes);
 }
