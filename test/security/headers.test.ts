@@ -139,6 +139,18 @@ describe("CORS", () => {
     }
   });
 
+  it("storefront preflights may be cached by the browser for two hours, those the app answers while routing too", async () => {
+    for (const path of ["/api/carts", "/api/carts/ct_x/items", "/api/public/v2025-06/events/leads/capture", "/api/public/v2025-06/media/%zz", "/api/carts/%zz", "/api/public/v2024-01/session"]) {
+      const response = await call("OPTIONS", path, { headers: preflight("https://any-shop.example") });
+      expect(response.status, path).toBe(204);
+      expect(response.headers["access-control-max-age"], path).toBe("7200");
+    }
+    const notPreflight = await call("POST", "/api/public/v2025-06/session", { headers: { origin: "https://any-shop.example" }, body: {} });
+    expect(notPreflight.headers["access-control-max-age"]).toBeUndefined();
+    const admin = await call("OPTIONS", "/api/droplet_installations", { headers: preflight("https://any-shop.example") });
+    expect(admin.headers["access-control-max-age"]).toBeUndefined();
+  });
+
   it("a storefront OPTIONS request that is no preflight is a 400 in the surface's error body", async () => {
     const cases = [
       ["/api/carts/ct_x", { origin: "https://any-shop.example" }, {}],
