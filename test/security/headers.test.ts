@@ -121,7 +121,9 @@ describe("CORS", () => {
       expect(response.headers["access-control-allow-origin"], path).toBe(origin);
       expect(String(response.headers.vary), path).toMatch(/origin/i);
       expect(response.headers["access-control-allow-credentials"], path).toBe(credentials ? "true" : undefined);
-      expect(response.headers["access-control-expose-headers"], path).toBe(credentials ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after");
+      expect(response.headers["access-control-expose-headers"], path).toBe(
+        credentials ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
+      );
       // The browser sends a JSON request only after its preflight, which must succeed for the error to be read.
       const preflighted = await call("OPTIONS", path, { headers: preflight(origin) });
       expect(preflighted.status, `preflight of ${path}`).toBe(204);

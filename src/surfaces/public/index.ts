@@ -11,7 +11,7 @@ import { eventRoutes } from "./events.js";
 import { publicMediaRoutes } from "./media.js";
 import { publicOpenApiRoutes } from "./openapi.js";
 import { publicPlaylistRoutes } from "./playlists.js";
-import { registerPublicRateLimits } from "./rate-limits.js";
+import { RATE_LIMIT_HEADERS, registerPublicRateLimits } from "./rate-limits.js";
 import { sessionRoutes } from "./session.js";
 
 /** Where every version of the public SDK would live. */
@@ -19,9 +19,9 @@ export const PUBLIC_ROOT = "/api/public";
 /** Where the surface is registered: its paths are versioned, and this is the one version served. */
 export const PUBLIC_PREFIX = `${PUBLIC_ROOT}/v2025-06`;
 
-/** Storefront scripts call the SDK without credentials. */
+/** Storefront scripts call the SDK without credentials, and may pace themselves by its rate limit. */
 export function publicCorsPolicy(config: Config): CorsPolicy {
-  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"], exposedHeaders: STOREFRONT_EXPOSED_HEADERS };
+  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"], exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, ...RATE_LIMIT_HEADERS] };
 }
 
 export interface PublicSurfaceOptions {
