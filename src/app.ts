@@ -21,7 +21,8 @@ import { trackRunningHandlers } from "./platform/http/running-handlers.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { CART_PREFIX, cartCorsPolicy, cartSurface } from "./surfaces/cart/index.js";
 import { sendPublicError } from "./surfaces/public/errors.js";
-import { PUBLIC_PREFIX, publicCorsPolicy, publicSurface } from "./surfaces/public/index.js";
+import { PUBLIC_PREFIX, PUBLIC_ROOT, publicCorsPolicy, publicSurface, unsupportedPublicVersions } from "./surfaces/public/index.js";
+import { PUBLIC_SDK_VERSION } from "./surfaces/public/openapi.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -70,7 +71,7 @@ function answerRoutingError(config: Config): FastifyServerOptions["frameworkErro
   return (error, request, reply) => {
     setCommonHeaders(request, reply);
     const path = request.url.replace(/\/{2,}/g, "/");
-    const underPublic = isUnder(path, PUBLIC_PREFIX);
+    const underPublic = isUnder(path, PUBLIC_ROOT);
     const cors = underPublic ? publicCorsPolicy(config) : isUnder(path, CART_PREFIX) ? cartCorsPolicy(config) : null;
     if (cors) {
       reply.headers(corsHeadersFor(cors, request.method, request.headers));
@@ -132,12 +133,13 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     if (closing) reply.header("connection", "close");
   });
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, { "x-public-sdk-version": PUBLIC_SDK_VERSION });
   await app.register(fastifyCookie, { secret: config.cookieSecret });
   await app.register(operationsRoutes);
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
   await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler });
   await app.register(publicSurface, { prefix: PUBLIC_PREFIX, notFoundPreHandler });
+  await app.register(unsupportedPublicVersions, { prefix: PUBLIC_ROOT, notFoundPreHandler });
   return app;
 }

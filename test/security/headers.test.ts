@@ -121,7 +121,9 @@ describe("CORS", () => {
       expect(response.headers["access-control-allow-origin"], path).toBe(origin);
       expect(String(response.headers.vary), path).toMatch(/origin/i);
       expect(response.headers["access-control-allow-credentials"], path).toBe(credentials ? "true" : undefined);
-      expect(response.headers["access-control-expose-headers"], path).toBe(credentials ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after");
+      expect(response.headers["access-control-expose-headers"], path).toBe(
+        credentials ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
+      );
       // The browser sends a JSON request only after its preflight, which must succeed for the error to be read.
       const preflighted = await call("OPTIONS", path, { headers: preflight(origin) });
       expect(preflighted.status, `preflight of ${path}`).toBe(204);
@@ -137,6 +139,18 @@ describe("CORS", () => {
       expect(admin.status, path).toBeGreaterThanOrEqual(400);
       expect(admin.headers["access-control-allow-origin"], path).toBeUndefined();
     }
+  });
+
+  it("storefront preflights may be cached by the browser for two hours, those the app answers while routing too", async () => {
+    for (const path of ["/api/carts", "/api/carts/ct_x/items", "/api/public/v2025-06/events/leads/capture", "/api/public/v2025-06/media/%zz", "/api/carts/%zz", "/api/public/v2024-01/session"]) {
+      const response = await call("OPTIONS", path, { headers: preflight("https://any-shop.example") });
+      expect(response.status, path).toBe(204);
+      expect(response.headers["access-control-max-age"], path).toBe("7200");
+    }
+    const notPreflight = await call("POST", "/api/public/v2025-06/session", { headers: { origin: "https://any-shop.example" }, body: {} });
+    expect(notPreflight.headers["access-control-max-age"]).toBeUndefined();
+    const admin = await call("OPTIONS", "/api/droplet_installations", { headers: preflight("https://any-shop.example") });
+    expect(admin.headers["access-control-max-age"]).toBeUndefined();
   });
 
   it("a storefront OPTIONS request that is no preflight is a 400 in the surface's error body", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { optionalOrNull } from "../../platform/http/schemas.js";
 
 const identifier = z.string().trim().min(1).max(255);
 
@@ -18,11 +19,19 @@ export const attributionSignals = {
 /**
  * One of the five attribution shapes ({email}, {username}, {share_guid}, {svc_rep_id},
  * {external_id}). Storefronts sometimes send several signals at once: all are kept and
- * resolved in priority order (see attribution.ts); an object with none of them is a 422.
+ * resolved in priority order (see attribution.ts); an object with none of them is a 422. A null
+ * signal is an absent one, as in every optional member of the public SDK.
  */
+const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
+
 export const attributionSchema = z
-  .object(attributionSignals)
-  .partial()
+  .object({
+    share_guid: optionalOrNull(share_guid),
+    svc_rep_id: optionalOrNull(svc_rep_id),
+    email: optionalOrNull(email),
+    username: optionalOrNull(username),
+    external_id: optionalOrNull(external_id),
+  })
   .refine((value) => Object.values(value).some((signal) => signal !== undefined), {
     message: "needs one of share_guid, svc_rep_id, email, username, external_id",
   })

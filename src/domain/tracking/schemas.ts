@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorBodySchema } from "../../platform/http/schemas.js";
+import { errorBodySchema, optionalOrNull } from "../../platform/http/schemas.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
@@ -9,13 +9,17 @@ export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
 
 const webUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(MAX_URL_LENGTH);
 
+const localeSchema = z.string().regex(LOCALE_PATTERN, "must look like en_US");
+
+// Storefront scripts send null for "none": every optional member of a public SDK body reads it
+// as absent (optionalOrNull); required members stay required, null included.
 export const requestMetadataSchema = z
   .object({
     svc_shop: z.string().min(1).max(253).describe("The shop's domain (acme.example.com) or its first label (acme)"),
     svc_session: z.string().regex(SESSION_ID_PATTERN, "must be ss_ followed by 22 base58 characters"),
-    svc_locale: z.string().regex(LOCALE_PATTERN, "must look like en_US").nullish(),
-    svc_journey: z.string().max(200).optional(),
-    attribution: attributionSchema.optional(),
+    svc_locale: optionalOrNull(localeSchema),
+    svc_journey: optionalOrNull(z.string().max(200)),
+    attribution: optionalOrNull(attributionSchema),
   })
   .meta({ id: "RequestMetadata" });
 
@@ -46,9 +50,9 @@ export const publicErrorBodySchema = errorBodySchema
 export const pageSchema = z
   .object({
     url: webUrl,
-    title: z.string().max(500).optional(),
-    description: z.string().max(2000).optional(),
-    image: webUrl.optional(),
+    title: optionalOrNull(z.string().max(500)),
+    description: optionalOrNull(z.string().max(2000)),
+    image: optionalOrNull(webUrl),
   })
   .meta({ id: "UrlPage" });
 
@@ -64,8 +68,8 @@ export const phoneSchema = z.string().max(40).regex(PHONE_PATTERN, "is not a pho
 export const leadContactSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
-    email: z.email().max(254).optional(),
-    phone: phoneSchema.optional(),
+    email: optionalOrNull(z.email().max(254)),
+    phone: optionalOrNull(phoneSchema),
   })
   .refine((contact) => contact.email !== undefined || contact.phone !== undefined, {
     message: "needs an email or a phone",
@@ -82,7 +86,7 @@ export const leadSchema = z
 
 export type LeadInput = z.infer<typeof leadSchema>;
 
-export const leadCaptureBody = z.object({ lead: leadSchema, page: pageSchema.optional(), metadata: requestMetadataSchema });
+export const leadCaptureBody = z.object({ lead: leadSchema, page: optionalOrNull(pageSchema), metadata: requestMetadataSchema });
 export const pageVisitBody = z.object({ page: pageSchema, metadata: requestMetadataSchema });
 
 export const eventAccepted = z.object({ status: z.literal(201), metadata: responseMetadataSchema });
@@ -90,8 +94,8 @@ export const eventAccepted = z.object({ status: z.literal(201), metadata: respon
 /** `{metadata: {svc_shop}}`, or a bare `{svc_shop}` as older scripts send. */
 export const sessionBody = z
   .object({
-    svc_shop: z.string().min(1).max(253).optional(),
-    metadata: z.object({ svc_shop: z.string().min(1).max(253), svc_locale: z.string().regex(LOCALE_PATTERN, "must look like en_US").nullish() }).optional(),
+    svc_shop: optionalOrNull(z.string().min(1).max(253)),
+    metadata: optionalOrNull(z.object({ svc_shop: z.string().min(1).max(253), svc_locale: optionalOrNull(localeSchema) })),
   })
   .refine((body) => body.metadata !== undefined || body.svc_shop !== undefined, { message: "is required", path: ["metadata", "svc_shop"] });
 

@@ -21,6 +21,15 @@ export interface CorsPolicy {
 /** What every storefront script may read: the request id to quote, and when to retry a 429 or 503. */
 export const STOREFRONT_EXPOSED_HEADERS = [REQUEST_ID_HEADER, "retry-after"] as const;
 
+/**
+ * How long a browser may reuse a preflight's answer (Access-Control-Max-Age), so that a
+ * storefront's JSON POSTs are not each preceded by an OPTIONS round trip. 7200 s is the most
+ * Chromium honours (Firefox caps at 86400). It cannot outlive a policy change that matters: a
+ * cached preflight only skips the OPTIONS, and every response is still checked against its own
+ * Access-Control-Allow-Origin, which a removed origin no longer gets.
+ */
+const PREFLIGHT_MAX_AGE_SECONDS = 7200;
+
 function allows(policy: CorsPolicy, origin: string): boolean {
   return policy.origins.includes("*") || policy.origins.includes(origin);
 }
@@ -46,6 +55,7 @@ export async function useCors(app: FastifyInstance, policy: CorsPolicy): Promise
     credentials: policy.credentials,
     methods: [...policy.methods],
     exposedHeaders: [...policy.exposedHeaders],
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
   });
 }
 
@@ -66,6 +76,7 @@ export function corsHeadersFor(policy: CorsPolicy, method: string, requestHeader
     return headers;
   }
   headers["access-control-allow-methods"] = policy.methods.join(", ");
+  headers["access-control-max-age"] = String(PREFLIGHT_MAX_AGE_SECONDS);
   const requested = requestHeaders["access-control-request-headers"];
   if (requested !== undefined) headers["access-control-allow-headers"] = requested;
   return headers;

@@ -141,21 +141,24 @@ export function registerErrorHandlers(app: FastifyInstance, options: { notFoundP
   registerNotFoundHandler(app, { preHandler: options.notFoundPreHandler });
 }
 
+const routeNotFound = () => Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" });
+
 /**
  * The 404 of unknown paths in `app`'s context. A surface registers its own so that its hooks
- * (CORS) run for them too; `send` answers in the surface's error body (the platform's by default).
+ * (CORS) run for them too; `send` answers in the surface's error body (the platform's by default),
+ * `notFound` is the error it reports (`route_not_found` by default).
  */
 export function registerNotFoundHandler(
   app: FastifyInstance,
   {
     preHandler,
     send = (_request, reply, errorReply) => sendError(reply, errorReply),
+    notFound = routeNotFound,
   }: {
     preHandler?: preHandlerAsyncHookHandler | undefined;
     send?: (request: FastifyRequest, reply: FastifyReply, errorReply: ErrorReply) => FastifyReply;
+    notFound?: (() => Error) | undefined;
   },
 ): void {
-  app.setNotFoundHandler(preHandler ? { preHandler } : {}, (request, reply) =>
-    send(request, reply, toErrorReply(Object.assign(new Error("not found"), { code: "FST_ERR_NOT_FOUND" }), request)),
-  );
+  app.setNotFoundHandler(preHandler ? { preHandler } : {}, (request, reply) => send(request, reply, toErrorReply(notFound(), request)));
 }

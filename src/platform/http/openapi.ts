@@ -31,7 +31,7 @@ export const DOCS_CONTENT_SECURITY_POLICY =
  * lists its error body for 4XX and 5XX so clients can rely on it: the platform's, or the one
  * its surface's error handler sends (route config `errorBody`).
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, infoExtensions: Record<`x-${string}`, string> = {}): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: "3.1.0",
@@ -40,6 +40,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: API_VERSION,
         description:
           "Admin (company bearer token), cart (addressed by cart token) and public SDK (shop + session metadata) surfaces of the commerce platform.",
+        ...infoExtensions,
       },
       servers: [
         { url: "{base_url}", description: "base_url: the bundle API server", variables: { base_url: { default: "http://localhost:3000" } } },
@@ -73,6 +74,23 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+}
+
+interface SurfaceInfo {
+  title: string;
+  version: string;
+  description: string;
+}
+
+/**
+ * One surface's own interface description, cut from the whole API's document (`app.swagger()`):
+ * the operations under `pathPrefix`, the schemas they use, and the surface's `info` (its own
+ * title and version).
+ */
+export function surfaceDocument(document: { paths?: object }, pathPrefix: string, info: SurfaceInfo) {
+  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => path.startsWith(`${pathPrefix}/`)));
+  const trimmed = dropUnreferencedComponents({ ...document, info, paths } as OpenApiObject) as { components?: { schemas?: object } };
+  return { ...document, info, paths, components: { schemas: trimmed.components?.schemas ?? {} } };
 }
 
 type TransformResult = ReturnType<typeof baseTransform>;

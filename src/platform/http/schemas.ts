@@ -43,6 +43,17 @@ export function withListMeta<Shape extends z.ZodRawShape>(shape: Shape) {
   return z.object({ ...shape, meta: listMetaSchema });
 }
 
+/**
+ * An optional member that reads `null` as absent, for clients that send null for "none"
+ * (storefront scripts above all). The document shows null as allowed; handlers see undefined.
+ */
+export function optionalOrNull<Schema extends z.ZodType>(schema: Schema) {
+  return schema
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .optional();
+}
+
 const DECIMAL_DIGITS = /^(0|[1-9]\d{0,15})$/;
 
 /**

@@ -6,10 +6,11 @@ import { readableMetadataOf, responseMetadata } from "./context.js";
 /**
  * Public SDK errors: the platform's error body plus `status` and, when the request's metadata
  * could be read, `metadata` (as every public response carries them). Unknown paths under the
- * surface's prefix answer the same way, behind the app's rate limit of unknown paths. The
- * OpenAPI document lists that body on every route registered after this call.
+ * surface's prefix answer the same way (`notFound` says what they report, route_not_found by
+ * default), behind the app's rate limit of unknown paths. The OpenAPI document lists that body on
+ * every route registered after this call.
  */
-export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHandler: preHandlerAsyncHookHandler): void {
+export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHandler: preHandlerAsyncHookHandler, notFound?: () => Error): void {
   app.addHook("onRoute", (route) => {
     route.config = { errorBody: publicErrorBodySchema, ...route.config };
   });
@@ -18,7 +19,7 @@ export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHan
     logError(request, error, errorReply);
     return sendPublicError(request, reply, errorReply);
   });
-  registerNotFoundHandler(app, { preHandler: notFoundPreHandler, send: sendPublicError });
+  registerNotFoundHandler(app, { preHandler: notFoundPreHandler, send: sendPublicError, notFound });
 }
 
 /** The public error body; also for the app's routing errors of paths under the surface's prefix. */

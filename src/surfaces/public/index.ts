@@ -1,5 +1,6 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { Config } from "../../config.js";
+import { NotFoundError } from "../../platform/errors.js";
 import { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { EventStore } from "../../domain/tracking/event-store.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
@@ -8,16 +9,19 @@ import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
 import { eventRoutes } from "./events.js";
 import { publicMediaRoutes } from "./media.js";
+import { publicOpenApiRoutes } from "./openapi.js";
 import { publicPlaylistRoutes } from "./playlists.js";
-import { registerPublicRateLimits } from "./rate-limits.js";
+import { RATE_LIMIT_HEADERS, registerPublicRateLimits } from "./rate-limits.js";
 import { sessionRoutes } from "./session.js";
 
-/** Where the surface is registered: its paths are versioned. */
-export const PUBLIC_PREFIX = "/api/public/v2025-06";
+/** Where every version of the public SDK would live. */
+export const PUBLIC_ROOT = "/api/public";
+/** Where the surface is registered: its paths are versioned, and this is the one version served. */
+export const PUBLIC_PREFIX = `${PUBLIC_ROOT}/v2025-06`;
 
-/** Storefront scripts call the SDK without credentials. */
+/** Storefront scripts call the SDK without credentials, and may pace themselves by its rate limit. */
 export function publicCorsPolicy(config: Config): CorsPolicy {
-  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"], exposedHeaders: STOREFRONT_EXPOSED_HEADERS };
+  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"], exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, ...RATE_LIMIT_HEADERS] };
 }
 
 export interface PublicSurfaceOptions {
@@ -43,4 +47,20 @@ export async function publicSurface(app: FastifyInstance, options: PublicSurface
   await app.register(affiliateRoutes);
   await app.register(publicMediaRoutes);
   await app.register(publicPlaylistRoutes);
+  await app.register(publicOpenApiRoutes);
+}
+
+const unsupportedVersion = () =>
+  new NotFoundError(`This API version is not supported: the public SDK is served under ${PUBLIC_PREFIX}`, { code: "unsupported_api_version" });
+
+/**
+ * Everything under PUBLIC_ROOT but the served version (an old, future or mistyped version, or
+ * none): a 404 unsupported_api_version in the public error body, with the surface's CORS, so that
+ * a storefront script reads why its call failed instead of a browser's CORS failure. These are
+ * unknown paths: they share the app's rate limit of unknown paths.
+ */
+export async function unsupportedPublicVersions(app: FastifyInstance, options: PublicSurfaceOptions): Promise<void> {
+  useBodyLimit(app, app.config.publicBodyLimit);
+  registerPublicErrorHandlers(app, options.notFoundPreHandler, unsupportedVersion);
+  await useCors(app, publicCorsPolicy(app.config));
 }

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import fastifyRateLimit, { type RateLimitPluginOptions } from "@fastify/rate-limit";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Redis } from "ioredis";
 import { RateLimitedError } from "../../platform/errors.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
@@ -12,6 +12,33 @@ const REDIS_READY_TIMEOUT_MS = 2_000;
 function sessionOf(request: FastifyRequest): string | null {
   const session = (request.body as { metadata?: { svc_session?: unknown } } | undefined)?.metadata?.svc_session;
   return typeof session === "string" && SESSION_ID_PATTERN.test(session) ? session : null;
+}
+
+/** What each limiter tells the client; a browser script may read them (the surface's CORS exposes them). */
+export const RATE_LIMIT_HEADERS = ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"] as const;
+
+type RateLimitHeaders = Partial<Record<(typeof RATE_LIMIT_HEADERS)[number], ReturnType<FastifyReply["getHeader"]>>>;
+
+function rateLimitHeadersOf(reply: FastifyReply): RateLimitHeaders {
+  return Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, reply.getHeader(name)]));
+}
+
+/**
+ * Both limiters write the same x-ratelimit-* headers, the session's last. A client that paces
+ * itself by them should see the limit it will meet first: the one with fewer requests left.
+ */
+function showNearerLimit(app: FastifyInstance): void {
+  const perIp = new WeakMap<FastifyRequest, RateLimitHeaders>();
+  // Instance hooks run before the route's own, where the session limiter sits.
+  app.addHook("preValidation", async (request, reply) => {
+    perIp.set(request, rateLimitHeadersOf(reply));
+  });
+  app.addHook("onSend", async (request, reply) => {
+    const ip = perIp.get(request);
+    if (ip?.["x-ratelimit-remaining"] !== undefined && Number(ip["x-ratelimit-remaining"]) < Number(reply.getHeader("x-ratelimit-remaining"))) {
+      reply.headers(ip);
+    }
+  });
 }
 
 /** Count from the first request when Redis is reachable; start anyway (failing open) when not. */
@@ -28,6 +55,7 @@ async function waitUntilReady(redis: Redis): Promise<void> {
  * session (once the body is parsed, before validation), both per minute and configurable. With
  * REDIS_URL the counters live in Redis, shared by every instance; when Redis cannot answer the
  * request goes through (storefront tracking should not fail because the limiter's store did).
+ * The x-ratelimit-* headers describe whichever limit is nearer to its end.
  */
 export async function registerPublicRateLimits(app: FastifyInstance): Promise<void> {
   const { rateLimits, redisUrl } = app.config;
@@ -46,6 +74,7 @@ export async function registerPublicRateLimits(app: FastifyInstance): Promise<vo
     errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
     ...(redis ? { redis } : {}),
   };
+  showNearerLimit(app);
   await app.register(fastifyRateLimit, { ...shared, max: rateLimits.publicPerMinute, nameSpace: "svc-rl-ip-" });
   await app.register(fastifyRateLimit, {
     ...shared,

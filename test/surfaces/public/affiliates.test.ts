@@ -75,11 +75,20 @@ describe("POST /affiliates/lookup", () => {
       [{ email: "not-an-email" }, "metadata.attribution.email"],
       [{ svc_rep_id: -1 }, "metadata.attribution.svc_rep_id"],
       [{ username: "" }, "metadata.attribution.username"],
+      // Attribution is required here: null is not a stand-in for it, nor a signal.
+      [null, "metadata.attribution"],
+      [{ email: null }, "metadata.attribution"],
     ] as const) {
       const response = await lookup(attribution);
       expect(response.status, JSON.stringify(attribution)).toBe(422);
       expect(Object.keys(response.body.errors)).toEqual([field]);
     }
+  });
+
+  it("reads a null signal as an absent one", async () => {
+    const response = await lookup({ share_guid: null, email: null, username: rita.username });
+    expect(response.status).toBe(201);
+    expect(response.body.affiliate.username).toBe(rita.username);
   });
 
   it("ignores prototype keys in the body (valid JSON, not a 400)", async () => {

@@ -29,7 +29,7 @@ const lead = (contact: Record<string, unknown> = { name: "Ada", email: "ada@exam
 describe("POST /session", () => {
   it("issues a new ss_ session for a shop named by domain or first label: 201 with metadata", async () => {
     const firstLabel = acme.shop.split(".")[0] as string;
-    for (const body of [{ metadata: { svc_shop: acme.shop, svc_locale: "fr_FR" } }, { svc_shop: firstLabel }]) {
+    for (const body of [{ metadata: { svc_shop: acme.shop, svc_locale: "fr_FR" } }, { svc_shop: firstLabel }, { svc_shop: acme.shop, metadata: null }]) {
       const response = await call("POST", `${PUBLIC_PREFIX}/session`, { body });
       expect(response.status).toBe(201);
       expect(response.body.status).toBe(201);
@@ -101,6 +101,24 @@ describe("POST /events/leads/capture", () => {
     expect(row).toMatchObject({ rep_id: null, page_url: null, attribution: { email: "nobody@example.com" } });
   });
 
+  it("reads null in an optional member as absent, as storefront scripts send it for none", async () => {
+    const metadata = metadataFor(acme.shop, { svc_locale: null, svc_journey: null, attribution: null });
+    const response = await capture({ lead: lead({ name: "Ada", email: "ada@example.com", phone: null }), page: null, metadata });
+    expect(response.status).toBe(201);
+    expect(response.body.metadata).toMatchObject({ svc_session: metadata.svc_session, svc_locale: null });
+    const withPage = await capture({
+      lead: lead({ name: "Bob", email: null, phone: "+44 20 7946 0958" }),
+      page: { url: "https://acme.example.com/", title: null, description: null, image: null },
+      metadata: metadataFor(acme.shop, { attribution: { email: null, username: rita.username } }),
+    });
+    expect(withPage.status).toBe(201);
+    const rows = await t.db.prisma.lead.findMany({ orderBy: { id: "asc" } });
+    expect(rows.map(({ contact_email, contact_phone, svc_journey, page_url, page_title, rep_id, attribution }) => ({ contact_email, contact_phone, svc_journey, page_url, page_title, rep_id, attribution }))).toEqual([
+      { contact_email: "ada@example.com", contact_phone: null, svc_journey: null, page_url: null, page_title: null, rep_id: null, attribution: null },
+      { contact_email: null, contact_phone: "+44 20 7946 0958", svc_journey: null, page_url: "https://acme.example.com/", page_title: null, rep_id: rita.id, attribution: { username: rita.username } },
+    ]);
+  });
+
   it("does not attribute to another company's rep", async () => {
     await capture({ lead: lead(), metadata: metadataFor(globex.shop, { attribution: { share_guid: rita.share_guid } }) });
     expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ company_id: globex.id, rep_id: null });
@@ -112,6 +130,11 @@ describe("POST /events/leads/capture", () => {
     ["contact missing", (b) => delete b.lead.contact, ["lead.contact"]],
     ["contact without name", (b) => delete b.lead.contact.name, ["lead.contact.name"]],
     ["contact with neither email nor phone", (b) => (b.lead.contact = { name: "Ada" }), { "lead.contact.email": ["needs an email or a phone"] }],
+    ["contact with a null email and a null phone", (b) => (b.lead.contact = { name: "Ada", email: null, phone: null }), { "lead.contact.email": ["needs an email or a phone"] }],
+    ["lead null", (b) => (b.lead = null), ["lead"]],
+    ["contact name null", (b) => (b.lead.contact.name = null), ["lead.contact.name"]],
+    ["page url null", (b) => (b.page = { url: null }), ["page.url"]],
+    ["svc_session null", (b) => (b.metadata.svc_session = null), ["metadata.svc_session"]],
     ["contact email not an email", (b) => (b.lead.contact.email = "ada-at-example"), ["lead.contact.email"]],
     ["contact phone not a phone", (b) => (b.lead.contact = { name: "Ada", phone: "call me" }), { "lead.contact.phone": ["is not a phone number"] }],
     ["page url missing", (b) => (b.page = { title: "x" }), ["page.url"]],
@@ -207,8 +230,14 @@ describe("POST /events/pages/visit (deprecated)", () => {
     expect(rows[0]).toMatchObject({ company_id: acme.id, url: "https://acme.example.com/", title: "Home", rep_id: rita.id, svc_session: metadata.svc_session });
   });
 
+  it("reads null in an optional member as absent", async () => {
+    const response = await visit({ page: { url: "https://acme.example.com/", title: null, image: null }, metadata: metadataFor(acme.shop, { svc_journey: null, attribution: null }) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.pageVisit.findFirstOrThrow()).toMatchObject({ title: null, rep_id: null, svc_journey: null });
+  });
+
   it("requires a page with a valid url", async () => {
-    for (const body of [{ metadata: metadataFor(acme.shop) }, { page: { url: "nope" }, metadata: metadataFor(acme.shop) }]) {
+    for (const body of [{ metadata: metadataFor(acme.shop) }, { page: null, metadata: metadataFor(acme.shop) }, { page: { url: "nope" }, metadata: metadataFor(acme.shop) }]) {
       const response = await visit(body);
       expect(response.status).toBe(422);
     }

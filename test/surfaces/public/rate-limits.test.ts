@@ -60,6 +60,38 @@ describe("per-session limit", () => {
   });
 });
 
+describe("x-ratelimit-* headers", () => {
+  let app: Awaited<ReturnType<typeof appWith>>;
+  beforeAll(async () => {
+    app = await appWith({ PUBLIC_RATE_LIMIT_PER_MINUTE: "4", SESSION_RATE_LIMIT_PER_MINUTE: "3" });
+  });
+
+  const limitOf = (response: { headers: Record<string, unknown> }) => ({
+    limit: response.headers["x-ratelimit-limit"],
+    remaining: response.headers["x-ratelimit-remaining"],
+  });
+
+  it("describe whichever of the two limits is nearer to its end, and a browser script may read them", async () => {
+    const origin = "https://shop.example.org";
+    const send = () => app.call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: visitBody(metadataFor(app.shop)), headers: { origin } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    // A fresh session has 2 of 3 left, the IP 3 of 4: the session is nearer to its end.
+    expect(limitOf(first)).toEqual({ limit: "3", remaining: "2" });
+    expect(Number(first.headers["x-ratelimit-reset"])).toBeGreaterThan(0);
+    expect(String(first.headers["access-control-expose-headers"]).split(", ")).toEqual(
+      expect.arrayContaining(["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]),
+    );
+    await send();
+    // Each request has a fresh session (2 of 3 left); the IP now has 1 of 4.
+    expect(limitOf(await send())).toEqual({ limit: "4", remaining: "1" });
+    expect(limitOf(await send())).toEqual({ limit: "4", remaining: "0" });
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(limitOf(refused)).toEqual({ limit: "4", remaining: "0" });
+  });
+});
+
 describe("Redis store (REDIS_URL)", () => {
   it("shares the counters between instances", async () => {
     const env = { SESSION_RATE_LIMIT_PER_MINUTE: "2", REDIS_URL: "redis://127.0.0.1:6379" };
