@@ -2,11 +2,11 @@ import { z } from "zod";
 import { ENGLISH, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { idParam, timestamp } from "../../platform/http/schemas.js";
-import { isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
+import { countryCodeProblem, isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
 
 // A page's translations are written in ISO 639-1 languages only, whatever a read may ask for.
 const writtenLanguage = languageParam.refine(isLanguageCode, "is not an ISO 639-1 language");
-const countryCode = z.string().refine(isLowercaseCountryCode, "must be a lowercase ISO 3166-1 alpha-2 country code such as us");
+const countryCode = z.string().refine(isLowercaseCountryCode, { error: (issue) => countryCodeProblem(issue.input) });
 const labelId = z.number().int().positive().max(2_147_483_647);
 
 /** `lang` chooses the translation to read (English, then the page's first language, as fallback). */
