@@ -1,13 +1,11 @@
 import { z } from "zod";
-import { errorBodySchema } from "../../platform/http/schemas.js";
+import { errorBodySchema, httpUrl } from "../../platform/http/schemas.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
-/** Everything a storefront sends is bounded: these endpoints are open to the whole internet. */
-export const MAX_URL_LENGTH = 2048;
-export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
+// Everything a storefront sends is bounded: these endpoints are open to the whole internet.
 
-const webUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(MAX_URL_LENGTH);
+export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
 
 export const requestMetadataSchema = z
   .object({
@@ -45,10 +43,10 @@ export const publicErrorBodySchema = errorBodySchema
 
 export const pageSchema = z
   .object({
-    url: webUrl,
+    url: httpUrl,
     title: z.string().max(500).optional(),
     description: z.string().max(2000).optional(),
-    image: webUrl.optional(),
+    image: httpUrl.optional(),
   })
   .meta({ id: "UrlPage" });
 

@@ -107,6 +107,24 @@ describe("POST /api/company/custom_pages", () => {
     expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id } })).available_countries).toEqual(["gb", "ax", "xk"]);
   });
 
+  it("answers 422 for an image_url that is not an http(s) URL, changing nothing", async () => {
+    for (const image_url of ["javascript:alert(document.cookie)", "data:image/png;base64,AAAA", "not a url", "ftp://cdn.example.com/a.png", ""]) {
+      const response = await create({ image_url });
+      expect(response.status, image_url).toBe(422);
+      expect(response.body.errors, image_url).toEqual({ "custom_page.image_url": ["must be an http(s) URL"] });
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+  });
+
+  it("still reads a page stored before image_url was checked", async () => {
+    const id = await createId("About us");
+    await t.db.prisma.customPage.update({ where: { id }, data: { image_url: "javascript:alert(1)" } });
+    const shown = await call("GET", `${PAGES}/${id}`, { token: acme.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body.custom_page.image_url).toBe("javascript:alert(1)");
+    expect((await call("GET", `${PAGES}/${id}/duplicate`, { token: acme.token })).status).toBe(200);
+  });
+
   it("answers 422 for a label of another company or an unknown label", async () => {
     for (const label_id of [globexLabel, 999_999]) {
       const response = await create({ label_id });
