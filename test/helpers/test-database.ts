@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import pino from "pino";
 import { inject } from "vitest";
 import { type Database, openDatabase, openEmbedded } from "../../src/platform/db/database.js";
-import { migrate } from "../../src/platform/db/migrator.js";
+import { migrate, readMigrations } from "../../src/platform/db/migrator.js";
 import { TEST_DB_PREFIX, withAdminClient } from "./database-server.js";
 
 export interface TestDatabase {
@@ -52,5 +52,17 @@ async function cloneTemplate(client: import("pg").Client, template: string, name
       if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
     }
+  }
+}
+
+/** Runs one migration's SQL again, on rows a test wrote as the code before it left them. */
+export async function rerunMigration(testDb: TestDatabase, name: string): Promise<void> {
+  const migration = readMigrations().find((candidate) => candidate.name === name);
+  if (!migration) throw new Error(`${name} is missing`);
+  const connection = await testDb.database.sql.connect();
+  try {
+    await connection.exec(migration.sql);
+  } finally {
+    await connection.release();
   }
 }

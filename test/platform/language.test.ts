@@ -30,4 +30,30 @@ describe("languageOf", () => {
     expect(languageOf("en_US")).toBe("en");
     expect(languageOf("DE-at")).toBe("de");
   });
+
+  it("reads a withdrawn ISO 639-1 code as the code that replaced it, so iw and he name one translation", () => {
+    const cases: Array<[string, string]> = [
+      ["iw", "he"],
+      ["IW_il", "he"],
+      ["in", "id"],
+      ["in-ID", "id"],
+      ["ji", "yi"],
+      ["jw", "jv"],
+      ["mo", "ro"],
+      ["sh", "sr"],
+      ["he", "he"],
+      ["tl", "tl"],
+    ];
+    for (const [value, language] of cases) expect(languageOf(value), value).toBe(language);
+  });
+
+  it("agrees with ICU on every two-letter code it canonicalizes to another two-letter language", () => {
+    for (let first = 97; first <= 122; first++) {
+      for (let second = 97; second <= 122; second++) {
+        const code = String.fromCharCode(first, second);
+        const icuLanguage = Intl.getCanonicalLocales(code)[0]?.split("-")[0] ?? code;
+        if (icuLanguage.length === 2) expect(languageOf(code), code).toBe(icuLanguage);
+      }
+    }
+  });
 });

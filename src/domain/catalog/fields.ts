@@ -17,8 +17,6 @@ export const countryCode = z
   .transform((code) => code.toUpperCase())
   .describe("ISO 3166-1 alpha-2 country code");
 
-export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
-
 /** Positive 32-bit ids in request bodies. */
 export const bodyId = z.number().int().positive().max(2_147_483_647);
 

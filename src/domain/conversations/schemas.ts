@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { idParam, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, timestamp } from "../../platform/http/schemas.js";
 import { conversationKinds, conversationTypes } from "./kinds.js";
 import { templateNames } from "./templates.js";
 
@@ -19,6 +19,12 @@ export const conversationIdParams = z.object({ id: idParam });
 
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 
+// Storefronts put it in a style attribute: a hex colour or a word of letters cannot close the
+// declaration or load anything, whereas "red; background: url(...)" could.
+const avatarColor = z
+  .string()
+  .regex(/^(#([0-9A-Fa-f]{3,4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})|[A-Za-z]{1,32})$/, "must be a hex colour such as #1a2b3c or a colour keyword such as red");
+
 export const conversationCreateBody = z.object({
   conversation: z.object({
     type: z.enum(conversationTypes),
@@ -26,9 +32,9 @@ export const conversationCreateBody = z.object({
     description: optionalText(5000),
     announcing: z.boolean().optional(),
     auto_add_recipients: z.boolean().optional(),
-    image_url: optionalText(2048),
-    avatar_url: optionalText(2048),
-    avatar_background_color: optionalText(32),
+    image_url: httpUrl.nullable().optional(),
+    avatar_url: httpUrl.nullable().optional(),
+    avatar_background_color: avatarColor.nullable().optional(),
     avatar_emoji: optionalText(32),
   }),
   recipients: z.array(z.object({ uid: z.number().int().positive().max(2_147_483_647) })).min(1).max(1000),

@@ -1,13 +1,26 @@
-// ISO 3166-1 user-assigned codes name no country, although ICU gives some a display name.
-// XK (Kosovo) is the exception every commerce platform ships to.
-const USER_ASSIGNED_REGION = /^(aa|q[m-z]|x[a-jl-z]|zz)$/;
+// The officially assigned ISO 3166-1 alpha-2 codes, written out: ICU also names reserved codes
+// (uk, eu, un, ez) and withdrawn ones (yu, su, tp), which no storefront country matches.
+// XK (Kosovo) is user-assigned, and the exception every commerce platform ships to.
+const COUNTRY_CODES = new Set(
+  `ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bl bm bn bo bq br bs bt bv bw by bz
+   ca cc cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz ec ee eg eh er es et fi fj fk fm fo fr
+   ga gb gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw gy hk hm hn hr ht hu id ie il im in io iq ir is it je jm jo jp
+   ke kg kh ki km kn kp kr kw ky kz la lb lc li lk lr ls lt lu lv ly ma mc md me mf mg mh mk ml mm mn mo mp mq mr ms mt
+   mu mv mw mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl pm pn pr ps pt pw py qa re ro rs ru rw
+   sa sb sc sd se sg sh si sj sk sl sm sn so sr ss st sv sx sy sz tc td tf tg th tj tk tl tm tn to tr tt tv tw tz ua ug
+   um us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw xk`.split(/\s+/),
+);
 
-const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
 const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
 
 /** A lowercase ISO 3166-1 alpha-2 country code ("us"): the form custom pages store. */
 export function isLowercaseCountryCode(code: string): boolean {
-  return /^[a-z]{2}$/.test(code) && !USER_ASSIGNED_REGION.test(code) && regionNames.of(code.toUpperCase()) !== undefined;
+  return COUNTRY_CODES.has(code);
+}
+
+/** Why `code` is refused as a country: the United Kingdom's code is the one most often mistaken. */
+export function countryCodeProblem(code: unknown): string {
+  return code === "uk" ? "is not a country code: the United Kingdom is gb" : "must be a lowercase ISO 3166-1 alpha-2 country code such as us";
 }
 
 /** A lowercase ISO 639-1 language code ("en"). */

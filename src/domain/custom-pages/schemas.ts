@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { ENGLISH, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { idParam, timestamp } from "../../platform/http/schemas.js";
-import { isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
+import { httpUrl, idParam, timestamp } from "../../platform/http/schemas.js";
+import { countryCodeProblem, isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
 
 // A page's translations are written in ISO 639-1 languages only, whatever a read may ask for.
 const writtenLanguage = languageParam.refine(isLanguageCode, "is not an ISO 639-1 language");
-const countryCode = z.string().refine(isLowercaseCountryCode, "must be a lowercase ISO 3166-1 alpha-2 country code such as us");
+const countryCode = z.string().refine(isLowercaseCountryCode, { error: (issue) => countryCodeProblem(issue.input) });
 const labelId = z.number().int().positive().max(2_147_483_647);
 
 /** `lang` chooses the translation to read (English, then the page's first language, as fallback). */
@@ -32,7 +32,7 @@ const pageFields = {
 
 export const pageCreateBody = z.object({
   lang: writtenLanguage.describe("The language of title and html_code (fr, or a locale such as fr_CA)"),
-  custom_page: z.object({ ...pageFields, image_url: z.string().trim().min(1).max(2048), label_id: labelId.nullable().optional() }),
+  custom_page: z.object({ ...pageFields, image_url: httpUrl, label_id: labelId.nullable().optional() }),
 });
 
 export const pageUpdateBody = z.object({

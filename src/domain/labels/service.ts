@@ -7,15 +7,22 @@ import type { LabelView } from "./schemas.js";
 
 const labelColumns = { id: true, name: true } as const;
 
+/**
+ * By name in any case, then id. The order is lower(name)'s code points (COLLATE "C"), not the
+ * database's collation, so every database lists alike: "Épicerie" comes after "zeta".
+ */
 export async function listLabels(ctx: ServiceContext, page: PageRequest): Promise<Page<LabelView>> {
-  const where = { company_id: ctx.companyId };
+  const { skip, take } = pageWindow(page);
   const [rows, total] = await Promise.all([
-    ctx.db.label.findMany({ where, select: labelColumns, orderBy: [{ name: "asc" }, { id: "asc" }], ...pageWindow(page) }),
-    ctx.db.label.count({ where }),
+    ctx.db.$queryRaw<LabelView[]>`
+      SELECT id, name FROM labels WHERE company_id = ${ctx.companyId}
+      ORDER BY lower(name) COLLATE "C", id LIMIT ${take} OFFSET ${skip}`,
+    ctx.db.label.count({ where: { company_id: ctx.companyId } }),
   ]);
   return { rows, pagination: pagination(page, total) };
 }
 
+/** A name the company has in any case is a 409: the unique index on (company_id, lower(name)) decides, also between racing creates. */
 export async function createLabel(ctx: ServiceContext, name: string): Promise<LabelView> {
   try {
     return await ctx.db.label.create({ data: { company_id: ctx.companyId, name }, select: labelColumns });

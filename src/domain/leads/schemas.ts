@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { idParam, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
-import { MAX_URL_LENGTH, pageSchema, phoneSchema } from "../tracking/schemas.js";
+import { httpUrl, idParam, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
+import { pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
 const code = z.string().max(50).regex(/^[A-Za-z0-9_-]*$/, "may contain letters, digits, - and _ only").nullish();
@@ -27,7 +27,7 @@ export const companyContactSchema = z
     first_name: text(200),
     last_name: text(200),
     full_name: text(400),
-    avatar_url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(MAX_URL_LENGTH).nullish(),
+    avatar_url: httpUrl.nullish(),
     status: text(50),
     email: z.email().max(254).nullish(),
     email2: z.email().max(254).nullish(),

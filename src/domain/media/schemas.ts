@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { ENGLISH, languageParam } from "../../platform/http/language.js";
-import { instantInput, timestamp } from "../../platform/http/schemas.js";
+import { ENGLISH, languageOf, languageParam } from "../../platform/http/language.js";
+import { httpUrl, instantInput, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
-import { MAX_URL_LENGTH, requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
+import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
 export const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
 
@@ -13,8 +13,8 @@ export const slugSchema = z
   .max(100)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "may contain lowercase letters, digits and single hyphens");
 
-const languageCode = z.string().regex(/^[a-z]{2}$/, "must be a two-letter language code");
-const webUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(MAX_URL_LENGTH).nullable();
+const languageCode = z.string().regex(/^[a-z]{2}$/, "must be a two-letter language code").transform(languageOf);
+const webUrl = httpUrl.nullable();
 const shortText = z.string().trim().max(255).nullable();
 const label = z.string().trim().min(1).max(100);
 const MAX_JSON_LENGTH = 16_384;

@@ -1,13 +1,11 @@
 import { z } from "zod";
-import { errorBodySchema, optionalOrNull } from "../../platform/http/schemas.js";
+import { errorBodySchema, httpUrl, optionalOrNull } from "../../platform/http/schemas.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
-/** Everything a storefront sends is bounded: these endpoints are open to the whole internet. */
-export const MAX_URL_LENGTH = 2048;
-export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
+// Everything a storefront sends is bounded: these endpoints are open to the whole internet.
 
-const webUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(MAX_URL_LENGTH);
+export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
 
 const localeSchema = z.string().regex(LOCALE_PATTERN, "must look like en_US");
 
@@ -49,10 +47,10 @@ export const publicErrorBodySchema = errorBodySchema
 
 export const pageSchema = z
   .object({
-    url: webUrl,
+    url: httpUrl,
     title: optionalOrNull(z.string().max(500)),
     description: optionalOrNull(z.string().max(2000)),
-    image: optionalOrNull(webUrl),
+    image: optionalOrNull(httpUrl),
   })
   .meta({ id: "UrlPage" });
 

@@ -7,9 +7,25 @@ const LANGUAGE_OR_LOCALE = /^[A-Za-z]{2}(?:[_-](?:[A-Za-z]{2}|\d{3}))?$/;
 /** The language every read falls back to when the requested one has no translation. */
 export const ENGLISH = "en";
 
-/** The lowercase two-letter language of a code or locale LANGUAGE_OR_LOCALE accepts: "fr_CA" is "fr". */
+// ISO 639-1 codes withdrawn in favour of another, which old Java and Android locales still
+// send (Intl.getCanonicalLocales replaces them the same way). Read as the current code, a
+// translation written as iw is found by he, and the reverse.
+const CURRENT_LANGUAGE = new Map([
+  ["iw", "he"],
+  ["in", "id"],
+  ["ji", "yi"],
+  ["jw", "jv"],
+  ["mo", "ro"],
+  ["sh", "sr"],
+]);
+
+/**
+ * The lowercase two-letter language of a code or locale LANGUAGE_OR_LOCALE accepts, withdrawn
+ * codes read as their current one: "fr_CA" is "fr", "iw_IL" is "he".
+ */
 export function languageOf(codeOrLocale: string): string {
-  return codeOrLocale.slice(0, 2).toLowerCase();
+  const language = codeOrLocale.slice(0, 2).toLowerCase();
+  return CURRENT_LANGUAGE.get(language) ?? language;
 }
 
 /**

@@ -21,6 +21,13 @@ describe("ISO codes", () => {
     for (const code of ["US", "Us", "usa", "u", "", "xx", "zz", "aa", "qz", "u1"]) expect(isLowercaseCountryCode(code), code).toBe(false);
   });
 
+  it("accepts every officially assigned code and refuses reserved and withdrawn ones, which ICU still names", () => {
+    for (const code of ["ax", "bq", "cw", "sx", "ss", "bl", "mf", "ps", "tl", "rs", "me"]) expect(isLowercaseCountryCode(code), code).toBe(true);
+    const reserved = ["uk", "eu", "un", "ez", "ac", "cp", "dg", "ea", "fx", "ic", "ta"];
+    const withdrawn = ["yu", "su", "cs", "dd", "tp", "zr", "bu", "an", "nt", "yd", "vd", "hv", "rh", "nh", "dy"];
+    for (const code of [...reserved, ...withdrawn, "qo", "xa", "xb"]) expect(isLowercaseCountryCode(code), code).toBe(false);
+  });
+
   it("accepts lowercase ISO 639-1 language codes only", () => {
     for (const code of ["en", "fr", "sv", "ja"]) expect(isLanguageCode(code), code).toBe(true);
     for (const code of ["EN", "eng", "xx", "e", "", "en-US"]) expect(isLanguageCode(code), code).toBe(false);

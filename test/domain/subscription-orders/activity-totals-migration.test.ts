@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSubscriptionOrder, updateShippingAddress } from "../../../src/domain/subscription-orders/service.js";
 import type { Prisma } from "../../../src/generated/prisma/client.js";
 import { fixedClock } from "../../../src/platform/clock.js";
-import { readMigrations } from "../../../src/platform/db/migrator.js";
 import { countryId, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
-import { createTestDatabase, type TestDatabase } from "../../helpers/test-database.js";
+import { createTestDatabase, rerunMigration, type TestDatabase } from "../../helpers/test-database.js";
 
 // Activities stored before 20261124093000 held `total` in minor units without a currency; the
 // migration gives each snapshot its currency and the wire's units.
@@ -18,17 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await testDb.destroy();
 });
-
-async function runMigration(): Promise<void> {
-  const migration = readMigrations().find((candidate) => candidate.name === MIGRATION);
-  if (!migration) throw new Error(`${MIGRATION} is missing`);
-  const connection = await testDb.database.sql.connect();
-  try {
-    await connection.exec(migration.sql);
-  } finally {
-    await connection.release();
-  }
-}
 
 describe(MIGRATION, () => {
   it("converts each stored total in the currency of its moment, and leaves the rest as it was", async () => {
@@ -69,7 +57,7 @@ describe(MIGRATION, () => {
       });
     }
 
-    await runMigration();
+    await rerunMigration(testDb, MIGRATION);
 
     const activities = await db.subscriptionOrderActivity.findMany({ where: { company_id: company.id }, orderBy: { id: "asc" } });
     const totals = (snapshot: Prisma.JsonValue) => {

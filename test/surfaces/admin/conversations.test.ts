@@ -161,6 +161,49 @@ describe("POST /api/company/messaging/conversations.json", () => {
     expect(await t.db.prisma.conversation.count()).toBe(0);
   });
 
+  it("stores http(s) image and avatar URLs and a hex or keyword background colour", async () => {
+    const looks = { image_url: "https://cdn.example.com/launch.png", avatar_url: "http://cdn.example.com/a.png", avatar_background_color: "#1A2b3c" };
+    const response = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", [bob.id], alice, looks) });
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject(looks);
+    for (const avatar_background_color of ["#abc", "#abcd", "#aabbccdd", "RebeccaPurple"]) {
+      const colour = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", [bob.id], alice, { avatar_background_color }) });
+      expect(colour.status, avatar_background_color).toBe(201);
+      expect(colour.body.avatar_background_color).toBe(avatar_background_color);
+    }
+  });
+
+  it("answers 422 for image and avatar URLs that are not http(s) and a background colour that is not a colour, creating nothing", async () => {
+    const response = await call("POST", CREATE, {
+      token: acme.token,
+      body: body("GroupConversation", [bob.id], alice, { avatar_url: "javascript:alert(1)", image_url: "not a url", avatar_background_color: "red; x" }),
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "conversation.avatar_url": ["must be an http(s) URL"],
+      "conversation.image_url": ["must be an http(s) URL"],
+      "conversation.avatar_background_color": ["must be a hex colour such as #1a2b3c or a colour keyword such as red"],
+    });
+    for (const extra of [{ image_url: "data:image/png;base64,AAAA" }, { avatar_url: "ftp://cdn.example.com/a.png" }, { image_url: "" }]) {
+      const refused = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", [bob.id], alice, extra) });
+      expect(refused.status, JSON.stringify(extra)).toBe(422);
+    }
+    for (const avatar_background_color of ["#abcde", "#ggg", "url(x)", "red;", "rgb(0,0,0)", "", "#"]) {
+      const refused = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", [bob.id], alice, { avatar_background_color }) });
+      expect(refused.status, avatar_background_color).toBe(422);
+    }
+    expect(await t.db.prisma.conversation.count()).toBe(0);
+  });
+
+  it("still reads conversations stored before URLs and colours were checked", async () => {
+    const id = await start("GroupConversation", [bob.id]);
+    await t.db.prisma.conversation.update({ where: { id }, data: { image_url: "not a url", avatar_url: "javascript:alert(1)", avatar_background_color: "red; x" } });
+    const shown = await call("GET", show(id), { token: acme.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ image_url: "not a url", avatar_url: "javascript:alert(1)", avatar_background_color: "red; x" });
+    expect((await call("GET", LIST, { token: acme.token })).status).toBe(200);
+  });
+
   it("answers 422 for missing required members and an unknown type", async () => {
     const empty = await call("POST", CREATE, { token: acme.token, body: {} });
     expect(empty.status).toBe(422);

@@ -92,6 +92,39 @@ describe("POST /api/company/custom_pages", () => {
     expect(await t.db.prisma.customPage.count()).toBe(0);
   });
 
+  it("answers 422 for codes that are not officially assigned, naming each element; uk points to gb", async () => {
+    const response = await create({ available_countries: ["gb", "uk", "eu", "un", "ez", "yu", "su"] });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.errors).sort()).toEqual([1, 2, 3, 4, 5, 6].map((index) => `custom_page.available_countries.${index}`));
+    expect(response.body.errors["custom_page.available_countries.1"]).toEqual(["is not a country code: the United Kingdom is gb"]);
+    expect(response.body.errors["custom_page.available_countries.5"]).toEqual(["must be a lowercase ISO 3166-1 alpha-2 country code such as us"]);
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+
+    const id = await createId("About us", { available_countries: ["gb", "ax", "xk"] });
+    const update = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(acmeLabel, { available_countries: ["uk"] }) } });
+    expect(update.status).toBe(422);
+    expect(update.body.errors).toEqual({ "custom_page.available_countries.0": ["is not a country code: the United Kingdom is gb"] });
+    expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id } })).available_countries).toEqual(["gb", "ax", "xk"]);
+  });
+
+  it("answers 422 for an image_url that is not an http(s) URL, changing nothing", async () => {
+    for (const image_url of ["javascript:alert(document.cookie)", "data:image/png;base64,AAAA", "not a url", "ftp://cdn.example.com/a.png", ""]) {
+      const response = await create({ image_url });
+      expect(response.status, image_url).toBe(422);
+      expect(response.body.errors, image_url).toEqual({ "custom_page.image_url": ["must be an http(s) URL"] });
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+  });
+
+  it("still reads a page stored before image_url was checked", async () => {
+    const id = await createId("About us");
+    await t.db.prisma.customPage.update({ where: { id }, data: { image_url: "javascript:alert(1)" } });
+    const shown = await call("GET", `${PAGES}/${id}`, { token: acme.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body.custom_page.image_url).toBe("javascript:alert(1)");
+    expect((await call("GET", `${PAGES}/${id}/duplicate`, { token: acme.token })).status).toBe(200);
+  });
+
   it("answers 422 for a label of another company or an unknown label", async () => {
     for (const label_id of [globexLabel, 999_999]) {
       const response = await create({ label_id });
@@ -179,6 +212,23 @@ describe("translations: lang on writes and reads", () => {
       expect(list.body.custom_pages[0], language).toMatchObject({ lang: "fr", title: "À propos" });
     }
     for (const language of ["xx", "pt-BR"]) expect(await read(`?language_iso=${language}`), language).toMatchObject({ lang: "en", title: "About us" });
+  });
+
+  it("reads a withdrawn language code as its current one on writes and reads: iw is he, in is id, ji is yi", async () => {
+    for (const [withdrawn, current] of [["iw", "he"], ["in", "id"], ["ji", "yi"]] as const) {
+      const id = await createId("About us");
+      const write = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: withdrawn, custom_page: pageUpdateFields(acmeLabel, { title: `Title ${current}` }) } });
+      expect(write.status, withdrawn).toBe(200);
+      expect(write.body.custom_page, withdrawn).toMatchObject({ lang: current, title: `Title ${current}` });
+      const read = async (query: string) => (await call("GET", `${PAGES}/${id}${query}`, { token: acme.token })).body.custom_page;
+      for (const language of [current, withdrawn, `${withdrawn.toUpperCase()}_XX`]) {
+        expect(await read(`?lang=${language}`), language).toMatchObject({ lang: current, title: `Title ${current}` });
+      }
+    }
+    const created = await create({ title: "שלום" }, { lang: "iw" });
+    expect(created.body.custom_page).toMatchObject({ lang: "he", title: "שלום" });
+    const stored = await t.db.prisma.customPageTranslation.findMany({ distinct: ["lang"], select: { lang: true }, orderBy: { lang: "asc" } });
+    expect(stored.map(({ lang }) => lang)).toEqual(["en", "he", "id", "yi"]);
   });
 
   it("answers 422 in the error body for a read lang or language_iso that is not a language code", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
+import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -35,6 +35,34 @@ describe("/api/company/labels", () => {
     expect(response.status).toBe(409);
     expect(response.body.error_code).toBe("label_taken");
     expect((await createLabel({ label: { name: "Blog" } }, globex.token)).status).toBe(201);
+  });
+
+  it("answers 409 for a name that differs only in case, creating nothing", async () => {
+    const company = await createCompanyWithToken(t.db.prisma, "Casing");
+    expect((await createLabel({ label: { name: "Promo" } }, company.token)).status).toBe(201);
+    for (const name of ["promo", "PROMO", "  pRoMo "]) {
+      const response = await createLabel({ label: { name } }, company.token);
+      expect(response.status, name).toBe(409);
+      expect(response.body.error_code, name).toBe("label_taken");
+    }
+    expect(await t.db.prisma.label.findMany({ where: { company_id: company.id }, select: { name: true } })).toEqual([{ name: "Promo" }]);
+  });
+
+  it("creates one label when names differing only in case race: one 201, the others 409", async () => {
+    const company = await createCompanyWithToken(t.db.prisma, "Racing");
+    const responses = await Promise.all(["Promo", "promo", "PROMO", "pRoMo"].map((name) => createLabel({ label: { name } }, company.token)));
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409]);
+    expect(await t.db.prisma.label.count({ where: { company_id: company.id } })).toBe(1);
+  });
+
+  it("lists by name case-insensitively, in code point order of the lowercase name whatever the collation, then by id", async () => {
+    const company = await createCompanyWithToken(t.db.prisma, "Sorting");
+    for (const name of ["zeta", "Idem2", "Banana", "Épicerie", "apple", "Idem", "éclair"]) await createLabel({ label: { name } }, company.token);
+    const names = async (query: string) =>
+      (await call("GET", `/api/company/labels${query}`, { token: company.token })).body.labels.map((label: { name: string }) => label.name);
+    const expected = ["apple", "Banana", "Idem", "Idem2", "zeta", "éclair", "Épicerie"];
+    expect(await names("")).toEqual(expected);
+    expect([...(await names("?per_page=3")), ...(await names("?per_page=3&page=2")), ...(await names("?per_page=3&page=3"))]).toEqual(expected);
   });
 
   it("answers 422 for a missing or blank name and 401 without a token, creating nothing", async () => {

@@ -189,6 +189,13 @@ describe("GET /api/media/{id}", () => {
     }
   });
 
+  it("stores a translation written under a withdrawn code under its current one: iw is he on writes and reads", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Hello", translations: { iw: { title: "שלום" } } });
+    expect(media.translations).toEqual({ he: { title: "שלום", description: null } });
+    const get = (language: string) => call("GET", `/api/media/${media.id}?language_iso=${language}`, { token: acme.token });
+    for (const language of ["he", "iw", "iw_IL"]) expect((await get(language)).body.title, language).toBe("שלום");
+  });
+
   it("answers 404 for another company's media, an unknown id and a malformed id", async () => {
     const media = await createMediaViaApi(call, acme.token, { title: "Mine" });
     for (const path of [`/api/media/${media.id}`, "/api/media/999999", "/api/media/abc"]) {
