@@ -93,11 +93,11 @@ export async function updateEnrollmentPack(ctx: ServiceContext, id: number, inpu
   return toView(row);
 }
 
-/** Carts enrolled with the pack may refer to it: then it is retired with `active: false` instead. */
+/** Carts enrolled with the pack and agreements shown for it refer to it: then it is retired with `active: false` instead. */
 export async function deleteEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
   const current = await requireRow(ctx, id);
   await ctx.db.enrollmentPack.delete({ where: { id: current.id } }).catch((error: unknown) => {
-    if (isForeignKeyViolation(error)) throw new ConflictError("Carts use this enrollment pack: set active to false instead", { code: "in_use" });
+    if (isForeignKeyViolation(error)) throw new ConflictError("Carts or agreements use this enrollment pack: set active to false instead", { code: "in_use" });
     throw error;
   });
   return toView(current);

@@ -93,11 +93,11 @@ export async function updateShippingMethod(ctx: ServiceContext, id: number, inpu
   return toView(row);
 }
 
-/** Carts that chose the method may refer to it: then it is retired with `active: false` instead. */
+/** Carts and subscription orders that chose the method refer to it: then it is retired with `active: false` instead. */
 export async function deleteShippingMethod(ctx: ServiceContext, id: number): Promise<ShippingMethodView> {
   const current = await requireRow(ctx, id);
   await ctx.db.shippingMethod.delete({ where: { id: current.id } }).catch((error: unknown) => {
-    if (isForeignKeyViolation(error)) throw new ConflictError("Carts use this shipping method: set active to false instead", { code: "in_use" });
+    if (isForeignKeyViolation(error)) throw new ConflictError("Carts or subscription orders use this shipping method: set active to false instead", { code: "in_use" });
     throw error;
   });
   return toView(current);
