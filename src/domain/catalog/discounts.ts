@@ -1,11 +1,11 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
 import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
 import type { DiscountCreateInput, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
-import { likeLiteral } from "./fields.js";
 
 type DiscountRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
 type Kind = DiscountView["kind"];
@@ -106,7 +106,7 @@ const toDate = (value: string | null | undefined): Date | null | undefined => (v
 export async function listDiscounts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<DiscountView>> {
   const where = {
     company_id: ctx.companyId,
-    ...(searchQuery ? { code: { contains: likeLiteral(searchQuery), mode: "insensitive" as const } } : {}),
+    ...(searchQuery ? { code: { contains: escapeLike(searchQuery), mode: "insensitive" as const } } : {}),
   };
   const [rows, total] = await Promise.all([
     ctx.db.discount.findMany({ where, orderBy: { id: "desc" }, ...pageWindow(page) }),

@@ -26,8 +26,3 @@ export const int32 = z.number().int().max(2_147_483_647);
 
 /** An optional case-insensitive text search on a list. */
 export const searchQuery = z.string().trim().min(1).max(200).optional();
-
-/** Prisma's `contains` is a LIKE pattern: a searched "%" or "_" must match itself. */
-export function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
-}

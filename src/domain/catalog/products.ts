@@ -1,10 +1,10 @@
 import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
-import { likeLiteral } from "./fields.js";
 import type {
   PriceInput,
   ProductCreateInput,
@@ -78,7 +78,7 @@ async function requireProduct(ctx: ServiceContext, id: number): Promise<ProductR
 }
 
 export async function listProducts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<ProductView>> {
-  const contains = searchQuery ? { contains: likeLiteral(searchQuery), mode: "insensitive" as const } : null;
+  const contains = searchQuery ? { contains: escapeLike(searchQuery), mode: "insensitive" as const } : null;
   const search = contains ? { OR: [{ title: contains }, { variants: { some: { ...live, sku: contains } } }] } : {};
   const where = { company_id: ctx.companyId, ...live, ...search };
   const [rows, total] = await Promise.all([

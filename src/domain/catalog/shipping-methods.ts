@@ -1,5 +1,6 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
@@ -42,8 +43,16 @@ async function requireCountry(ctx: ServiceContext, iso: string): Promise<Country
   return country;
 }
 
-export async function listShippingMethods(ctx: ServiceContext, page: PageRequest, countryCode?: string): Promise<Page<ShippingMethodView>> {
-  const where = { company_id: ctx.companyId, ...(countryCode ? { country: { iso: countryCode } } : {}) };
+export async function listShippingMethods(
+  ctx: ServiceContext,
+  page: PageRequest,
+  filter: { countryCode?: string | undefined; searchQuery?: string | undefined },
+): Promise<Page<ShippingMethodView>> {
+  const where = {
+    company_id: ctx.companyId,
+    ...(filter.countryCode ? { country: { iso: filter.countryCode } } : {}),
+    ...(filter.searchQuery ? { name: { contains: escapeLike(filter.searchQuery), mode: "insensitive" as const } } : {}),
+  };
   const [rows, total] = await Promise.all([
     ctx.db.shippingMethod.findMany({ where, include: withCountry, orderBy: { id: "desc" }, ...pageWindow(page) }),
     ctx.db.shippingMethod.count({ where }),

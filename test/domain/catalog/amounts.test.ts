@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { decimalText, FieldErrorCollector, isUnboundAmount, minorInCurrency } from "../../../src/domain/catalog/amounts.js";
-import { likeLiteral } from "../../../src/domain/catalog/fields.js";
 import type { CountryView } from "../../../src/domain/catalog/reference-data.js";
 
 const kuwait: CountryView = { id: 1, iso: "KW", name: "Kuwait", currency_code: "KWD", currency_symbol: "KWD", decimal_places: 3 };
@@ -44,11 +43,5 @@ describe("isUnboundAmount", () => {
     expect(isUnboundAmount("9999999999.999")).toBe(true);
     expect(isUnboundAmount("10000000000")).toBe(false);
     expect(isUnboundAmount("999999999999.999")).toBe(false);
-  });
-});
-
-describe("likeLiteral", () => {
-  it("escapes LIKE wildcards and the escape character", () => {
-    expect(likeLiteral("100%_a\\b")).toBe("100\\%\\_a\\\\b");
   });
 });

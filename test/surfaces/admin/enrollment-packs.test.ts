@@ -71,6 +71,20 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: globex.token })).status).toBe(404);
   });
 
+  it("searches by title, case-insensitively, with % and _ matched literally, within the company", async () => {
+    const starter = (await create({ title: "Starter 50%", price: "10" })).body.enrollment_pack;
+    const pro = (await create({ title: "Pro_Kit", price: "10" })).body.enrollment_pack;
+    await create({ title: "Starter", price: "10" }, globex.token);
+    const search = (query: string) => call("GET", `/api/enrollment_packs?search_query=${query}`, { token: acme.token });
+    const found = await search("sTARTER");
+    expect(found.body.enrollment_packs).toEqual([starter]);
+    expect(found.body.meta.pagination.total_count).toBe(1);
+    expect((await search("%25")).body.enrollment_packs).toEqual([starter]);
+    expect((await search("o_k")).body.enrollment_packs).toEqual([pro]);
+    expect((await search("zzzqqq")).body.enrollment_packs).toEqual([]);
+    expect((await search("x".repeat(201))).status).toBe(422);
+  });
+
   it("updates the members sent; variant_ids replaces the contents", async () => {
     const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA] })).body.enrollment_pack;
     const response = await update(pack.id, { variant_ids: [variantB], active: false });

@@ -92,6 +92,20 @@ describe("GET /api/shipping_methods and /api/shipping_methods/:id", () => {
     expect((await call("GET", "/api/shipping_methods?country_code=USA", { token: acme.token })).status).toBe(422);
   });
 
+  it("searches by name, case-insensitively, with % and _ matched literally, within the company and country", async () => {
+    const ground = (await create({ name: "Ground 100%", country_code: "US", price: "5.00" })).body.shipping_method;
+    const express = (await create({ name: "Express_Air", country_code: "CA", price: "9.00" })).body.shipping_method;
+    await create({ name: "Ground", country_code: "US", price: "1.00" }, globex.token);
+    const search = (query: string) => call("GET", `/api/shipping_methods?${query}`, { token: acme.token });
+    expect((await search("search_query=gROUND")).body.shipping_methods).toEqual([ground]);
+    expect((await search("search_query=gROUND")).body.meta.pagination.total_count).toBe(1);
+    expect((await search("search_query=%25")).body.shipping_methods).toEqual([ground]);
+    expect((await search("search_query=s_a")).body.shipping_methods).toEqual([express]);
+    expect((await search("search_query=zzzqqq")).body.shipping_methods).toEqual([]);
+    expect((await search("search_query=r&country_code=CA")).body.shipping_methods).toEqual([express]);
+    expect((await search(`search_query=${"x".repeat(201)}`)).status).toBe(422);
+  });
+
   it("shows a method; another company's is a 404", async () => {
     const method = (await create({ name: "US", country_code: "US", price: "5.00" })).body.shipping_method;
     expect((await call("GET", `/api/shipping_methods/${method.id}`, { token: acme.token })).body.shipping_method).toEqual(method);
