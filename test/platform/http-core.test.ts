@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeCompanyToken } from "../../src/platform/auth/company-tokens.js";
@@ -85,6 +86,22 @@ describe("errors in the documented shape", () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "droplet_uuid=x", headers: { "content-type": "text/plain" } });
     expect(response.status).toBe(415);
     expectErrorBody(response.body, "unsupported_media_type");
+  });
+
+  it("415 naming the encoding for a compressed or otherwise encoded body (only identity is read), changing nothing", async () => {
+    const labels = () => t.db.prisma.label.count();
+    const before = await labels();
+    const json = JSON.stringify({ label: { name: "Compressed" } });
+    for (const [encoding, rawBody] of [["gzip", gzipSync(json)], ["br", json], ["deflate, gzip", json]] as const) {
+      const response = await call("POST", "/api/company/labels", { token: acme.token, rawBody, headers: { "content-type": "application/json", "content-encoding": encoding } });
+      expect(response.status, encoding).toBe(415);
+      expectErrorBody(response.body, "unsupported_content_encoding");
+      expect(response.body.error_message).toContain(encoding);
+      expect(response.headers["accept-encoding"]).toBe("identity");
+    }
+    expect(await labels()).toBe(before);
+    const identity = await call("POST", "/api/company/labels", { token: acme.token, rawBody: json, headers: { "content-type": "application/json", "content-encoding": "Identity" } });
+    expect(identity.status).toBe(201);
   });
 
   it("413 for a body over the limit", async () => {
