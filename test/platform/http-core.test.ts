@@ -104,6 +104,23 @@ describe("errors in the documented shape", () => {
     expect(identity.status).toBe(201);
   });
 
+  it("400 for a body that is not valid UTF-8 (never stored as U+FFFD), changing nothing; valid multi-byte text is kept", async () => {
+    const labels = () => t.db.prisma.label.count();
+    const before = await labels();
+    const wrap = (name: Uint8Array) => Buffer.concat([Buffer.from('{"label":{"name":"'), name, Buffer.from('"}}')]);
+    // Not UTF-8: bytes that never start a character, a truncated sequence, an overlong "/", an encoded surrogate.
+    for (const bytes of [[0xff, 0xfe], [0x41, 0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      const response = await call("POST", "/api/company/labels", { token: acme.token, rawBody: wrap(Uint8Array.from(bytes)), headers: { "content-type": "application/json" } });
+      expect(response.status, String(bytes)).toBe(400);
+      expectErrorBody(response.body, "malformed_json");
+    }
+    expect(await labels()).toBe(before);
+    const name = "Café ✓ 😀";
+    const valid = await call("POST", "/api/company/labels", { token: acme.token, rawBody: wrap(Buffer.from(name)), headers: { "content-type": "application/json" } });
+    expect(valid.status).toBe(201);
+    expect(valid.body.label.name).toBe(name);
+  });
+
   it("413 for a body over the limit", async () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, body: { droplet_uuid: "x".repeat(4096) } });
     expect(response.status).toBe(413);
