@@ -72,6 +72,13 @@ export class GoneError extends AppError {
   }
 }
 
+export class UnsupportedMediaTypeError extends AppError {
+  readonly status = 415;
+  constructor(message: string, options?: AppErrorOptions) {
+    super(message, "unsupported_media_type", options);
+  }
+}
+
 export class ValidationError extends AppError {
   readonly status = 422;
   constructor(fieldErrors: FieldErrors | null, message = "Validation failed", options?: AppErrorOptions) {

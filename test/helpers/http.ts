@@ -10,8 +10,8 @@ export interface HttpResponse<Body = any> {
 export interface CallOptions {
   token?: string;
   body?: unknown;
-  /** Sent as is (malformed JSON, wrong content types). */
-  rawBody?: string;
+  /** Sent as is (malformed JSON, wrong content types, bytes that are not UTF-8). */
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -20,7 +20,7 @@ export function httpClient(baseUrl: string) {
   return async function call<Body = any>(method: string, path: string, options: CallOptions = {}): Promise<HttpResponse<Body>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let payload: string | undefined = options.rawBody;
+    let payload: string | Uint8Array | undefined = options.rawBody;
     if (options.body !== undefined) {
       payload = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";

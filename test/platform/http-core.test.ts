@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeCompanyToken } from "../../src/platform/auth/company-tokens.js";
@@ -85,6 +86,39 @@ describe("errors in the documented shape", () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "droplet_uuid=x", headers: { "content-type": "text/plain" } });
     expect(response.status).toBe(415);
     expectErrorBody(response.body, "unsupported_media_type");
+  });
+
+  it("415 naming the encoding for a compressed or otherwise encoded body (only identity is read), changing nothing", async () => {
+    const labels = () => t.db.prisma.label.count();
+    const before = await labels();
+    const json = JSON.stringify({ label: { name: "Compressed" } });
+    for (const [encoding, rawBody] of [["gzip", gzipSync(json)], ["br", json], ["deflate, gzip", json]] as const) {
+      const response = await call("POST", "/api/company/labels", { token: acme.token, rawBody, headers: { "content-type": "application/json", "content-encoding": encoding } });
+      expect(response.status, encoding).toBe(415);
+      expectErrorBody(response.body, "unsupported_content_encoding");
+      expect(response.body.error_message).toContain(encoding);
+      expect(response.headers["accept-encoding"]).toBe("identity");
+    }
+    expect(await labels()).toBe(before);
+    const identity = await call("POST", "/api/company/labels", { token: acme.token, rawBody: json, headers: { "content-type": "application/json", "content-encoding": "Identity" } });
+    expect(identity.status).toBe(201);
+  });
+
+  it("400 for a body that is not valid UTF-8 (never stored as U+FFFD), changing nothing; valid multi-byte text is kept", async () => {
+    const labels = () => t.db.prisma.label.count();
+    const before = await labels();
+    const wrap = (name: Uint8Array) => Buffer.concat([Buffer.from('{"label":{"name":"'), name, Buffer.from('"}}')]);
+    // Not UTF-8: bytes that never start a character, a truncated sequence, an overlong "/", an encoded surrogate.
+    for (const bytes of [[0xff, 0xfe], [0x41, 0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+      const response = await call("POST", "/api/company/labels", { token: acme.token, rawBody: wrap(Uint8Array.from(bytes)), headers: { "content-type": "application/json" } });
+      expect(response.status, String(bytes)).toBe(400);
+      expectErrorBody(response.body, "malformed_json");
+    }
+    expect(await labels()).toBe(before);
+    const name = "Café ✓ 😀";
+    const valid = await call("POST", "/api/company/labels", { token: acme.token, rawBody: wrap(Buffer.from(name)), headers: { "content-type": "application/json" } });
+    expect(valid.status).toBe(201);
+    expect(valid.body.label.name).toBe(name);
   });
 
   it("413 for a body over the limit", async () => {

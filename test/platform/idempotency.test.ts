@@ -2,8 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createDroplet } from "../../src/domain/droplets/service.js";
 import { createRole } from "../../src/domain/roles/service.js";
 import { fixedClock } from "../../src/platform/clock.js";
-import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
+import { type CompanyFixture, createCompanyWithToken, createPlan } from "../helpers/fixtures.js";
 import { type Call, httpClient } from "../helpers/http.js";
+import { addSubscriptionOrder } from "../helpers/subscription-orders.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** Idempotency-Key over real HTTP, on droplet installation create (any admin or cart POST/PATCH gets the same). */
@@ -37,6 +38,22 @@ const install = (body: unknown, key?: string, token = acme.token) =>
   call("POST", "/api/droplet_installations", { token, body, headers: key === undefined ? {} : { "idempotency-key": key } });
 const installations = () => t.db.prisma.dropletInstallation.count();
 const storedKeys = () => t.db.prisma.idempotencyKey.findMany({ orderBy: { id: "asc" } });
+
+describe("Idempotency-Key on a body-less PATCH", () => {
+  it("takes an empty JSON body for the same request as no body (both read as {}): a replay, not idempotency_key_reused", async () => {
+    const plan = await createPlan(t.db.prisma, acme.id);
+    const orderId = await addSubscriptionOrder(t.db.prisma, acme.id, plan.id, "active");
+    const skip = (headers: Record<string, string>) =>
+      call("PATCH", `/api/v2/subscription_orders/${orderId}/skip_order`, { token: acme.token, headers: { "idempotency-key": "skip-1", ...headers }, rawBody: "" });
+    const first = await skip({});
+    expect(first.status).toBe(200);
+    const retry = await skip({ "content-type": "application/json" });
+    expect(retry.status).toBe(200);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.text).toBe(first.text);
+    expect((await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).skips_count).toBe(1);
+  });
+});
 
 describe("Idempotency-Key on POST", () => {
   it("replays the first response to a retry: same status and body, Idempotent-Replayed, no second row", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { timestamp } from "../../platform/http/schemas.js";
-import { bodyId, decimalString } from "./fields.js";
+import { bodyId, decimalString, searchQuery } from "./fields.js";
 
 const enrollmentPackFields = {
   title: z.string().trim().min(1).max(255),
@@ -12,7 +12,9 @@ const enrollmentPackFields = {
 
 export const enrollmentPackCreateBody = z.object({ enrollment_pack: z.object(enrollmentPackFields) });
 export const enrollmentPackUpdateBody = z.object({ enrollment_pack: z.object(enrollmentPackFields).partial() });
-export const enrollmentPackListQuery = paginationQuery();
+export const enrollmentPackListQuery = paginationQuery().extend({
+  search_query: searchQuery.describe("Case-insensitive match on the title"),
+});
 
 export const enrollmentPackSchema = z
   .object({

@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
@@ -49,8 +50,11 @@ async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput)
   return variantIds;
 }
 
-export async function listEnrollmentPacks(ctx: ServiceContext, page: PageRequest): Promise<Page<EnrollmentPackView>> {
-  const where = { company_id: ctx.companyId };
+export async function listEnrollmentPacks(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<EnrollmentPackView>> {
+  const where = {
+    company_id: ctx.companyId,
+    ...(searchQuery ? { title: { contains: escapeLike(searchQuery), mode: "insensitive" as const } } : {}),
+  };
   const [rows, total] = await Promise.all([
     ctx.db.enrollmentPack.findMany({ where, include: packInclude, orderBy: { id: "desc" }, ...pageWindow(page) }),
     ctx.db.enrollmentPack.count({ where }),
@@ -93,11 +97,11 @@ export async function updateEnrollmentPack(ctx: ServiceContext, id: number, inpu
   return toView(row);
 }
 
-/** Carts enrolled with the pack may refer to it: then it is retired with `active: false` instead. */
+/** Carts enrolled with the pack and agreements shown for it refer to it: then it is retired with `active: false` instead. */
 export async function deleteEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
   const current = await requireRow(ctx, id);
   await ctx.db.enrollmentPack.delete({ where: { id: current.id } }).catch((error: unknown) => {
-    if (isForeignKeyViolation(error)) throw new ConflictError("Carts use this enrollment pack: set active to false instead", { code: "in_use" });
+    if (isForeignKeyViolation(error)) throw new ConflictError("Carts or agreements use this enrollment pack: set active to false instead", { code: "in_use" });
     throw error;
   });
   return toView(current);

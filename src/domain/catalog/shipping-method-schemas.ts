@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { timestamp } from "../../platform/http/schemas.js";
-import { countryCode, decimalString } from "./fields.js";
+import { countryCode, decimalString, searchQuery } from "./fields.js";
 
 const shippingMethodFields = {
   name: z.string().trim().min(1).max(255),
@@ -16,6 +16,7 @@ export const shippingMethodUpdateBody = z.object({ shipping_method: z.object(shi
 
 export const shippingMethodListQuery = paginationQuery().extend({
   country_code: countryCode.optional().describe("Only the methods of this country"),
+  search_query: searchQuery.describe("Case-insensitive match on the name"),
 });
 
 export const shippingMethodSchema = z

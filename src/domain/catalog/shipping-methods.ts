@@ -1,5 +1,6 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
@@ -42,8 +43,16 @@ async function requireCountry(ctx: ServiceContext, iso: string): Promise<Country
   return country;
 }
 
-export async function listShippingMethods(ctx: ServiceContext, page: PageRequest, countryCode?: string): Promise<Page<ShippingMethodView>> {
-  const where = { company_id: ctx.companyId, ...(countryCode ? { country: { iso: countryCode } } : {}) };
+export async function listShippingMethods(
+  ctx: ServiceContext,
+  page: PageRequest,
+  filter: { countryCode?: string | undefined; searchQuery?: string | undefined },
+): Promise<Page<ShippingMethodView>> {
+  const where = {
+    company_id: ctx.companyId,
+    ...(filter.countryCode ? { country: { iso: filter.countryCode } } : {}),
+    ...(filter.searchQuery ? { name: { contains: escapeLike(filter.searchQuery), mode: "insensitive" as const } } : {}),
+  };
   const [rows, total] = await Promise.all([
     ctx.db.shippingMethod.findMany({ where, include: withCountry, orderBy: { id: "desc" }, ...pageWindow(page) }),
     ctx.db.shippingMethod.count({ where }),
@@ -93,11 +102,11 @@ export async function updateShippingMethod(ctx: ServiceContext, id: number, inpu
   return toView(row);
 }
 
-/** Carts that chose the method may refer to it: then it is retired with `active: false` instead. */
+/** Carts and subscription orders that chose the method refer to it: then it is retired with `active: false` instead. */
 export async function deleteShippingMethod(ctx: ServiceContext, id: number): Promise<ShippingMethodView> {
   const current = await requireRow(ctx, id);
   await ctx.db.shippingMethod.delete({ where: { id: current.id } }).catch((error: unknown) => {
-    if (isForeignKeyViolation(error)) throw new ConflictError("Carts use this shipping method: set active to false instead", { code: "in_use" });
+    if (isForeignKeyViolation(error)) throw new ConflictError("Carts or subscription orders use this shipping method: set active to false instead", { code: "in_use" });
     throw error;
   });
   return toView(current);

@@ -24,6 +24,13 @@ export async function listTaxRates(ctx: ServiceContext, page: PageRequest): Prom
   return { rows: rows.map(toView), pagination: pagination(page, total) };
 }
 
+/** The company's rate for a country: a 404 when it has none there, as for an unknown country. */
+export async function getTaxRate(ctx: ServiceContext, countryCode: string): Promise<TaxRateView> {
+  const row = await ctx.db.taxRate.findFirst({ where: { company_id: ctx.companyId, country: { iso: countryCode } }, include: withCountry });
+  if (!row) throw new NotFoundError("Tax rate not found");
+  return toView(row);
+}
+
 /** Sets the company's rate for a country (creating it the first time); a country without one taxes nothing. */
 export async function setTaxRate(ctx: ServiceContext, countryCode: string, rate: string): Promise<TaxRateView> {
   const country = await findCountry(ctx.db, countryCode);

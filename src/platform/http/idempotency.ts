@@ -162,11 +162,15 @@ async function claim(request: FastifyRequest, scope: string, key: string, finger
   throw new ConflictError("A request with this Idempotency-Key is still running", { code: "idempotency_key_in_progress", headers: { "retry-after": "1" } });
 }
 
-/** Same method, URL and body (member order aside): a retry, not a new request. */
+/**
+ * Same method, URL and body (member order aside): a retry, not a new request. No body counts as
+ * `{}`, which is how the JSON parser reads an empty one: SDKs send a body-less call with or
+ * without `Content-Type: application/json`, and a retry may do the other.
+ */
 function fingerprintOf(request: FastifyRequest): string {
   let body: string;
   try {
-    body = JSON.stringify(request.body ?? null, sortedKeys) ?? "null";
+    body = JSON.stringify(request.body === undefined ? {} : request.body, sortedKeys);
   } catch {
     throw ValidationError.field("body", "is nested too deeply");
   }

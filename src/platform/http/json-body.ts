@@ -1,9 +1,17 @@
 import type { FastifyInstance } from "fastify";
+import { BadRequestError, UnsupportedMediaTypeError } from "../errors.js";
+
+// Fatal: bytes that are not UTF-8 would otherwise be read as U+FFFD and stored, silently
+// changing the client's text (JSON is UTF-8, RFC 8259 §8.1). One decoder serves every request:
+// decode() without { stream: true } keeps nothing between calls.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * JSON bodies through Fastify's own parser, except that an empty body reads as `{}`: browser
  * SDKs send `Content-Type: application/json` on body-less POST, PATCH and DELETE calls, and the
- * platform accepts them. Any other content type is a 415.
+ * platform accepts them. Any other content type is a 415, and so is a body in any content coding
+ * but identity (gzip, br ...): the parser does not decompress, and reading compressed bytes as
+ * JSON would only give a misleading 400. A body that is not UTF-8 is a 400 `malformed_json`.
  *
  * Prototype keys (`__proto__`, and `constructor` holding a `prototype`) are valid JSON, so they
  * are not a 400: they are removed, at any depth, as the parser reads the body (secure-json-parse's
@@ -14,12 +22,31 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   const defaultParser = app.getDefaultJsonParser("remove", "remove");
   // JSON only: a text/plain body (Fastify parses those by default) would reach validation as a string.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = body.toString();
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body: Buffer, done) => {
+    const encoding = request.headers["content-encoding"]?.trim();
+    if (encoding && encoding.toLowerCase() !== "identity") {
+      done(unsupportedEncoding(encoding), undefined);
+      return;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      done(new BadRequestError("Request body is not valid UTF-8", { code: "malformed_json" }), undefined);
+      return;
+    }
     if (text.trim() === "") {
       done(null, {});
       return;
     }
     defaultParser(request, text, done);
+  });
+}
+
+/** RFC 9110 §15.5.16: a 415 for a content coding lists the ones accepted in Accept-Encoding. */
+function unsupportedEncoding(encoding: string): UnsupportedMediaTypeError {
+  return new UnsupportedMediaTypeError(`Content-Encoding ${encoding} is not supported: send the body uncompressed`, {
+    code: "unsupported_content_encoding",
+    headers: { "accept-encoding": "identity" },
   });
 }

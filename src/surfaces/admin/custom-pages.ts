@@ -15,6 +15,7 @@ import * as pages from "../../domain/custom-pages/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
 import { envelope, listEnvelope } from "../../platform/http/envelope.js";
 import { withListMeta, withMeta } from "../../platform/http/schemas.js";
+import { stateChangingGet } from "../../platform/http/state-changing-get.js";
 import { companyServer } from "./company-server.js";
 
 const tags = ["Custom pages"];
@@ -102,6 +103,7 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
   app.get(
     "/api/company/custom_pages/:page_id/send_to_top",
     {
+      ...stateChangingGet,
       schema: {
         tags,
         security,
@@ -119,6 +121,7 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
   app.get(
     "/api/company/custom_pages/:pageId/duplicate",
     {
+      ...stateChangingGet,
       schema: {
         tags,
         security,

@@ -32,7 +32,8 @@ export async function enrollmentPackRoutes(fastify: FastifyInstance): Promise<vo
       },
     },
     async (request) => {
-      const result = await enrollmentPacks.listEnrollmentPacks(companyContext(request), request.query);
+      const { page, per_page, search_query } = request.query;
+      const result = await enrollmentPacks.listEnrollmentPacks(companyContext(request), { page, per_page }, search_query);
       return listEnvelope(request, { enrollment_packs: result.rows }, result.pagination);
     },
   );

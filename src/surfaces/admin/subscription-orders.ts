@@ -24,6 +24,7 @@ import { companyContext } from "../../platform/http/app-context.js";
 import { bearerToken } from "../../platform/http/company-auth.js";
 import { envelope, meta } from "../../platform/http/envelope.js";
 import { metaSchema, withMeta } from "../../platform/http/schemas.js";
+import { stateChangingGet } from "../../platform/http/state-changing-get.js";
 
 const tags = ["Subscription orders"];
 const security = [{ bearer: [] }];
@@ -183,6 +184,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
   app.get(
     "/api/v2/subscription_orders/:id/authorize_paypal",
     {
+      ...stateChangingGet,
       schema: {
         tags,
         security,

@@ -9,6 +9,7 @@ import { withListMeta, withMeta } from "../../platform/http/schemas.js";
 
 const tags = ["Tax rates"];
 const security = [{ bearer: [] }];
+const taxRateResponse = withMeta({ tax_rate: taxRateSchema });
 
 export async function taxRateRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -30,6 +31,20 @@ export async function taxRateRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
+  app.get(
+    "/api/tax_rates/:country_code",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Show the company's tax rate for a country (404 when it has none there)",
+        params: taxRateParams,
+        response: { 200: taxRateResponse },
+      },
+    },
+    async (request) => envelope(request, { tax_rate: await taxRates.getTaxRate(companyContext(request), request.params.country_code) }),
+  );
+
   app.put(
     "/api/tax_rates/:country_code",
     {
@@ -39,7 +54,7 @@ export async function taxRateRoutes(fastify: FastifyInstance): Promise<void> {
         summary: "Set the company's tax rate (percent) for a country",
         params: taxRateParams,
         body: taxRatePutBody,
-        response: { 200: withMeta({ tax_rate: taxRateSchema }) },
+        response: { 200: taxRateResponse },
       },
     },
     async (request) =>

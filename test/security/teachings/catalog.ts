@@ -150,6 +150,13 @@ export const catalogTeachings: Teachings = {
     },
     isolation: { expect: "own_rows_only" },
   },
+  "GET /api/tax_rates/{country_code}": {
+    async setup(ctx) {
+      await ownerTaxRate(ctx, "FR", "17.8642");
+      return { params: { country_code: "FR" }, markers: ["17.8642"] };
+    },
+    isolation: { expect: "not_found" },
+  },
   "PUT /api/tax_rates/{country_code}": {
     async setup(ctx) {
       await ownerTaxRate(ctx, "CA", "13.2468");

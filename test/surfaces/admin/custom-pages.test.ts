@@ -338,6 +338,21 @@ describe("GET /api/company/custom_pages/{pageId}/duplicate", () => {
   });
 });
 
+describe("HEAD on the GETs that change pages", () => {
+  it("has no route on send_to_top and duplicate (HEAD is safe): 404, no copy, the order kept; a show still answers HEAD", async () => {
+    const first = await createId("A");
+    const second = await createId("B");
+    const before = await t.db.prisma.customPage.findMany({ include: { translations: true }, orderBy: { id: "asc" } });
+    for (const path of [`${PAGES}/${second}/send_to_top`, `${PAGES}/${first}/duplicate`]) {
+      const response = await call("HEAD", path, { token: acme.token });
+      expect(response.status, path).toBe(404);
+      expect(response.text).toBe("");
+    }
+    expect(await t.db.prisma.customPage.findMany({ include: { translations: true }, orderBy: { id: "asc" } })).toEqual(before);
+    expect((await call("HEAD", `${PAGES}/${first}`, { token: acme.token })).status).toBe(200);
+  });
+});
+
 describe("another company's page and malformed ids", () => {
   it("answers 404 on show, update, delete, send_to_top and duplicate, changing nothing", async () => {
     const theirs = (await create({ title: "Theirs" }, { token: globex.token })).body.custom_page.id;

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { createCartOverHttp } from "../../helpers/carts.js";
 import { createTestProduct } from "../../helpers/catalog.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
@@ -20,6 +21,8 @@ useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
 });
 
 beforeEach(async () => {
+  await t.db.prisma.cart.deleteMany();
+  await t.db.prisma.agreement.deleteMany();
   await t.db.prisma.enrollmentPack.deleteMany();
 });
 
@@ -68,6 +71,20 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: globex.token })).status).toBe(404);
   });
 
+  it("searches by title, case-insensitively, with % and _ matched literally, within the company", async () => {
+    const starter = (await create({ title: "Starter 50%", price: "10" })).body.enrollment_pack;
+    const pro = (await create({ title: "Pro_Kit", price: "10" })).body.enrollment_pack;
+    await create({ title: "Starter", price: "10" }, globex.token);
+    const search = (query: string) => call("GET", `/api/enrollment_packs?search_query=${query}`, { token: acme.token });
+    const found = await search("sTARTER");
+    expect(found.body.enrollment_packs).toEqual([starter]);
+    expect(found.body.meta.pagination.total_count).toBe(1);
+    expect((await search("%25")).body.enrollment_packs).toEqual([starter]);
+    expect((await search("o_k")).body.enrollment_packs).toEqual([pro]);
+    expect((await search("zzzqqq")).body.enrollment_packs).toEqual([]);
+    expect((await search("x".repeat(201))).status).toBe(422);
+  });
+
   it("updates the members sent; variant_ids replaces the contents", async () => {
     const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA] })).body.enrollment_pack;
     const response = await update(pack.id, { variant_ids: [variantB], active: false });
@@ -110,5 +127,23 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect(response.body.enrollment_pack).toEqual(pack);
     expect(await t.db.prisma.enrollmentPack.count()).toBe(0);
     expect((await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).status).toBe(404);
+  });
+
+  it("answers 409 in_use while a cart enrolls with the pack or an agreement names it, and changes neither", async () => {
+    const pack = (await create({ title: "Used", price: "49", variant_ids: [variantA] })).body.enrollment_pack;
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    const refusedForCart = await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token });
+    expect(refusedForCart.status).toBe(409);
+    expect(refusedForCart.body.error_code).toBe("in_use");
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { id: cart.id } })).enrollment_pack_id).toBe(pack.id);
+
+    await t.db.prisma.cart.deleteMany();
+    const agreement = await call("POST", "/api/agreements", { token: acme.token, body: { agreement: { title: "Terms", description: "D", enrollment_pack_id: pack.id } } });
+    expect(agreement.status).toBe(201);
+    const refusedForAgreement = await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token });
+    expect(refusedForAgreement.status).toBe(409);
+    expect(refusedForAgreement.body.error_code).toBe("in_use");
+    expect((await t.db.prisma.agreement.findUniqueOrThrow({ where: { id: agreement.body.agreement.id } })).enrollment_pack_id).toBe(pack.id);
+    expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack).toEqual(pack);
   });
 });

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
+import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
+import { type CompanyFixture, createPlan, createProduct } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -12,6 +14,8 @@ let globex: CompanyFixture;
 useTwoCompanyApp((app) => ({ t, call, acme, globex } = app));
 
 beforeEach(async () => {
+  await t.db.prisma.cart.deleteMany();
+  await t.db.prisma.subscriptionOrder.deleteMany();
   await t.db.prisma.shippingMethod.deleteMany();
 });
 
@@ -88,6 +92,20 @@ describe("GET /api/shipping_methods and /api/shipping_methods/:id", () => {
     expect((await call("GET", "/api/shipping_methods?country_code=USA", { token: acme.token })).status).toBe(422);
   });
 
+  it("searches by name, case-insensitively, with % and _ matched literally, within the company and country", async () => {
+    const ground = (await create({ name: "Ground 100%", country_code: "US", price: "5.00" })).body.shipping_method;
+    const express = (await create({ name: "Express_Air", country_code: "CA", price: "9.00" })).body.shipping_method;
+    await create({ name: "Ground", country_code: "US", price: "1.00" }, globex.token);
+    const search = (query: string) => call("GET", `/api/shipping_methods?${query}`, { token: acme.token });
+    expect((await search("search_query=gROUND")).body.shipping_methods).toEqual([ground]);
+    expect((await search("search_query=gROUND")).body.meta.pagination.total_count).toBe(1);
+    expect((await search("search_query=%25")).body.shipping_methods).toEqual([ground]);
+    expect((await search("search_query=s_a")).body.shipping_methods).toEqual([express]);
+    expect((await search("search_query=zzzqqq")).body.shipping_methods).toEqual([]);
+    expect((await search("search_query=r&country_code=CA")).body.shipping_methods).toEqual([express]);
+    expect((await search(`search_query=${"x".repeat(201)}`)).status).toBe(422);
+  });
+
   it("shows a method; another company's is a 404", async () => {
     const method = (await create({ name: "US", country_code: "US", price: "5.00" })).body.shipping_method;
     expect((await call("GET", `/api/shipping_methods/${method.id}`, { token: acme.token })).body.shipping_method).toEqual(method);
@@ -141,18 +159,32 @@ describe("DELETE /api/shipping_methods/:id", () => {
     expect((await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token })).status).toBe(404);
   });
 
-  it("answers 409 while another table still refers to the method, and keeps it", async () => {
+  it("answers 409 in_use while a cart chose the method, and changes neither", async () => {
     const method = (await create({ name: "Used", country_code: "US", price: "5.00" })).body.shipping_method;
-    // Stands in for carts that chose the method: any foreign key to it must block the delete.
-    await t.db.sql.query("CREATE TABLE chosen_methods (shipping_method_id integer NOT NULL REFERENCES shipping_methods(id))");
-    await t.db.sql.query("INSERT INTO chosen_methods VALUES ($1)", [method.id]);
-    try {
-      const response = await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token });
-      expect(response.status).toBe(409);
-      expect(response.body.error_code).toBe("in_use");
-      expect(await t.db.prisma.shippingMethod.count()).toBe(1);
-    } finally {
-      await t.db.sql.query("DROP TABLE chosen_methods");
-    }
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 3000 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const chosen = parseCart(await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id: method.id } } })).cart;
+    expect(chosen).toMatchObject({ shipping_total: "5.00", amount_total: "35.00" });
+
+    const response = await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token });
+    expect(response.status).toBe(409);
+    expect(response.body.error_code).toBe("in_use");
+    expect(await t.db.prisma.shippingMethod.count()).toBe(1);
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { id: chosen.id } })).shipping_method_id).toBe(method.id);
+    const changed = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: variant.id, quantity: 1 }] } })).cart;
+    expect(changed).toMatchObject({ shipping_total: "5.00", amount_total: "65.00" });
+  });
+
+  it("answers 409 in_use while a subscription order ships with the method, and keeps the order's method", async () => {
+    const method = (await create({ name: "Used", country_code: "US", price: "5.00" })).body.shipping_method;
+    const plan = await createPlan(t.db.prisma, acme.id);
+    const orderId = await addSubscriptionOrder(t.db.prisma, acme.id, plan.id, "cancelled");
+    expect((await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).shipping_method_id).toBe(method.id);
+
+    const response = await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token });
+    expect(response.status).toBe(409);
+    expect(response.body.error_code).toBe("in_use");
+    expect((await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).shipping_method_id).toBe(method.id);
+    expect((await update(method.id, { active: false })).body.shipping_method.active).toBe(false);
   });
 });

@@ -90,6 +90,17 @@ describe("PayPal through update_payment and authorize_paypal", () => {
     expect(await snapshot()).toMatchObject({ approvals: ["completed"], methods: 1, activities: 3 });
   });
 
+  it("has no HEAD route on authorize_paypal (HEAD is safe): 404, PayPal not asked, the order unchanged", async () => {
+    const token = await approveAt((await startApproval()).body.payer_action_url);
+    const before = await snapshot();
+    paypal.requests.length = 0;
+    const head = await call("HEAD", `${BASE}/${order.id}/authorize_paypal?token=${encodeURIComponent(token)}`, { token: acme.token });
+    expect(head.status).toBe(404);
+    expect(paypal.requests).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    expect((await authorize(token)).status).toBe(200);
+  });
+
   it("reuses PayPal's access token until it expires", async () => {
     await startApproval();
     paypal.requests.length = 0;

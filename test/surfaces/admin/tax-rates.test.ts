@@ -67,3 +67,22 @@ describe("GET /api/tax_rates", () => {
     expect((await call("GET", "/api/tax_rates")).status).toBe(401);
   });
 });
+
+describe("GET /api/tax_rates/:country_code", () => {
+  it("shows the company's rate for a country, as PUT answers it", async () => {
+    const set = (await put("US", "8.25")).body.tax_rate;
+    const response = await call("GET", "/api/tax_rates/us", { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ tax_rate: set, meta: { request_id: expect.any(String), timestamp: expect.any(String) } });
+  });
+
+  it("answers 404 for a country without a rate of this company, an unknown or malformed country, and 401 without a token", async () => {
+    await put("CA", "5", globex.token);
+    for (const country of ["CA", "ZZ", "USA"]) {
+      const response = await call("GET", `/api/tax_rates/${country}`, { token: acme.token });
+      expect(response.status, country).toBe(404);
+      expect(response.body.error_code).toBe("not_found");
+    }
+    expect((await call("GET", "/api/tax_rates/CA")).status).toBe(401);
+  });
+});
