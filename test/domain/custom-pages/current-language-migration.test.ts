@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe(MIGRATION, () => {
-  it("moves custom page and media translations from withdrawn codes to current ones, keeping a translation already there", async () => {
+  it("moves custom page and media translations from withdrawn codes to current ones, dropping the withdrawn one where a current one already exists", async () => {
     const db = testDb.database.prisma;
     const company = await createCompanyWithToken(db, "Legacy");
     const page = (position: number, translations: Array<[string, string]>) =>
@@ -40,7 +40,14 @@ describe(MIGRATION, () => {
         title: "Hello",
         media_type: "share",
         slug: "hello",
-        translations: { create: [{ language_iso: "ji", title: "Sholem" }, { language_iso: "fr", title: "Bonjour" }] },
+        translations: {
+          create: [
+            { language_iso: "ji", title: "Sholem" },
+            { language_iso: "fr", title: "Bonjour" },
+            { language_iso: "mo", title: "Salut (old)" },
+            { language_iso: "ro", title: "Salut" },
+          ],
+        },
       },
     });
 
@@ -49,8 +56,8 @@ describe(MIGRATION, () => {
     const languages = async (customPageId: number) =>
       (await db.customPageTranslation.findMany({ where: { custom_page_id: customPageId }, orderBy: { lang: "asc" } })).map(({ lang, title }) => [lang, title]);
     expect(await languages(hebrewOnly.id)).toEqual([["en", "Hello"], ["he", "Shalom"], ["id", "Halo"]]);
-    expect(await languages(both.id)).toEqual([["he", "New"], ["iw", "Old"]]);
+    expect(await languages(both.id)).toEqual([["he", "New"]]);
     const mediaLanguages = await db.mediaTranslation.findMany({ where: { media_id: media.id }, orderBy: { language_iso: "asc" } });
-    expect(mediaLanguages.map(({ language_iso, title }) => [language_iso, title])).toEqual([["fr", "Bonjour"], ["yi", "Sholem"]]);
+    expect(mediaLanguages.map(({ language_iso, title }) => [language_iso, title])).toEqual([["fr", "Bonjour"], ["ro", "Salut"], ["yi", "Sholem"]]);
   });
 });

@@ -26,17 +26,20 @@ describe(MIGRATION, () => {
     const upper = await create(acme.id, "PROMO");
     const other = await create(acme.id, "Blog");
     const theirs = await create(globex.id, "promo");
+    // Already holds the name the migration would first give `lower`.
+    const taken = await create(acme.id, `PROMO (${lower.id})`);
 
     await rerunMigration(testDb, MIGRATION);
 
     const names = await db.label.findMany({ orderBy: { id: "asc" }, select: { id: true, name: true } });
     expect(names).toEqual([
       { id: promo.id, name: "Promo" },
-      { id: lower.id, name: `promo (${lower.id})` },
+      { id: lower.id, name: `promo (${lower.id}) (${lower.id})` },
       { id: upper.id, name: `PROMO (${upper.id})` },
       { id: other.id, name: "Blog" },
       { id: theirs.id, name: "promo" },
+      { id: taken.id, name: `PROMO (${lower.id})` },
     ]);
-    await expect(create(acme.id, "BLOG")).rejects.toThrow();
+    await expect(create(acme.id, "BLOG")).rejects.toMatchObject({ code: "P2002" });
   });
 });
