@@ -27,6 +27,11 @@ beforeAll(async () => {
         await app.db.prisma.discount.delete({ where: { id: 2_147_483_000 } });
         return {};
       });
+      // What a concurrent delete does to a service that checked a reference and then writes a row naming it.
+      app.post("/test/reference-deleted-meanwhile", async () => {
+        await app.db.prisma.label.create({ data: { company_id: 2_147_483_000, name: "orphan" } });
+        return {};
+      });
       // The body as the parser left it, and whether its objects kept Object.prototype.
       app.post("/test/echo", async (request) => {
         const body = request.body as { nested: object };
@@ -159,6 +164,13 @@ describe("errors in the documented shape", () => {
     const response = await call("DELETE", "/test/deleted-meanwhile");
     expect(response.status).toBe(404);
     expectErrorBody(response.body, "not_found");
+  });
+
+  it("a referenced record deleted by a concurrent request before a service's write is a 409, not a 500", async () => {
+    const response = await call("POST", "/test/reference-deleted-meanwhile");
+    expect(response.status).toBe(409);
+    expectErrorBody(response.body, "conflict");
+    expect(await t.db.prisma.label.count({ where: { name: "orphan" } })).toBe(0);
   });
 
   it("500 reveals nothing but the request id, and logs the stack", async () => {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { isDatabaseUnavailable, isRecordGone, isUniqueViolation } from "../db/errors.js";
+import { isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isUniqueViolation } from "../db/errors.js";
 import { AppError, type FieldErrors } from "../errors.js";
 import { meta } from "./envelope.js";
 import type { ErrorBody } from "./schemas.js";
@@ -107,6 +107,9 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   }
   if (isUniqueViolation(error)) {
     return { status: 409, body: body(request, "Conflicts with an existing record", "conflict", null), headers: {} };
+  }
+  if (isForeignKeyViolation(error)) {
+    return { status: 409, body: body(request, "Conflicts with a record changed or deleted meanwhile", "conflict", null), headers: {} };
   }
   if (isRecordGone(error)) {
     return { status: 404, body: body(request, "Not found", "not_found", null), headers: {} };
