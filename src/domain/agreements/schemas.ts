@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { searchQuery, timestamp } from "../../platform/http/schemas.js";
 
 const recordId = z.number().int().positive().max(2_147_483_647);
 
@@ -18,7 +18,7 @@ export const agreementListQuery = paginationQuery(25).extend({
     .enum(agreementSorts as [string, ...string[]])
     .default("created_at_desc")
     .describe("An attribute then _asc or _desc; title sorts by the title in the requested language"),
-  search_query: z.string().trim().max(255).optional().describe("Case-insensitive match on the title, in the requested language and in English"),
+  search_query: searchQuery.describe("Case-insensitive match on the title, in the requested language and in English"),
   status: z.enum(["active", "inactive"]).optional(),
 });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { instantInput, timestamp } from "../../platform/http/schemas.js";
-import { bodyId, decimalString, int32, searchQuery } from "./fields.js";
+import { instantInput, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { bodyId, decimalString, int32 } from "./fields.js";
 
 export const DISCOUNT_KINDS = ["percentage", "fixed_amount"] as const;
 export const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
-import { bodyId, decimalString, searchQuery } from "./fields.js";
+import { searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { bodyId, decimalString } from "./fields.js";
 
 const enrollmentPackFields = {
   title: z.string().trim().min(1).max(255),

@@ -22,5 +22,3 @@ export const bodyId = z.number().int().positive().max(2_147_483_647);
 
 export const int32 = z.number().int().max(2_147_483_647);
 
-/** An optional case-insensitive text search on a list. */
-export const searchQuery = z.string().trim().min(1).max(200).optional();

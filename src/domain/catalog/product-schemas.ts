@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, timestamp } from "../../platform/http/schemas.js";
-import { bodyId, countryCode, decimalString, int32, searchQuery } from "./fields.js";
+import { httpUrl, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { bodyId, countryCode, decimalString, int32 } from "./fields.js";
 
 const priceInput = z.object({
   country_code: countryCode,

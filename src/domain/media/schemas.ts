@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { ENGLISH, languageOf, languageParam } from "../../platform/http/language.js";
-import { httpUrl, instantInput, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, instantInput, searchQuery, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
@@ -81,7 +81,7 @@ export type MediaUpdateInput = z.infer<typeof mediaUpdateBody>["media"];
 
 export const mediaListQuery = paginationQuery().extend({
   media_type: z.enum(MEDIA_TYPES).optional(),
-  search_query: z.string().max(200).optional().describe("Filters by title"),
+  search_query: searchQuery.describe("Filters by title"),
 });
 
 const nullableString = z.string().nullable();

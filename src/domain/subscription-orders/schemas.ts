@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { idParam, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
 const dbId = z.number().int().positive().max(2_147_483_647);
@@ -78,8 +78,8 @@ export const updatePaymentBody = z
     z
       .object({
         payment_method: z.literal("paypal"),
-        return_url: z.url({ protocol: /^https?$/ }).max(2_000),
-        cancel_url: z.url({ protocol: /^https?$/ }).max(2_000),
+        return_url: httpUrl,
+        cancel_url: httpUrl,
       })
       .meta({ id: "SubscriptionOrderPaypalPayment" }),
   ])

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MAX_PER_PAGE } from "../../platform/http/pagination.js";
-import { idParam, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { idParam, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
@@ -94,7 +94,7 @@ export const planListQuery = z.object({
   "pagination[per_page]": perPage.optional().describe("The same as per_page; both may be sent only with the same value"),
   active: z.enum(["true", "false"]).optional(),
   product: idParam.optional().describe("Only plans offered for this product"),
-  search_query: z.string().trim().max(255).optional().describe("Case-insensitive match on the name"),
+  search_query: searchQuery.describe("Case-insensitive match on the name"),
   sorted_by: z.enum(PLAN_SORT_ATTRIBUTES).default("created_at"),
   sort_direction: z.enum(["asc", "desc"]).default("desc"),
 });

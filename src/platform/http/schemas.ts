@@ -73,6 +73,17 @@ export function wireInteger<Schema extends z.ZodType<number | undefined>>(schema
 /** Path ids: positive integers; anything else is a 404 for the route's resource, decided by zod as 422. */
 export const idParam = wireInteger(z.number().int().min(1).max(2_147_483_647));
 
+/**
+ * Every list's `search_query`: a case-insensitive substring, matched literally (escapeLike).
+ * Surrounding spaces are dropped and an empty query filters nothing.
+ */
+export const searchQuery = z
+  .string()
+  .trim()
+  .max(255)
+  .transform((query) => query || undefined)
+  .optional();
+
 /** A link clients follow or render: http or https only, never javascript: or data:. */
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
 

@@ -82,7 +82,7 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect((await search("%25")).body.enrollment_packs).toEqual([starter]);
     expect((await search("o_k")).body.enrollment_packs).toEqual([pro]);
     expect((await search("zzzqqq")).body.enrollment_packs).toEqual([]);
-    expect((await search("x".repeat(201))).status).toBe(422);
+    expect((await search("x".repeat(256))).status).toBe(422);
   });
 
   it("updates the members sent; variant_ids replaces the contents", async () => {

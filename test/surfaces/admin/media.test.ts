@@ -230,6 +230,10 @@ describe("GET /api/media", () => {
     expect(await titles("50%")).toEqual(["Save 50% today"]);
     expect(await titles("_")).toEqual(["snake_case tips"]);
     expect(await titles("\\")).toEqual([]);
+    // Surrounding spaces are dropped, and a blank query filters nothing.
+    expect(await titles(" 50% ")).toEqual(["Save 50% today"]);
+    expect((await titles("  ")).length).toBe((await titles("")).length);
+    expect((await titles("")).length).toBeGreaterThanOrEqual(3);
   });
 });
 
