@@ -3,8 +3,6 @@ import { errorBodySchema, httpUrl, optionalOrNull } from "../../platform/http/sc
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
-// Everything a storefront sends is bounded: these endpoints are open to the whole internet.
-
 export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
 
 const localeSchema = z.string().regex(LOCALE_PATTERN, "must look like en_US");

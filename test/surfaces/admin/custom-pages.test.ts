@@ -346,7 +346,6 @@ describe("HEAD on the GETs that change pages", () => {
     for (const path of [`${PAGES}/${second}/send_to_top`, `${PAGES}/${first}/duplicate`]) {
       const response = await call("HEAD", path, { token: acme.token });
       expect(response.status, path).toBe(404);
-      expect(response.text).toBe("");
     }
     expect(await t.db.prisma.customPage.findMany({ include: { translations: true }, orderBy: { id: "asc" } })).toEqual(before);
     expect((await call("HEAD", `${PAGES}/${first}`, { token: acme.token })).status).toBe(200);
