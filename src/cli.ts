@@ -8,7 +8,7 @@ import { createRole } from "./domain/roles/service.js";
 import { createUser } from "./domain/users/service.js";
 import { issueCompanyToken, revokeCompanyToken } from "./platform/auth/company-tokens.js";
 import { systemClock } from "./platform/clock.js";
-import { type Database, openDatabase } from "./platform/db/database.js";
+import { type Database, EmbeddedDatabaseInUseError, openDatabase } from "./platform/db/database.js";
 import { migrate, type MigrationResult } from "./platform/db/migrator.js";
 import { AppError } from "./platform/errors.js";
 import { createLogger } from "./platform/logger.js";
@@ -195,6 +195,10 @@ main(process.argv.slice(2)).then(
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
+    }
+    if (error instanceof EmbeddedDatabaseInUseError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
     }
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);

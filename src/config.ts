@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
 import { z } from "zod";
 
 const booleanFromEnv = z
@@ -88,10 +91,20 @@ export class ConfigError extends Error {
 }
 
 /**
+ * The process environment over the `.env` file of `directory`, when there is one: a variable
+ * the shell sets wins over the file, so a one-off `PORT=3001 npm start` still works.
+ */
+export function environment(directory: string = process.cwd(), shell: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const file = join(directory, ".env");
+  if (!existsSync(file)) return shell;
+  return { ...parseEnv(readFileSync(file, "utf8")), ...shell };
+}
+
+/**
  * Parses the environment once, at start-up. A bad value stops the process with a message that
  * names the variable; production refuses to guess secrets or fall back to the embedded database.
  */
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
   const blankToUndefined = Object.fromEntries(
     Object.entries(source).map(([key, value]) => [key, value === "" ? undefined : value]),
   );

@@ -23,9 +23,16 @@ export interface DemoSeed {
  * A demo company so that a fresh `npm start` has something to call. Runs only on an empty
  * database; returns null otherwise (the token was shown when it was created and is not stored).
  */
+const DEMO_SHOP = "demo.localhost";
+
+/** The demo company's id, when an earlier start seeded it. */
+export async function demoCompanyId(db: Db): Promise<number | null> {
+  return (await db.company.findUnique({ where: { shop_domain: DEMO_SHOP }, select: { id: true } }))?.id ?? null;
+}
+
 export async function seedDemo(db: Db): Promise<DemoSeed | null> {
   if ((await db.company.count()) > 0) return null;
-  const company = await createCompany(db, { name: "Demo Shop", shop: "demo.localhost" });
+  const company = await createCompany(db, { name: "Demo Shop", shop: DEMO_SHOP });
   const apiToken = await issueCompanyToken(db, company.id);
   if ((await db.droplet.count()) === 0) {
     await createDroplet(db, { name: "Analytics", category: "reporting", scopes: ["orders:read", "customers:read", "products:read"] });
@@ -78,6 +85,16 @@ async function seedDemoCatalog(ctx: ServiceContext): Promise<void> {
   await setTaxRate(ctx, "US", "8.25");
   await setTaxRate(ctx, "CA", "5");
   await createEnrollmentPack(ctx, { title: "Starter Kit", price: "49.00", variant_ids: greens.variants.map((variant) => variant.id) });
+}
+
+/** Printed when the demo company exists already: its token was shown at the first start only. */
+export function returningBanner(companyId: number, baseUrl: string): string {
+  return [
+    "",
+    `API reference: ${baseUrl}/docs`,
+    `Lost the demo company's API token? Stop the server and run: npm run --silent cli -- tokens:create --company ${companyId}`,
+    "",
+  ].join("\n");
 }
 
 export function demoBanner(seed: DemoSeed, baseUrl: string): string {

@@ -1,11 +1,11 @@
 import { setFlagsFromString } from "node:v8";
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { demoBanner, seedDemo } from "./demo-seed.js";
+import { demoBanner, demoCompanyId, returningBanner, seedDemo } from "./demo-seed.js";
 import { mailTransportFor } from "./domain/mail/transports.js";
 import { MAIL_POLL_INTERVAL_MS, startMailWorker } from "./domain/mail/worker.js";
 import { systemClock } from "./platform/clock.js";
-import { openDatabase } from "./platform/db/database.js";
+import { EmbeddedDatabaseInUseError, openDatabase } from "./platform/db/database.js";
 import { closeApp } from "./platform/http/running-handlers.js";
 import { migrate } from "./platform/db/migrator.js";
 import { createLogger } from "./platform/logger.js";
@@ -44,11 +44,13 @@ async function main(): Promise<void> {
 
   const seeded = config.seedDemo ? await seedDemo(database.prisma) : null;
   if (seeded) logger.info({ company_id: seeded.company.id }, "demo company seeded");
+  const returningDemo = config.seedDemo && !seeded ? await demoCompanyId(database.prisma) : null;
 
   const app = await buildApp({ config, database, logger });
   await app.listen({ host: config.host, port: config.port });
   // The token is shown once, as text for a person, never through the logger: logs are shipped.
   if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
+  else if (returningDemo !== null) process.stdout.write(returningBanner(returningDemo, config.publicBaseUrl));
   // The outbox is delivered in-process: each server instance runs a worker, and row claims
   // (FOR UPDATE SKIP LOCKED) keep instances from sending a mail twice.
   const mailWorker = startMailWorker(
@@ -78,6 +80,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof EmbeddedDatabaseInUseError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hashToken } from "../src/platform/auth/company-tokens.js";
@@ -23,8 +25,12 @@ interface Run {
 }
 
 function cli(...args: string[]): Promise<Run> {
+  return cliWith({ DATABASE_URL: testDb.url ?? "" }, ...args);
+}
+
+function cliWith(environment: Record<string, string>, ...args: string[]): Promise<Run> {
   const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
-  const env = { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", DATABASE_URL: testDb.url ?? "" };
+  const env = { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", ...environment };
   return new Promise((resolve, reject) => {
     const child = spawn(tsx, [join(projectRoot, "src", "cli.ts"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -49,6 +55,22 @@ function expectOneJsonLine(run: Run) {
   expect(run.stdout.trim().split("\n")).toHaveLength(1);
   expect(run.json).toBeTypeOf("object");
 }
+
+describe("cli on the embedded database", { timeout: 60_000 }, () => {
+  it("says in one line, without a stack, that a running process holds the embedded database", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
+    try {
+      // This test's own process stands for the server that holds it.
+      writeFileSync(join(dataDir, "pglite.pid"), String(process.pid));
+      const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "db:migrate");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`is in use by process ${process.pid}: stop it first, or set DATABASE_URL`)]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
 
 // The CLI is a second process: it needs a database server to share with the test.
 describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {

@@ -29,6 +29,7 @@ describe("server process", () => {
 
     const second = await startServerProcess(env);
     expect(second.output()).not.toContain("shown only this once");
+    await second.waitForOutput(/Lost the demo company's API token\? Stop the server and run: npm run --silent cli -- tokens:create --company 1/);
     expect((await httpClient(second.url)("GET", "/api/droplet_installations", { token })).status).toBe(200);
     expect(await second.stop("SIGINT")).toBe(0);
   }, 90_000);

@@ -1,5 +1,23 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { ConfigError, environment, loadConfig } from "../../src/config.js";
+
+describe("environment", () => {
+  it("reads .env of the directory, under what the shell sets; without the file it is the shell's alone", () => {
+    const directory = mkdtempSync(join(tmpdir(), "svc-env-"));
+    try {
+      const shell = { LOG_LEVEL: "warn" };
+      expect(environment(directory, shell)).toEqual(shell);
+      writeFileSync(join(directory, ".env"), "# local settings\nPORT=3301\nLOG_LEVEL=debug\nPUBLIC_BASE_URL=\"http://shop.test\"\n");
+      const config = loadConfig(environment(directory, shell));
+      expect(config).toMatchObject({ port: 3301, logLevel: "warn", publicBaseUrl: "http://shop.test" });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("loadConfig", () => {
   it("gives development defaults and generates secrets", () => {

@@ -152,6 +152,11 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
   };
 }
 
+/** Another live process holds the embedded database: an operator's mistake, not a crash. */
+export class EmbeddedDatabaseInUseError extends Error {
+  override name = "EmbeddedDatabaseInUseError";
+}
+
 /**
  * PGlite is a database inside one process: a second process opening the same files (the CLI
  * while the server runs) would corrupt them. A pid file refuses that with a clear message.
@@ -162,7 +167,7 @@ function lockDataDir(location: string): () => void {
   try {
     const holder = Number(readFileSync(lockFile, "utf8"));
     if (holder && holder !== process.pid && isProcessAlive(holder)) {
-      throw new Error(`The embedded database in ${location} is in use by process ${holder}: stop it first, or set DATABASE_URL to share a PostgreSQL server.`);
+      throw new EmbeddedDatabaseInUseError(`The embedded database in ${location} is in use by process ${holder}: stop it first, or set DATABASE_URL to share a PostgreSQL server.`);
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
