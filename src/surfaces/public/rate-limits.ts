@@ -17,27 +17,32 @@ function sessionOf(request: FastifyRequest): string | null {
 /** What each limiter tells the client; a browser script may read them (the surface's CORS exposes them). */
 export const RATE_LIMIT_HEADERS = ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"] as const;
 
-type RateLimitHeaders = Partial<Record<(typeof RATE_LIMIT_HEADERS)[number], ReturnType<FastifyReply["getHeader"]>>>;
-
-function rateLimitHeadersOf(reply: FastifyReply): RateLimitHeaders {
-  return Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, reply.getHeader(name)]));
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The per-IP limiter's x-ratelimit-* values, before the per-session limiter writes its own. */
+    perIpRateLimit: Array<ReturnType<FastifyReply["getHeader"]>> | null;
+  }
 }
 
 /**
  * Both limiters write the same x-ratelimit-* headers, the session's last. A client that paces
  * itself by them should see the limit it will meet first: the one with fewer requests left.
+ * Callback hooks and a request decorator: they run on every public request, the cached media
+ * read included, so they allocate no promise or map entry.
  */
 function showNearerLimit(app: FastifyInstance): void {
-  const perIp = new WeakMap<FastifyRequest, RateLimitHeaders>();
+  app.decorateRequest("perIpRateLimit", null);
   // Instance hooks run before the route's own, where the session limiter sits.
-  app.addHook("preValidation", async (request, reply) => {
-    perIp.set(request, rateLimitHeadersOf(reply));
+  app.addHook("preValidation", (request, reply, done) => {
+    request.perIpRateLimit = RATE_LIMIT_HEADERS.map((name) => reply.getHeader(name));
+    done();
   });
-  app.addHook("onSend", async (request, reply) => {
-    const ip = perIp.get(request);
-    if (ip?.["x-ratelimit-remaining"] !== undefined && Number(ip["x-ratelimit-remaining"]) < Number(reply.getHeader("x-ratelimit-remaining"))) {
-      reply.headers(ip);
+  app.addHook("onSend", (request, reply, payload, done) => {
+    const perIp = request.perIpRateLimit;
+    if (perIp?.[1] !== undefined && Number(perIp[1]) < Number(reply.getHeader("x-ratelimit-remaining"))) {
+      RATE_LIMIT_HEADERS.forEach((name, index) => reply.header(name, perIp[index]));
     }
+    done(null, payload);
   });
 }
 
