@@ -7,8 +7,10 @@
 //    amount taken off is rounded half-even) or a fixed amount per unit, floored at 0. The
 //    adjustment is part of the price, not of any discount total.
 // 2. lineSubtotal = unitPrice x quantity; subTotal = sum of lineSubtotals.
-// 3. Discount codes apply by scope: every product code (in the given order), then every order
-//    code, then every shipping code. Each works on what earlier codes left:
+// 3. Discount codes apply by scope: every product code, then every order code, then every
+//    shipping code; within a scope percentages first, then fixed amounts, each kind by code, so
+//    one set of codes gives one total whatever order a shopper entered them in. Each works on
+//    what earlier codes left:
 //    - product percentage: per eligible line, rounded per line;
 //    - product fixed: the amount once per order, capped at what is left of the eligible lines,
 //      spread over them by largest remainder weighted by what is left of each;
@@ -215,6 +217,12 @@ function recurringOf(lines: PricedLine[]): Totals["recurring"] {
   return [...groups.values()];
 }
 
+const KIND_ORDER: Record<TotalsDiscount["kind"], number> = { percentage: 0, fixed_amount: 1 };
+
+function byApplicationOrder(a: PreparedCode, b: PreparedCode): number {
+  return KIND_ORDER[a.discount.kind] - KIND_ORDER[b.discount.kind] || (a.discount.code < b.discount.code ? -1 : a.discount.code > b.discount.code ? 1 : 0);
+}
+
 export function computeTotals(input: TotalsInput): Totals {
   assertValidInput(input);
   const taxRate = parsePercent(input.taxRatePercent);
@@ -223,7 +231,7 @@ export function computeTotals(input: TotalsInput): Totals {
     take: reductionOf(discount.kind, discount.amount, input.decimalPlaces),
     taken: 0,
   }));
-  const codesOfScope = (scope: TotalsDiscount["scope"]) => codes.filter((code) => code.discount.scope === scope);
+  const codesOfScope = (scope: TotalsDiscount["scope"]) => codes.filter((code) => code.discount.scope === scope).sort(byApplicationOrder);
 
   const lines: PricedLine[] = input.lines.map((source) => {
     const unitPrice = unitPriceOf(source, input);

@@ -225,7 +225,8 @@ describe("order-scope discounts", () => {
     expect(totals.subtotalAfterDiscounts).toBe(0);
     expect(totals.taxTotal).toBe(0);
     expect(totals.lines.map((l) => l.lineTotal)).toEqual([0, 0]);
-    expect(totals.discountBreakdown.map((d) => d.amount)).toEqual([6000, 0]);
+    // The percentage goes first (10% of 60.00), the fixed code takes the rest.
+    expect(totals.discountBreakdown.map((d) => d.amount)).toEqual([5400, 600]);
     expect(totals.amountTotal).toBe(799 + 100);
   });
 
@@ -342,6 +343,26 @@ describe("stacking codes", () => {
     expect(totals.amountTotal).toBe(5000 - 1380 + 500);
   });
 
+  it("gives one total for one set of codes, whatever order they came in: percentages before fixed amounts, each kind by code", () => {
+    const tenPercent = code("order", "percentage", "10");
+    const fivePercent = code("order", "percentage", "5");
+    const oneOff = code("order", "fixed_amount", "1.00");
+    const lines = [line({ retailUnitPrice: 325, quantity: 3 }), line({ productId: 2, retailUnitPrice: 1999 })];
+    const orders = [
+      [tenPercent, fivePercent, oneOff],
+      [oneOff, fivePercent, tenPercent],
+      [fivePercent, oneOff, tenPercent],
+    ];
+    const results = orders.map((discounts) => computeTotals(cart({ lines, discounts })));
+    // 2974; 10% first ("…-10" sorts before "…-5"): 297.4 -> 297, left 2677; 5%: 133.85 -> 134, left 2543; 1.00: 2443
+    for (const totals of results) {
+      expect(totals.itemDiscountTotal).toBe(2974 - 2443);
+      expect(lineDiscounts(totals)).toEqual(lineDiscounts(results[0] as Totals));
+    }
+    // The breakdown still lists the codes as they came.
+    expect(results[1]?.discountBreakdown.map((entry) => entry.code)).toEqual([oneOff.code, fivePercent.code, tenPercent.code]);
+  });
+
   it("two product percentages compound rather than add", () => {
     const totals = computeTotals(
       cart({ lines: [line({ retailUnitPrice: 10000 })], discounts: [code("product", "percentage", "50"), code("product", "percentage", "50")] }),
@@ -406,7 +427,8 @@ describe("shipping", () => {
         shipping: { price: 1000, freeOver: null },
       }),
     );
-    expect(totals.discountBreakdown.map((d) => d.amount)).toEqual([500, 300, 200]);
+    // After the percentage, the fixed codes go by code: "…-15.00" sorts before "…-3.00" and takes what is left.
+    expect(totals.discountBreakdown.map((d) => d.amount)).toEqual([500, 0, 500]);
     expect(totals.shippingDiscount).toBe(1000);
     expect(totals.amountTotal).toBe(6000);
   });
