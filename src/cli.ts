@@ -21,7 +21,9 @@ import { createLogger } from "./platform/logger.js";
 class UsageError extends Error {}
 
 type Options = Record<string, string | undefined>;
-type Command = { usage: string; options: string[]; run(db: Database, options: Options, migrations: MigrationResult): Promise<object> };
+type Run = (db: Database, migrations: MigrationResult) => Promise<object>;
+/** `prepare` checks the arguments, before any database is opened, and returns the work. */
+type Command = { usage: string; options: string[]; prepare(options: Options): Run };
 
 function required(options: Options, name: string): string {
   const value = options[name];
@@ -45,54 +47,68 @@ const commands: Record<string, Command> = {
   "companies:create": {
     usage: "--name NAME --shop DOMAIN",
     options: ["name", "shop"],
-    async run(db, o) {
-      const company = await createCompany(db.prisma, { name: required(o, "name"), shop: required(o, "shop") });
-      const apiToken = await issueCompanyToken(db.prisma, company.id);
-      return { company: { id: company.id, name: company.name, shop: company.shop_domain }, api_token: apiToken };
+    prepare(o) {
+      const input = { name: required(o, "name"), shop: required(o, "shop") };
+      return async (db) => {
+        const company = await createCompany(db.prisma, input);
+        const apiToken = await issueCompanyToken(db.prisma, company.id);
+        return { company: { id: company.id, name: company.name, shop: company.shop_domain }, api_token: apiToken };
+      };
     },
   },
   "tokens:create": {
     usage: "--company ID",
     options: ["company"],
-    async run(db, o) {
+    prepare(o) {
       const companyId = positiveInt(o, "company");
-      const company = await db.prisma.company.findUnique({ where: { id: companyId } });
-      if (!company) throw new UsageError(`no company with id ${companyId}`);
-      return { api_token: await issueCompanyToken(db.prisma, companyId) };
+      return async (db) => {
+        const company = await db.prisma.company.findUnique({ where: { id: companyId } });
+        if (!company) throw new UsageError(`no company with id ${companyId}`);
+        return { api_token: await issueCompanyToken(db.prisma, companyId) };
+      };
     },
   },
   "tokens:revoke": {
     usage: "--token TOKEN",
     options: ["token"],
-    async run(db, o) {
-      const revoked = await revokeCompanyToken(db.prisma, required(o, "token"), systemClock);
-      if (!revoked) throw new UsageError("no live token matches");
-      return { revoked: true };
+    prepare(o) {
+      const token = required(o, "token");
+      return async (db) => {
+        const revoked = await revokeCompanyToken(db.prisma, token, systemClock);
+        if (!revoked) throw new UsageError("no live token matches");
+        return { revoked: true };
+      };
     },
   },
   "droplets:create": {
     usage: "--name NAME --category CAT --scopes a,b,c",
     options: ["name", "category", "scopes"],
-    async run(db, o) {
-      const droplet = await createDroplet(db.prisma, { name: required(o, "name"), category: required(o, "category"), scopes: list(required(o, "scopes")) });
-      return { droplet: { uuid: droplet.uuid, name: droplet.name, category: droplet.category, scopes: droplet.scopes } };
+    prepare(o) {
+      const input = { name: required(o, "name"), category: required(o, "category"), scopes: list(required(o, "scopes")) };
+      return async (db) => {
+        const droplet = await createDroplet(db.prisma, input);
+        return { droplet: { uuid: droplet.uuid, name: droplet.name, category: droplet.category, scopes: droplet.scopes } };
+      };
     },
   },
   "roles:create": {
     usage: "--company ID --name NAME --permissions a,b",
     options: ["company", "name", "permissions"],
-    async run(db, o) {
-      const role = await createRole(db.prisma, { companyId: positiveInt(o, "company"), name: required(o, "name"), permissions: list(o.permissions ?? "") });
-      return { role: { id: role.id, name: role.name, permissions: role.permissions } };
+    prepare(o) {
+      const input = { companyId: positiveInt(o, "company"), name: required(o, "name"), permissions: list(o.permissions ?? "") };
+      return async (db) => {
+        const role = await createRole(db.prisma, input);
+        return { role: { id: role.id, name: role.name, permissions: role.permissions } };
+      };
     },
   },
   "users:create": {
     usage: "--company ID --role rep|customer --email EMAIL [--first-name F --last-name L --username U --share-guid G --external-id X]",
     options: ["company", "role", "email", "first-name", "last-name", "username", "share-guid", "external-id"],
-    async run(db, o) {
+    prepare(o) {
       const role = required(o, "role");
       if (role !== "rep" && role !== "customer") throw new UsageError("--role must be rep or customer");
-      const user = await createUser(db.prisma, {
+      const input = {
         companyId: positiveInt(o, "company"),
         role,
         email: required(o, "email"),
@@ -101,36 +117,40 @@ const commands: Record<string, Command> = {
         username: o.username ?? null,
         shareGuid: o["share-guid"] ?? null,
         externalId: o["external-id"] ?? null,
-      });
-      return { user: { id: user.id, email: user.email } };
+      } as const;
+      return async (db) => {
+        const user = await createUser(db.prisma, input);
+        return { user: { id: user.id, email: user.email } };
+      };
     },
   },
   "payment-methods:create": {
     usage: "--customer USER_ID --card-type visa --last-four 4242 --exp-month 12 --exp-year 2030",
     options: ["customer", "card-type", "last-four", "exp-month", "exp-year"],
-    async run(db, o) {
-      const method = await createSavedCard(db.prisma, {
+    prepare(o) {
+      const input = {
         customerId: positiveInt(o, "customer"),
         cardType: required(o, "card-type"),
         lastFour: required(o, "last-four"),
         expMonth: positiveInt(o, "exp-month"),
         expYear: positiveInt(o, "exp-year"),
-      });
-      return { payment_method: { id: method.id } };
+      };
+      return async (db) => {
+        const method = await createSavedCard(db.prisma, input);
+        return { payment_method: { id: method.id } };
+      };
     },
   },
   "db:migrate": {
     usage: "",
     options: [],
     // Every command migrates first; this one only reports what that did.
-    async run(_db, _options, migrations) {
-      return { applied: migrations.applied, already_applied: migrations.alreadyApplied };
-    },
+    prepare: () => async (_db, migrations) => ({ applied: migrations.applied, already_applied: migrations.alreadyApplied }),
   },
   "db:seed": {
     usage: "",
     options: [],
-    async run(db) {
+    prepare: () => async (db) => {
       const seeded = await seedDemo(db.prisma);
       if (seeded) process.stderr.write(demoBanner(seeded, loadConfig().publicBaseUrl));
       return { seeded: seeded !== null, ...(seeded ? { company: seeded.company, api_token: seeded.apiToken } : {}) };
@@ -151,7 +171,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${name ? `unknown command: ${name}` : "a command is required"}; commands:\n${usageText()}\n`);
     return 2;
   }
-  let options: Options;
+  let run: Run;
   try {
     const parsed = parseArgs({
       args: rest,
@@ -159,8 +179,10 @@ async function main(argv: string[]): Promise<number> {
       strict: true,
       allowPositionals: false,
     });
-    options = parsed.values as Options;
+    run = command.prepare(parsed.values as Options);
   } catch (error) {
+    const badArgument = error instanceof UsageError || String((error as NodeJS.ErrnoException).code).startsWith("ERR_PARSE_ARGS");
+    if (!badArgument) throw error;
     process.stderr.write(`${(error as Error).message.split("\n")[0]}; usage: ${name} ${command.usage}\n`);
     return 2;
   }
@@ -170,7 +192,7 @@ async function main(argv: string[]): Promise<number> {
   const database = await openDatabase({ ...config.database, logger });
   try {
     const migrations = await migrate(database.sql);
-    const result = await command.run(database, options, migrations);
+    const result = await run(database, migrations);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -57,7 +57,7 @@ function expectOneJsonLine(run: Run) {
 }
 
 describe("cli on the embedded database", { timeout: 60_000 }, () => {
-  it("says in one line, without a stack, that a running process holds the embedded database", async () => {
+  it("says in one line, without a stack, that a running process holds the embedded database, after checking the arguments", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
     try {
       // This test's own process stands for the server that holds it.
@@ -66,6 +66,10 @@ describe("cli on the embedded database", { timeout: 60_000 }, () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toBe("");
       expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`is in use by process ${process.pid}: stop it first, or set DATABASE_URL`)]);
+      // Arguments are checked before the database is opened: a missing option is still named.
+      const missing = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "tokens:create");
+      expect(missing.code).toBe(2);
+      expect(missing.stderr.trim().split("\n")).toEqual(["--company is required; usage: tokens:create --company ID"]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
