@@ -87,10 +87,9 @@ interface SurfaceInfo {
  * the operations under `pathPrefix`, the schemas they use, and the surface's `info` (its own
  * title and version).
  */
-export function surfaceDocument(document: { paths?: object }, pathPrefix: string, info: SurfaceInfo) {
+export function surfaceDocument(document: { paths?: object }, pathPrefix: string, info: SurfaceInfo): OpenApiObject {
   const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => path.startsWith(`${pathPrefix}/`)));
-  const trimmed = dropUnreferencedComponents({ ...document, info, paths } as OpenApiObject) as { components?: { schemas?: object } };
-  return { ...document, info, paths, components: { schemas: trimmed.components?.schemas ?? {} } };
+  return dropUnreferencedComponents({ ...document, info, paths } as OpenApiObject);
 }
 
 type TransformResult = ReturnType<typeof baseTransform>;
