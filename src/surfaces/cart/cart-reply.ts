@@ -3,6 +3,7 @@ import type { CartReader, CartRecord } from "../../domain/carts/cart-repository.
 import type { CartContext } from "../../domain/carts/context.js";
 import { type CheckoutUrls, shopUrlOf } from "../../domain/carts/links.js";
 import type { CartOutcome } from "../../domain/carts/mutate.js";
+import type { UserTokenKey } from "../../platform/auth/user-tokens.js";
 import { meta } from "../../platform/http/envelope.js";
 
 declare module "fastify" {
@@ -11,6 +12,8 @@ declare module "fastify" {
     cartReader: CartReader;
     /** Decorated by the cart surface only: the checkout address in every cart response. */
     checkoutUrls: CheckoutUrls;
+    /** Decorated by the cart surface only: verifies the rep and customer tokens carts take. */
+    userTokenKey: UserTokenKey;
   }
 }
 
@@ -22,7 +25,7 @@ export function cartContext(request: FastifyRequest): CartContext {
     sql: server.db.sql,
     readCart: server.cartReader,
     clock: server.clock,
-    jwtSecret: server.config.jwtSecret,
+    userTokenKey: server.userTokenKey,
     shopUrlScheme: server.config.shopUrlScheme,
   };
 }
