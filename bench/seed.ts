@@ -15,6 +15,7 @@ import { subscriptionOrderCreateBody } from "../src/domain/subscription-orders/s
 import { createSavedCard } from "../src/domain/payment-methods/service.js";
 import { createUser } from "../src/domain/users/service.js";
 import { issueCompanyToken } from "../src/platform/auth/company-tokens.js";
+import { userTokenKey } from "../src/platform/auth/user-tokens.js";
 import { systemClock } from "../src/platform/clock.js";
 import { openDatabase } from "../src/platform/db/database.js";
 
@@ -85,7 +86,7 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
     );
     const variantIds = products.flatMap((product) => product.variants.map((variant) => variant.id));
 
-    const cartContext = { db, sql: database.sql, readCart: cartReader(database.sql), clock: systemClock, jwtSecret, shopUrlScheme: "https" as const };
+    const cartContext = { db, sql: database.sql, readCart: cartReader(database.sql), clock: systemClock, userTokenKey: userTokenKey(jwtSecret), shopUrlScheme: "https" as const };
     const cartTokens = await times(SIZES.carts, async (c) => {
       const itemCount = c % 4 === 0 ? 5 : 1 + (c % 8);
       const items = Array.from({ length: itemCount }, (_, i) => ({ variant_id: pick(variantIds, c * 8 + i), quantity: 1 + (i % 3) }));

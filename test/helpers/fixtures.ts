@@ -3,7 +3,7 @@ import { createCompany } from "../../src/domain/companies/service.js";
 import { createSavedCard } from "../../src/domain/payment-methods/service.js";
 import { createUser, type UserInput, type UserRole } from "../../src/domain/users/service.js";
 import { issueCompanyToken } from "../../src/platform/auth/company-tokens.js";
-import { signUserToken } from "../../src/platform/auth/user-tokens.js";
+import { signUserToken, userTokenKey } from "../../src/platform/auth/user-tokens.js";
 import type { Db } from "../../src/platform/db/database.js";
 import { TEST_JWT_SECRET } from "./secrets.js";
 
@@ -184,7 +184,7 @@ export async function createDiscount(
 /** A rep or customer of the company, with the user token its storefront calls carry. */
 export async function createUserWithToken(db: Db, companyId: number, role: UserRole, options: Partial<Omit<UserInput, "companyId" | "role">> = {}) {
   const user = await createUser(db, { email: `${role}-${unique()}@example.com`, firstName: role === "rep" ? "Rita" : "Carl", lastName: "Buyer", ...options, companyId, role });
-  return { user, token: await signUserToken({ userId: user.id, companyId, role }, TEST_JWT_SECRET) };
+  return { user, token: await signUserToken({ userId: user.id, companyId, role }, userTokenKey(TEST_JWT_SECRET)) };
 }
 
 export async function createCard(db: Db, customerId: number, options: { lastFour?: string; expMonth?: number; expYear?: number } = {}) {

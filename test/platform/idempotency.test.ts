@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createDroplet } from "../../src/domain/droplets/service.js";
 import { createRole } from "../../src/domain/roles/service.js";
 import { fixedClock } from "../../src/platform/clock.js";
@@ -234,5 +234,34 @@ describe("Idempotency-Key on POST", () => {
     expect(second.headers["idempotent-replayed"]).toBeUndefined();
     expect(second.body.cart.cart_token).not.toBe(first.body.cart.cart_token);
     expect(await storedKeys()).toEqual([]);
+  });
+});
+
+describe("sweeping expired keys", () => {
+  it("is each app's own: an app whose clock is far ahead does not stop another app in the process from sweeping", async () => {
+    const ahead = await startTestApp({ clock: fixedClock(new Date("2100-01-01T00:00:00.000Z")) });
+    const onTime = await startTestApp({ clock: fixedClock(new Date("2026-03-01T12:00:00.000Z")), database: t.db });
+    try {
+      const aheadCompany = await createCompanyWithToken(ahead.db.prisma, "Ahead");
+      // Any keyed request claims its key, and a claim is when expired keys are swept.
+      const claim = (app: TestApp, token: string, key: string) =>
+        httpClient(app.url)("POST", "/api/droplet_installations", { token, body: {}, headers: { "idempotency-key": key } });
+      expect((await claim(ahead, aheadCompany.token, "ahead-1")).status).toBe(422);
+      await t.db.prisma.idempotencyKey.create({
+        data: {
+          scope: `company:${acme.id}`,
+          key: "expired-1",
+          fingerprint: "a request of last month",
+          created_at: new Date("2026-01-30T12:00:00.000Z"),
+          locked_until: new Date("2026-01-30T12:01:00.000Z"),
+          expires_at: new Date("2026-01-31T12:00:00.000Z"),
+        },
+      });
+      expect((await claim(onTime, acme.token, "on-time-1")).status).toBe(422);
+      await vi.waitFor(async () => expect((await storedKeys()).map((row) => row.key)).toEqual(["on-time-1"]), { timeout: 2_000 });
+    } finally {
+      await onTime.close();
+      await ahead.close();
+    }
   });
 });

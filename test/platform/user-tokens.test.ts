@@ -1,10 +1,10 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { signUserToken, verifyUserToken } from "../../src/platform/auth/user-tokens.js";
+import { signUserToken, userTokenKey, verifyUserToken } from "../../src/platform/auth/user-tokens.js";
 import { UnauthorizedError } from "../../src/platform/errors.js";
 
 const secret = "s".repeat(40);
-const key = new TextEncoder().encode(secret);
+const key = userTokenKey(secret);
 const now = new Date("2026-11-21T12:00:00Z");
 const epoch = Math.floor(now.getTime() / 1000);
 
@@ -12,7 +12,7 @@ const sign = (claims: Record<string, unknown>, alg = "HS256", signingKey: Uint8A
   new SignJWT(claims).setProtectedHeader({ alg }).sign(signingKey);
 
 async function rejection(token: string) {
-  const error = await verifyUserToken(token, secret, now).then(
+  const error = await verifyUserToken(token, key, now).then(
     () => null,
     (e: unknown) => e,
   );
@@ -22,17 +22,17 @@ async function rejection(token: string) {
 
 describe("user tokens", () => {
   it("round-trips the claims of a signed token", async () => {
-    const token = await signUserToken({ userId: 7, companyId: 3, role: "rep" }, secret, 600, now);
-    expect(await verifyUserToken(token, secret, now)).toEqual({ userId: 7, companyId: 3, role: "rep" });
+    const token = await signUserToken({ userId: 7, companyId: 3, role: "rep" }, key, 600, now);
+    expect(await verifyUserToken(token, key, now)).toEqual({ userId: 7, companyId: 3, role: "rep" });
   });
 
   it("accepts company_id as a numeric string", async () => {
     const token = await sign({ sub: "9", company_id: "4", role: "customer", exp: epoch + 60 });
-    expect(await verifyUserToken(token, secret, now)).toEqual({ userId: 9, companyId: 4, role: "customer" });
+    expect(await verifyUserToken(token, key, now)).toEqual({ userId: 9, companyId: 4, role: "customer" });
   });
 
   it("refuses an expired token, saying so", async () => {
-    const token = await signUserToken({ userId: 7, companyId: 3, role: "rep" }, secret, 60, new Date(now.getTime() - 3_600_000));
+    const token = await signUserToken({ userId: 7, companyId: 3, role: "rep" }, key, 60, new Date(now.getTime() - 3_600_000));
     expect((await rejection(token)).message).toBe("User token expired");
   });
 

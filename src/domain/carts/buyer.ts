@@ -14,7 +14,7 @@ export interface Buyer {
  * is a 401: a storefront must learn that its login is broken, not get an anonymous cart.
  */
 export async function buyerFromToken(ctx: CartContext, db: CartTx | CartContext["db"], token: string, companyId: number): Promise<Buyer> {
-  const claims = await verifyUserToken(token, ctx.jwtSecret, ctx.clock.now());
+  const claims = await verifyUserToken(token, ctx.userTokenKey, ctx.clock.now());
   if (claims.companyId !== companyId) throw new UnauthorizedError("The user token belongs to another shop", { code: "invalid_user_token" });
   const user = await db.user.findFirst({ where: { id: claims.userId, company_id: companyId, role: claims.role }, select: { id: true, email: true } });
   if (user === null) throw new UnauthorizedError("The user token names no user of this shop", { code: "invalid_user_token" });

@@ -1,9 +1,10 @@
-import { Prisma } from "../../generated/prisma/client.js";
 import { parseDecimalToMinor } from "../../platform/money.js";
+import { unboundAmountIn } from "../catalog/amounts.js";
+import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
 import { discountProblem } from "./discount-rules.js";
-import { computeTotals, type PriceAdjustment, type Totals, type TotalsDiscount, type TotalsLine } from "./totals.js";
+import { computeTotals, type Totals, type TotalsDiscount, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
 // on the cart because the world changed since the last mutation (a code expired, a shipping
@@ -30,11 +31,6 @@ export interface PricedCart {
   shippingMethodInEffect: boolean;
 }
 
-/** A stored decimal (Decimal(14,4)) as an amount string of the currency, rounded half-even. */
-export function decimalAmount(value: Prisma.Decimal, decimalPlaces: number): string {
-  return value.toDecimalPlaces(decimalPlaces, Prisma.Decimal.ROUND_HALF_EVEN).toFixed(decimalPlaces);
-}
-
 /**
  * A line priced from the catalog: every line but an enrollment pack's, which the pack's fee pays
  * for. Bundled items are priced too: nothing in the catalog says which items a line's price
@@ -42,14 +38,6 @@ export function decimalAmount(value: Prisma.Decimal, decimalPlaces: number): str
  */
 export function isPricedLine(item: Pick<LoadedItem, "enrollment">): boolean {
   return !item.enrollment;
-}
-
-function adjustmentOf(item: LoadedItem, decimalPlaces: number): PriceAdjustment | null {
-  const plan = item.subscription_plan;
-  if (plan?.price_adjustment_type == null || plan.price_adjustment_amount == null) return null;
-  const type = plan.price_adjustment_type === "percentage" ? "percentage" : "fixed_amount";
-  const amount = type === "percentage" ? plan.price_adjustment_amount.toFixed() : decimalAmount(plan.price_adjustment_amount, decimalPlaces);
-  return { type, amount };
 }
 
 /** The variant's price row for the cart's country, when the line is priced from the catalog. */
@@ -96,7 +84,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
       subscription:
         plan === null
           ? null
-          : { interval: plan.billing_interval, intervalUnit: plan.billing_interval_unit as IntervalUnit, adjustment: adjustmentOf(item, decimalPlaces) },
+          : { interval: plan.billing_interval, intervalUnit: plan.billing_interval_unit as IntervalUnit, adjustment: priceAdjustmentOf(plan, decimalPlaces) },
     };
   });
 
@@ -128,7 +116,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     appliedDiscounts.push({
       code,
       kind: discount.kind === "percentage" ? "percentage" : "fixed_amount",
-      amount: discount.kind === "percentage" ? discount.amount.toFixed() : decimalAmount(discount.amount, decimalPlaces),
+      amount: discount.kind === "percentage" ? discount.amount.toFixed() : unboundAmountIn(discount.amount, decimalPlaces),
       scope: discount.scope as TotalsDiscount["scope"],
       productIds: discount.product_ids,
     });
@@ -139,7 +127,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   if (method !== null && !methodUsable) warnings.push(`Shipping method ${method.name} is not available for ${cart.country.name} and was removed`);
   const paymentMethodStale = cart.payment_method !== null && cart.payment_method.user_id !== cart.customer_id;
 
-  const enrollmentFee = cart.enrollment_pack === null ? 0 : parseDecimalToMinor(decimalAmount(cart.enrollment_pack.price, decimalPlaces), decimalPlaces);
+  const enrollmentFee = cart.enrollment_pack === null ? 0 : parseDecimalToMinor(unboundAmountIn(cart.enrollment_pack.price, decimalPlaces), decimalPlaces);
   const totals = computeTotals({
     decimalPlaces,
     pricing,

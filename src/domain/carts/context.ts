@@ -1,4 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client.js";
+import type { UserTokenKey } from "../../platform/auth/user-tokens.js";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
 import { type SqlPool, type SqlTransaction, trackStatements } from "../../platform/db/sql.js";
@@ -15,8 +16,8 @@ export interface CartContext {
   /** One per app (cartReader): reads of carts that arrive together share one statement. */
   readCart: CartReader;
   clock: Clock;
-  /** Verifies rep and customer tokens (JWT_SECRET). */
-  jwtSecret: string;
+  /** Verifies rep and customer tokens (JWT_SECRET's key). */
+  userTokenKey: UserTokenKey;
   shopUrlScheme: "https" | "http";
 }
 

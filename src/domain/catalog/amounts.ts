@@ -1,3 +1,4 @@
+import { Prisma } from "../../generated/prisma/client.js";
 import type { FieldErrors } from "../../platform/errors.js";
 import { ValidationError } from "../../platform/errors.js";
 import { formatMinor, isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
@@ -64,6 +65,14 @@ export function isUnboundAmount(value: string): boolean {
     isValidDecimalString(value, MAX_UNBOUND_DECIMAL_PLACES) &&
     parseDecimalToMinor(value, MAX_UNBOUND_DECIMAL_PLACES) <= parseDecimalToMinor(MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES)
   );
+}
+
+/**
+ * A stored amount bound to no currency as an amount of a currency with `decimalPlaces`: rounded
+ * half-even, like every rounding of money, so one stored value prices the same everywhere.
+ */
+export function unboundAmountIn(value: Prisma.Decimal, decimalPlaces: number): string {
+  return value.toDecimalPlaces(decimalPlaces, Prisma.Decimal.ROUND_HALF_EVEN).toFixed(decimalPlaces);
 }
 
 /**

@@ -6,13 +6,12 @@
 
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ValidationError, type FieldErrors } from "../../platform/errors.js";
-import { computeTotals, type PriceAdjustment, type TotalsLine } from "../carts/totals.js";
+import { computeTotals, type TotalsLine } from "../carts/totals.js";
+import { type AdjustingPlan, priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 
-export interface PricedPlan {
+export interface PricedPlan extends AdjustingPlan {
   id: number;
-  price_adjustment_type: string | null;
-  price_adjustment_amount: Prisma.Decimal | null;
 }
 
 export interface ItemToPrice {
@@ -56,15 +55,6 @@ export interface PricedOrder {
   lines: PricedLine[];
 }
 
-function adjustmentOf(plan: PricedPlan | null, decimalPlaces: number): PriceAdjustment | null {
-  if (plan === null || plan.price_adjustment_amount === null) return null;
-  if (plan.price_adjustment_type === "percentage") return { type: "percentage", amount: plan.price_adjustment_amount.toFixed() };
-  if (plan.price_adjustment_type === "fixed_amount") {
-    return { type: "fixed_amount", amount: plan.price_adjustment_amount.toFixed(decimalPlaces) };
-  }
-  return null;
-}
-
 export async function priceItems(tx: Prisma.TransactionClient, request: PricingRequest): Promise<PricedOrder> {
   const { companyId, countryId, plan } = request;
   const variantIds = [...new Set(request.items.map((item) => item.variant_id))];
@@ -85,7 +75,7 @@ export async function priceItems(tx: Prisma.TransactionClient, request: PricingR
   const subscription = {
     interval: request.interval.count,
     intervalUnit: request.interval.unit,
-    adjustment: adjustmentOf(plan, decimalPlaces),
+    adjustment: plan === null ? null : priceAdjustmentOf(plan, decimalPlaces),
   };
 
   const errors: FieldErrors = {};

@@ -300,7 +300,8 @@ export async function updatePlan(ctx: ServiceContext, id: number, body: PlanUpda
     await lockPlan(tx, ctx.companyId, id);
     const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id }, include: { products: { select: { id: true, product_id: true } } } });
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
-    throwIfAny(planSettingErrors(mergedSettings(input, settings)), await linkErrors(tx, ctx.companyId, links, current.products));
+    const keepsStoredAdjustment = input.price_adjustment_type === undefined && input.price_adjustment_amount === undefined;
+    throwIfAny(planSettingErrors(mergedSettings(input, settings), { keepsStoredAdjustment }), await linkErrors(tx, ctx.companyId, links, current.products));
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     const touchedProducts = entries.flatMap((entry) => (entry.product_id !== undefined ? [entry.product_id] : [])).concat(
       entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),

@@ -2,8 +2,9 @@
 // the plan as it would be stored (an update's members merged over the current plan).
 import type { FieldErrors } from "../../platform/errors.js";
 import { parseDecimalToMinor } from "../../platform/money.js";
+import { isUnboundAmount, MAX_UNBOUND_DECIMAL_PLACES } from "../catalog/amounts.js";
 
-/** Stored as numeric(14,4): ten digits before the point, four after. */
+/** Stored as numeric(14,4): ten digits before the point, four after (a percentage uses all four). */
 export const PRICE_ADJUSTMENT_DECIMALS = 4;
 export const PRICE_ADJUSTMENT_MAX = 9_999_999_999;
 const HUNDRED_PERCENT = parseDecimalToMinor("100", PRICE_ADJUSTMENT_DECIMALS);
@@ -18,8 +19,18 @@ export interface PlanSettings {
   price_adjustment_amount: string | null;
 }
 
-/** Field errors (paths under `prefix`) for a plan whose members contradict each other. */
-export function planSettingErrors(plan: PlanSettings, prefix = "subscription_plan"): FieldErrors {
+export interface PlanSettingOptions {
+  /** Where the errors go: `${prefix}.<member>`. */
+  prefix?: string;
+  /**
+   * An update that sends neither adjustment member keeps the stored adjustment as it is: a plan
+   * stored before fixed amounts were limited to 3 decimals stays editable.
+   */
+  keepsStoredAdjustment?: boolean;
+}
+
+/** Field errors for a plan whose members contradict each other. */
+export function planSettingErrors(plan: PlanSettings, { prefix = "subscription_plan", keepsStoredAdjustment = false }: PlanSettingOptions = {}): FieldErrors {
   const errors: FieldErrors = {};
   const add = (member: string, message: string) => (errors[`${prefix}.${member}`] ??= []).push(message);
   if (plan.trial_period !== null && plan.trial_period_unit === null) add("trial_period_unit", "is required when trial_period is set");
@@ -32,6 +43,14 @@ export function planSettingErrors(plan: PlanSettings, prefix = "subscription_pla
     parseDecimalToMinor(plan.price_adjustment_amount, PRICE_ADJUSTMENT_DECIMALS) > HUNDRED_PERCENT
   ) {
     add("price_adjustment_amount", "must be at most 100 for a percentage");
+  }
+  if (
+    !keepsStoredAdjustment &&
+    plan.price_adjustment_type === "fixed_amount" &&
+    plan.price_adjustment_amount !== null &&
+    !isUnboundAmount(plan.price_adjustment_amount)
+  ) {
+    add("price_adjustment_amount", `must have at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places for a fixed_amount`);
   }
   return errors;
 }

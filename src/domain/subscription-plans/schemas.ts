@@ -16,7 +16,9 @@ const priceAdjustmentAmount = z
   .max(PRICE_ADJUSTMENT_MAX)
   // A negative amount already failed min(0): its decimals are not the problem to report.
   .refine((value) => value < 0 || isValidDecimalString(String(value), PRICE_ADJUSTMENT_DECIMALS), `must have at most ${PRICE_ADJUSTMENT_DECIMALS} decimal places`)
-  .describe("A percent (0..100) for percentage, an amount in the order's currency for fixed_amount");
+  .describe(
+    "A percent (0..100, up to 4 decimals) for percentage; for fixed_amount an amount (up to 3 decimals) in the currency of the cart or order it prices, rounded half-even to that currency's decimals",
+  );
 
 const optionalFields = {
   trial_period: count.nullable().optional(),

@@ -24,20 +24,17 @@ const claimsSchema = z.object({
   exp: z.number(),
 });
 
-const keyCache = new Map<string, Uint8Array>();
-function keyFor(secret: string): Uint8Array {
-  let key = keyCache.get(secret);
-  if (!key) {
-    key = new TextEncoder().encode(secret);
-    keyCache.set(secret, key);
-  }
-  return key;
+/** The HMAC key of user tokens: JWT_SECRET's bytes, made once per app from its config. */
+export type UserTokenKey = Uint8Array;
+
+export function userTokenKey(secret: string): UserTokenKey {
+  return new TextEncoder().encode(secret);
 }
 
-export async function verifyUserToken(token: string, secret: string, now: Date = new Date()): Promise<UserClaims> {
+export async function verifyUserToken(token: string, key: UserTokenKey, now: Date = new Date()): Promise<UserClaims> {
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(token, keyFor(secret), {
+    ({ payload } = await jwtVerify(token, key, {
       algorithms: [ALGORITHM],
       requiredClaims: ["exp", "sub"],
       currentDate: now,
@@ -51,12 +48,12 @@ export async function verifyUserToken(token: string, secret: string, now: Date =
   return { userId: Number(claims.data.sub), companyId: claims.data.company_id, role: claims.data.role };
 }
 
-export async function signUserToken(claims: UserClaims, secret: string, expiresInSeconds = 3600, now: Date = new Date()): Promise<string> {
+export async function signUserToken(claims: UserClaims, key: UserTokenKey, expiresInSeconds = 3600, now: Date = new Date()): Promise<string> {
   const issuedAt = Math.floor(now.getTime() / 1000);
   return new SignJWT({ company_id: claims.companyId, role: claims.role })
     .setProtectedHeader({ alg: ALGORITHM })
     .setSubject(String(claims.userId))
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + expiresInSeconds)
-    .sign(keyFor(secret));
+    .sign(key);
 }

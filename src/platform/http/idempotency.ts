@@ -47,6 +47,10 @@ declare module "fastify" {
      */
     idempotencyKey?: boolean;
   }
+  interface FastifyRequest {
+    /** The idempotency_keys row this request claimed, until its response is recorded there. */
+    idempotencyClaimId: string | null;
+  }
 }
 
 interface StoredRow {
@@ -59,14 +63,12 @@ interface StoredRow {
   expires_at: Date;
 }
 
-type RequestState = { claimId: string } | { replayed: true };
-const states = new WeakMap<FastifyRequest, RequestState>();
-let lastSweep = 0;
-
 /** For scopes built from a secret (a cart token): the table never holds the secret itself. */
 export const scopeFromSecret = (kind: string, secret: string): string => `${kind}:${createHash("sha256").update(secret).digest("hex")}`;
 
 export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOptions): void {
+  const sweepExpired = expiredKeySweeper();
+  app.decorateRequest("idempotencyClaimId", null);
   app.addHook("onRoute", (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (route.config?.idempotencyKey === false) return;
@@ -84,10 +86,10 @@ export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOpt
     }
     const outcome = await claim(request, scope, header, fingerprintOf(request));
     if ("claimId" in outcome) {
-      states.set(request, outcome);
+      request.idempotencyClaimId = outcome.claimId;
+      sweepExpired(request);
       return;
     }
-    states.set(request, { replayed: true });
     request.log.info({ idempotent_replay: true, status: outcome.status }, "idempotent replay");
     return reply
       .code(outcome.status)
@@ -97,22 +99,22 @@ export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOpt
   });
 
   app.addHook("onSend", async (request, reply, payload) => {
-    const state = states.get(request);
-    if (!state || !("claimId" in state)) return payload;
-    states.delete(request);
+    const claimId = request.idempotencyClaimId;
+    if (claimId === null) return payload;
+    request.idempotencyClaimId = null;
     const status = reply.statusCode;
     const storable = (status >= 200 && status < 300) || status === 422;
     try {
       if (storable && typeof payload === "string") {
         const contentType = String(reply.getHeader("content-type") ?? "application/json; charset=utf-8");
         await request.server.db.sql.query("UPDATE idempotency_keys SET status = $2, content_type = $3, body = $4 WHERE id = $1", [
-          state.claimId,
+          claimId,
           status,
           contentType,
           payload,
         ]);
       } else {
-        await request.server.db.sql.query("DELETE FROM idempotency_keys WHERE id = $1", [state.claimId]);
+        await request.server.db.sql.query("DELETE FROM idempotency_keys WHERE id = $1", [claimId]);
       }
     } catch (error) {
       // The response stands; the claim stays in progress until it counts as abandoned.
@@ -133,10 +135,7 @@ async function claim(request: FastifyRequest, scope: string, key: string, finger
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (scope, key) DO NOTHING RETURNING id::text AS id`,
       [scope, key, fingerprint, now, new Date(now.getTime() + ABANDONED_AFTER_MS), new Date(now.getTime() + RETENTION_MS)],
     );
-    if (inserted[0]) {
-      sweepExpired(request, now);
-      return { claimId: inserted[0].id };
-    }
+    if (inserted[0]) return { claimId: inserted[0].id };
     const [row] = await sql.query<StoredRow>(
       "SELECT id::text AS id, fingerprint, status, content_type, body, locked_until, expires_at FROM idempotency_keys WHERE scope = $1 AND key = $2",
       [scope, key],
@@ -182,11 +181,19 @@ function sortedKeys(_key: string, value: unknown): unknown {
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Expired keys are deleted in small batches, at most every few minutes per process, off the request's path. */
-function sweepExpired(request: FastifyRequest, now: Date): void {
-  if (now.getTime() - lastSweep < SWEEP_EVERY_MS) return;
-  lastSweep = now.getTime();
-  request.server.db.sql
-    .query("DELETE FROM idempotency_keys WHERE id IN (SELECT id FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)", [now, SWEEP_BATCH])
-    .catch((error: unknown) => request.log.warn({ err: error }, "could not sweep expired idempotency keys"));
+/**
+ * Expired keys are deleted in small batches, after a claim, at most every few minutes by the
+ * app's clock, off the request's path. The time of the last sweep is the registering app's:
+ * apps in one process (tests, each on its own clock) do not hold back each other's sweeps.
+ */
+function expiredKeySweeper(): (request: FastifyRequest) => void {
+  let lastSweep = 0;
+  return (request) => {
+    const now = request.server.clock.now();
+    if (now.getTime() - lastSweep < SWEEP_EVERY_MS) return;
+    lastSweep = now.getTime();
+    request.server.db.sql
+      .query("DELETE FROM idempotency_keys WHERE id IN (SELECT id FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)", [now, SWEEP_BATCH])
+      .catch((error: unknown) => request.log.warn({ err: error }, "could not sweep expired idempotency keys"));
+  };
 }

@@ -1,32 +1,65 @@
-import fastifyRateLimit from "@fastify/rate-limit";
+import { once } from "node:events";
+import { setTimeout as delay } from "node:timers/promises";
+import fastifyRateLimit, { type RateLimitPluginOptions } from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Redis } from "ioredis";
 import { RateLimitedError } from "../errors.js";
 
+const REDIS_READY_TIMEOUT_MS = 2_000;
+
+/** What every rate limiter of the app shares; the rest (limits, namespace, hook, key) is the limiter's. */
+type SharedRateLimitOptions = Pick<RateLimitPluginOptions, "redis" | "skipOnError" | "errorResponseBuilder">;
+export type RateLimiterOptions = Omit<RateLimitPluginOptions, keyof SharedRateLimitOptions | "store">;
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Set by rateLimiting; read by useRateLimiter. */
+    rateLimitShared: SharedRateLimitOptions;
+  }
+}
+
 /**
  * @fastify/rate-limit for the whole app, off by default: a route opts in with
- * `config: { rateLimit: { max, timeWindow } }`, a handler with `app.rateLimit({...})`.
- * Counters live in Redis when REDIS_URL is set (shared by every instance), else in the
- * process. A Redis outage lets requests through (skipOnError): rate limiting protects the
- * service, it must not take it down.
+ * `config: { rateLimit: { max, timeWindow } }`, a handler with `app.rateLimit({...})`; a
+ * surface that limits all its routes adds its own limiter with useRateLimiter. Counters live in
+ * Redis when REDIS_URL is set (shared by every instance), else in the process. Every limiter
+ * counts in the app's one Redis connection, and a Redis that fails or does not answer lets
+ * requests through at once (skipOnError, no offline queue): rate limiting protects the
+ * service, it must not take it down or slow it.
  */
 export const rateLimiting = fp(async (app: FastifyInstance) => {
-  const redis = app.config.redisUrl
-    ? new Redis(app.config.redisUrl, { connectTimeout: 1_000, maxRetriesPerRequest: 1, lazyConnect: false })
-    : undefined;
-  if (redis) {
-    redis.on("error", (error: Error) => app.log.warn({ err: error }, "rate-limit store unreachable"));
-    app.addHook("onClose", async () => {
-      redis.disconnect();
-    });
-  }
-  await app.register(fastifyRateLimit, {
-    global: false,
+  const redis = app.config.redisUrl ? await connectStore(app, app.config.redisUrl) : null;
+  app.decorate("rateLimitShared", {
     skipOnError: true,
-    nameSpace: "svc-commerce-rl:",
-    ...(redis ? { redis } : {}),
-    // Thrown by the plugin, so the app's error handler writes the documented body and Retry-After.
+    // Thrown by the plugin, so the error handler writes the surface's documented body and Retry-After.
     errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
-  });
+    ...(redis ? { redis } : {}),
+  } satisfies SharedRateLimitOptions);
+  await useRateLimiter(app, { global: false, nameSpace: "svc-commerce-rl:" });
 });
+
+/** Registers a limiter in `app`'s context that counts in the app's store and answers the documented 429. */
+export async function useRateLimiter(app: FastifyInstance, options: RateLimiterOptions): Promise<void> {
+  await app.register(fastifyRateLimit, { ...options, ...app.rateLimitShared });
+}
+
+/** The app's Redis client, closed with the app; the start waits briefly for it so that counting starts with the first request. */
+async function connectStore(app: FastifyInstance, url: string): Promise<Redis> {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: REDIS_READY_TIMEOUT_MS });
+  redis.on("error", (error: Error) => app.log.warn({ err: error }, "rate limit store (Redis) unavailable"));
+  app.addHook("onClose", async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  await waitUntilReady(redis);
+  return redis;
+}
+
+/** Resolves once Redis is ready or after REDIS_READY_TIMEOUT_MS, whichever is first: the app starts anyway, failing open. */
+async function waitUntilReady(redis: Redis): Promise<void> {
+  const abort = new AbortController();
+  const ready = once(redis, "ready", { signal: abort.signal }).catch(() => undefined);
+  const timeout = delay(REDIS_READY_TIMEOUT_MS, undefined, { signal: abort.signal }).catch(() => undefined);
+  await Promise.race([ready, timeout]);
+  abort.abort();
+}

@@ -23,7 +23,7 @@ export async function checkCompanyToken(request: FastifyRequest): Promise<void> 
   const token = bearerToken(request);
   if (token !== null && JWT_SHAPE.test(token)) {
     // A valid user token is a credential without this right (403); an invalid one is none (401).
-    await verifyUserToken(token, request.server.config.jwtSecret, request.server.clock.now());
+    await verifyUserToken(token, request.server.userTokenKey, request.server.clock.now());
     throw new ForbiddenError("Only a company API token may set a line's volumes");
   }
   request.companyId = await companyFromRequest(request);
@@ -39,8 +39,8 @@ export async function checkPaymentMethodCredential(request: FastifyRequest): Pro
     request.paymentMethodCredential = { companyId: requiredCompany(request) };
     return;
   }
-  const { config, clock } = request.server;
-  const claims = await verifyUserToken(token, config.jwtSecret, clock.now());
+  const { userTokenKey, clock } = request.server;
+  const claims = await verifyUserToken(token, userTokenKey, clock.now());
   if (claims.role !== "customer") throw new ForbiddenError("Only a customer token or a company token may choose a payment method");
   request.paymentMethodCredential = { customerId: claims.userId, companyId: claims.companyId };
 }

@@ -1,6 +1,8 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { Config } from "../../config.js";
 import { cartReader } from "../../domain/carts/cart-repository.js";
+import { CheckoutUrls } from "../../domain/carts/links.js";
+import { userTokenKey } from "../../platform/auth/user-tokens.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
 import { registerNotFoundHandler } from "../../platform/http/error-handler.js";
@@ -34,6 +36,8 @@ export interface CartSurfaceOptions {
 export async function cartSurface(app: FastifyInstance, options: CartSurfaceOptions): Promise<void> {
   useBodyLimit(app, app.config.cartBodyLimit);
   app.decorate("cartReader", cartReader(app.db.sql));
+  app.decorate("checkoutUrls", new CheckoutUrls(app.config.checkoutBaseUrl, app.config.jwtSecret, app.clock));
+  app.decorate("userTokenKey", userTokenKey(app.config.jwtSecret));
   app.decorateRequest("paymentMethodCredential", null);
   // The cart token is the credential of every cart operation but create, which has none and
   // ignores the header (see its route). The operations that also take a bearer credential are

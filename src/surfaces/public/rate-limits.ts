@@ -1,13 +1,8 @@
-import { once } from "node:events";
-import { setTimeout as delay } from "node:timers/promises";
-import fastifyRateLimit, { type RateLimitPluginOptions } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Redis } from "ioredis";
-import { RateLimitedError } from "../../platform/errors.js";
+import { useRateLimiter } from "../../platform/http/rate-limit.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 
 const MINUTE_MS = 60_000;
-const REDIS_READY_TIMEOUT_MS = 2_000;
 
 function sessionOf(request: FastifyRequest): string | null {
   const session = (request.body as { metadata?: { svc_session?: unknown } } | undefined)?.metadata?.svc_session;
@@ -46,43 +41,20 @@ function showNearerLimit(app: FastifyInstance): void {
   });
 }
 
-/** Count from the first request when Redis is reachable; start anyway (failing open) when not. */
-async function waitUntilReady(redis: Redis): Promise<void> {
-  const abort = new AbortController();
-  const ready = once(redis, "ready", { signal: abort.signal }).catch(() => undefined);
-  const timeout = delay(REDIS_READY_TIMEOUT_MS, undefined, { signal: abort.signal }).catch(() => undefined);
-  await Promise.race([ready, timeout]);
-  abort.abort();
-}
-
 /**
  * Two limits on every public route: per client IP (before the body is read) and per visitor
- * session (once the body is parsed, before validation), both per minute and configurable. With
- * REDIS_URL the counters live in Redis, shared by every instance; when Redis cannot answer the
- * request goes through (storefront tracking should not fail because the limiter's store did).
- * The x-ratelimit-* headers describe whichever limit is nearer to its end.
+ * session (once the body is parsed, before validation), both per minute and configurable,
+ * counted in the app's store (Redis with REDIS_URL, shared by every instance; a store that
+ * cannot answer lets the request through: storefront tracking should not fail because the
+ * limiter's store did). The x-ratelimit-* headers describe whichever limit is nearer to its end.
  */
 export async function registerPublicRateLimits(app: FastifyInstance): Promise<void> {
-  const { rateLimits, redisUrl } = app.config;
-  const redis = redisUrl ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2_000 }) : null;
-  if (redis) {
-    redis.on("error", (error) => app.log.warn({ err: error }, "rate limit store (Redis) unavailable"));
-    app.addHook("onClose", async () => {
-      await redis.quit().catch(() => redis.disconnect());
-    });
-    await waitUntilReady(redis);
-  }
-  const shared: RateLimitPluginOptions = {
-    global: true,
-    timeWindow: MINUTE_MS,
-    skipOnError: true,
-    errorResponseBuilder: (_request, context) => new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000))),
-    ...(redis ? { redis } : {}),
-  };
+  const { rateLimits } = app.config;
+  const perMinute = { global: true, timeWindow: MINUTE_MS };
   showNearerLimit(app);
-  await app.register(fastifyRateLimit, { ...shared, max: rateLimits.publicPerMinute, nameSpace: "svc-rl-ip-" });
-  await app.register(fastifyRateLimit, {
-    ...shared,
+  await useRateLimiter(app, { ...perMinute, max: rateLimits.publicPerMinute, nameSpace: "svc-rl-ip-" });
+  await useRateLimiter(app, {
+    ...perMinute,
     max: rateLimits.sessionPerMinute,
     nameSpace: "svc-rl-session-",
     hook: "preValidation",

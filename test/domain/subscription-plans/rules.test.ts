@@ -22,7 +22,7 @@ describe("planSettingErrors", () => {
 
   it("needs a trial unit with a trial period, and max_billing_cycles when allowed", () => {
     expect(planSettingErrors({ ...plain, trial_period: 7 })).toEqual({ "subscription_plan.trial_period_unit": ["is required when trial_period is set"] });
-    expect(planSettingErrors({ ...plain, allow_max_billing_cycles: true }, "plan")).toEqual({ "plan.max_billing_cycles": ["is required when allow_max_billing_cycles is true"] });
+    expect(planSettingErrors({ ...plain, allow_max_billing_cycles: true }, { prefix: "plan" })).toEqual({ "plan.max_billing_cycles": ["is required when allow_max_billing_cycles is true"] });
   });
 
   it("needs type and amount together, and a percentage of at most 100 exactly", () => {
@@ -32,6 +32,14 @@ describe("planSettingErrors", () => {
       "subscription_plan.price_adjustment_amount": ["must be at most 100 for a percentage"],
     });
     expect(planSettingErrors({ ...plain, price_adjustment_type: "fixed_amount", price_adjustment_amount: "250" })).toEqual({});
+  });
+
+  it("limits a fixed amount to 3 decimals unless the update keeps the stored adjustment", () => {
+    const fourDecimals: PlanSettings = { ...plain, price_adjustment_type: "fixed_amount", price_adjustment_amount: "1.0005" };
+    expect(planSettingErrors(fourDecimals)).toEqual({ "subscription_plan.price_adjustment_amount": ["must have at most 3 decimal places for a fixed_amount"] });
+    expect(planSettingErrors(fourDecimals, { keepsStoredAdjustment: true })).toEqual({});
+    expect(planSettingErrors({ ...fourDecimals, price_adjustment_amount: "1.005" })).toEqual({});
+    expect(planSettingErrors({ ...fourDecimals, price_adjustment_type: "percentage" })).toEqual({});
   });
 });
 

@@ -231,6 +231,15 @@ describe("POST /api/subscription_plans", () => {
     expect((await create({ price_adjustment_type: "fixed_amount", price_adjustment_amount: 150.25 })).body.subscription_plan.price_adjustment_amount).toBe(150.25);
   });
 
+  it("takes a fixed amount with at most 3 decimals, as every amount bound to no currency; a percentage with 4", async () => {
+    await expectRejected(
+      { price_adjustment_type: "fixed_amount", price_adjustment_amount: 1.0005 },
+      { "subscription_plan.price_adjustment_amount": ["must have at most 3 decimal places for a fixed_amount"] },
+    );
+    expect((await create({ price_adjustment_type: "fixed_amount", price_adjustment_amount: 1.005 })).body.subscription_plan.price_adjustment_amount).toBe(1.005);
+    expect((await create({ price_adjustment_type: "percentage", price_adjustment_amount: 12.3456 })).body.subscription_plan.price_adjustment_amount).toBe(12.3456);
+  });
+
   it("answers 422 for another company's or unknown products and a product linked twice", async () => {
     await expectRejected(
       { product_subscription_plans: [{ product_id: foreignProduct.id }, { product_id: 999_999 }] },
@@ -338,6 +347,20 @@ describe("PUT /api/subscription_plans/{id}", () => {
       expect(Object.keys(response.body.errors)).toEqual([field]);
     }
     expect(await snapshot()).toBe(before);
+  });
+
+  it("keeps a fixed amount stored with 4 decimals editable, and checks it once the adjustment is sent", async () => {
+    const id = await createId({ price_adjustment_type: "fixed_amount", price_adjustment_amount: 2 });
+    await t.db.prisma.subscriptionPlan.update({ where: { id }, data: { price_adjustment_amount: "1.0005" } });
+    const renamed = await update(id, { name: "Renamed" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.subscription_plan).toMatchObject({ name: "Renamed", price_adjustment_amount: 1.0005 });
+    const before = await snapshot();
+    const retyped = await update(id, { price_adjustment_type: "fixed_amount" });
+    expect(retyped.status).toBe(422);
+    expect(retyped.body.errors).toEqual({ "subscription_plan.price_adjustment_amount": ["must have at most 3 decimal places for a fixed_amount"] });
+    expect(await snapshot()).toBe(before);
+    expect((await update(id, { price_adjustment_amount: 1.5 })).body.subscription_plan.price_adjustment_amount).toBe(1.5);
   });
 
   it("adds, changes and removes product links; an entry with id changes that link", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import { type CompanyFixture, createEnrollmentPack, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -161,6 +162,25 @@ describe("subscribe / unsubscribe", () => {
     const unsubscribed = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/items/${itemId}/subscribe`));
     expect(unsubscribed.cart.items[0]).toMatchObject({ subscription: false, subscription_plan_id: null, price: "20.00" });
     expect(unsubscribed.cart.recurring).toEqual([]);
+  });
+
+  /** The unit price of one 10.00 variant under a plan with `adjustment` (as stored), in a cart and in a subscription order. */
+  async function unitPricesWith(adjustment: { type: string; amount: string }) {
+    const { product, variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const plan = await createPlan(t.db.prisma, acme.id, { productIds: [product.id], defaultFor: [product.id] });
+    await t.db.prisma.subscriptionPlan.update({ where: { id: plan.id }, data: { price_adjustment_type: adjustment.type, price_adjustment_amount: adjustment.amount } });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1, subscription: true }] });
+    const orderId = await addSubscriptionOrder(t.db.prisma, acme.id, plan.id, "active");
+    const order = (await call("GET", `/api/v2/subscription_orders/${orderId}`, { token: acme.token })).body.subscription_order;
+    return { cart: cart.items[0]?.price, order: order.items[0].price };
+  }
+
+  it("prices a plan's adjustment in a cart as a subscription order of the plan does", async () => {
+    // 1.005 rounded half-even to cents is 1.00, where half-up would take 1.01.
+    expect(await unitPricesWith({ type: "fixed_amount", amount: "1.005" })).toEqual({ cart: "9.00", order: 9 });
+    expect(await unitPricesWith({ type: "fixed_amount", amount: "1.0150" })).toEqual({ cart: "8.98", order: 8.98 });
+    // A type the API never writes (a hand-edited row) adjusts nothing in either.
+    expect(await unitPricesWith({ type: "bogus", amount: "1" })).toEqual({ cart: "10.00", order: 10 });
   });
 
   it("takes a named plan linked to the product; 422 for an unlinked plan or no default, changing nothing", async () => {
