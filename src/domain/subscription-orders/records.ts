@@ -85,7 +85,7 @@ export function statusOf(row: { status: string }): SubscriptionStatus {
 
 export function raise(refusal: Refusal): never {
   if (refusal.kind === "conflict") throw new ConflictError(refusal.message, { code: refusal.code });
-  throw new ValidationError(null, refusal.message, { code: refusal.code });
+  throw new ValidationError(refusal.field ? { [refusal.field]: [refusal.message] } : null, refusal.message, { code: refusal.code });
 }
 
 /** "2026-01-31" for a calendar-day column. */

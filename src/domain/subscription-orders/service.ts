@@ -3,10 +3,11 @@ import type { ServiceContext, SqlServiceContext } from "../../platform/context.j
 import { ValidationError, type FieldErrors } from "../../platform/errors.js";
 import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
+import { isStorableDate } from "../../platform/db/storable-instants.js";
 import { newUuid } from "../../platform/ids.js";
 import { resolveCountryId } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
-import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
+import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
@@ -184,6 +185,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
           trial_period: plan.trial_period,
           trial_period_unit: plan.trial_period_unit as IntervalUnit | null,
         });
+    if (!isStorableDate(nextBillDate)) throw ValidationError.field(path("next_bill_date"), UNSCHEDULABLE_BILL_DATE);
     const created = await tx.subscriptionOrder.create({
       data: {
         company_id: ctx.companyId,

@@ -199,6 +199,24 @@ describe("POST /api/v2/subscription_orders", () => {
     expect(dated).toMatchObject({ next_bill_date: "2026-01-15", days_until_next_bill_date: 0, status: "paused" });
   });
 
+  it("answers 422 on next_bill_date for a date past 9999-12-31, sent or computed from the plan; nothing is created", async () => {
+    for (const next_bill_date of ["10000-01-01", "+010000-01-01"]) {
+      const response = await call("POST", BASE, { token: acme.token, body: orderBody({ next_bill_date }) });
+      expect(response.status, next_bill_date).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(["subscription_order.next_bill_date"]);
+    }
+    clock.set(new Date("9990-06-15T12:00:00.000Z"));
+    const generational = await createPlan(t.db.prisma, acme.id, { interval: 29, unit: "year" });
+    const longTrial = await createPlan(t.db.prisma, acme.id, { trialPeriod: 10, trialUnit: "year" });
+    for (const planId of [generational.id, longTrial.id]) {
+      const response = await call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: planId }) });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "subscription_order.next_bill_date": ["would be after 9999-12-31, the last day a bill can be scheduled"] });
+    }
+    expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
+    expect((await call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: generational.id, next_bill_date: "9999-12-31" }) })).status).toBe(201);
+  });
+
   it("answers 422 for references that are not the company's, and creates nothing", async () => {
     const inactivePlan = await createPlan(t.db.prisma, acme.id, { active: false });
     const otherCard = await createCard(t.db.prisma, otherCustomer.id, { lastFour: "1111" });
@@ -571,6 +589,19 @@ describe("PATCH .../skip_order", () => {
     expect(racing.find((response) => response.status === 422)?.body.error_code).toBe("max_skips_reached");
     const row = await stored(order.id);
     expect([row.skips_count, row.next_bill_date.toISOString().slice(0, 10)]).toEqual([1, "2026-03-15"]);
+  });
+
+  // Found by an audit: addInterval made a five-digit year that was stored and then read back as
+  // an Invalid Date, so the skip and every later read of the order were 500s.
+  it("answers 422 on next_bill_date when the skip would move it past 9999-12-31, and changes nothing", async () => {
+    const generational = await createPlan(t.db.prisma, acme.id, { interval: 29, unit: "year" });
+    const order = await createOrder({ subscription_plan_id: generational.id, next_bill_date: "9990-06-15" });
+    const response = await patch(order.id, "skip_order");
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ error_code: "next_bill_date_out_of_range", errors: { next_bill_date: ["would be after 9999-12-31, the last day a bill can be scheduled"] } });
+    const row = await stored(order.id);
+    expect([row.next_bill_date.toISOString().slice(0, 10), row.skips_count, row.activities.length]).toEqual(["9990-06-15", 0, 1]);
+    expect((await call("GET", `${BASE}/${order.id}`, { token: acme.token })).body.subscription_order).toMatchObject({ next_bill_date: "9990-06-15" });
   });
 
   it("answers 409 for cancelled, paused and past-due orders, and 404 for another company's", async () => {
