@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
 import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
@@ -764,6 +764,96 @@ describe("PATCH .../send_autoship_reminder_email", () => {
     await patch(order.id, "cancel_subscription");
     expect((await patch(order.id, "send_autoship_reminder_email")).status).toBe(409);
     expect(await t.db.prisma.mailOutbox.count()).toBe(0);
+  });
+});
+
+// Found by an audit: a plan's new price adjustment reached no stored order (GET, the list and the
+// reminder mail kept the old amounts while a preview showed the new ones).
+describe("repricing stored orders", () => {
+  const putPlan = (id: number, plan: Record<string, unknown>) => call("PUT", `/api/subscription_plans/${id}`, { token: acme.token, body: { subscription_plan: plan } });
+  const show = async (id: number) => (await call("GET", `${BASE}/${id}`, { token: acme.token })).body.subscription_order;
+  const actions = (order: { activities: Array<{ action: string }> }) => order.activities.map((activity) => activity.action);
+
+  it("a plan's new price adjustment reprices its orders that are not cancelled at once, each with a repriced activity", async () => {
+    const tenOff = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    const live = await createOrder({ subscription_plan_id: tenOff.id });
+    const repOrder = await createOrder({ subscription_plan_id: tenOff.id, buyer_id: rep.id, items: [{ variant_id: bottle.id, quantity: 1 }], status: "paused" });
+    const canadian = await createOrder({ subscription_plan_id: tenOff.id, ship_to: usAddress(CA), items: [{ variant_id: bottle.id, quantity: 1 }] });
+    const cancelled = await createOrder({ subscription_plan_id: tenOff.id });
+    await patch(cancelled.id, "cancel_subscription");
+    const otherPlans = await createOrder();
+    expect(live.total).toBe(64.44);
+
+    const response = await putPlan(tenOff.id, { price_adjustment_amount: 50 });
+    expect(response.status).toBe(200);
+
+    const shown = await show(live.id);
+    // Bottle 2 x 12.50 and tablet 5.00: 30.00; tax 2.06 + 0.41; shipping 5.99.
+    expect(shown).toMatchObject({ subtotal: 30, tax: 2.47, shipping: 5.99, total: 38.46, amount: 38.46, display_amount: "$38.46" });
+    expect(shown.items.map((item: { price: number; subtotal: number; tax: number }) => [item.price, item.subtotal, item.tax])).toEqual([[12.5, 25, 2.06], [5, 5, 0.41]]);
+    expect(shown.activities.at(-1)).toEqual({
+      id: expect.any(Number),
+      action: "repriced",
+      performed_by: { type: "api_token", id: acme.token.slice(0, 12) },
+      before: { total: 64.44, currency_code: "USD" },
+      after: { total: 38.46, currency_code: "USD" },
+      created_at: TODAY.toISOString(),
+    });
+    const preview = await patch(live.id, "", { items: shown.items.map((item: { id: number; quantity: number }) => ({ id: item.id, quantity: item.quantity })) });
+    expect(preview.body.subscription_order).toMatchObject({ subtotal: shown.subtotal, tax: shown.tax, total: shown.total });
+    const listed = (await call("GET", `${BASE}?customer_id=${customer.id}`, { token: acme.token })).body.subscription_orders;
+    expect(listed.find((order: { id: number }) => order.id === live.id)).toMatchObject({ total: 38.46 });
+
+    expect(await show(repOrder.id)).toMatchObject({ status: "paused", items: [{ price: 10 }] }); // rep 20.00 - 50%
+    expect(await show(canadian.id)).toMatchObject({ currency_code: "CAD", total: 15, items: [{ price: 15 }] }); // CA$30.00 - 50%
+    const untouched = await show(cancelled.id);
+    expect(untouched).toMatchObject({ status: "cancelled", total: 64.44, items: [{ price: 22.5 }, { price: 9 }] });
+    expect(actions(untouched)).toEqual(["created", "cancelled"]);
+    expect(await show(otherPlans.id)).toMatchObject({ total: 64.44 });
+    expect(actions(await show(otherPlans.id))).toEqual(["created"]);
+  });
+
+  it.skipIf(!inject("databaseServer"))("an order created while its plan's price adjustment changes prices with the plan as committed", async () => {
+    const tenOff = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    // Holds the plan as a plan update does, until the create waits for it.
+    const planUpdate = await t.db.sql.connect();
+    try {
+      await planUpdate.query("BEGIN");
+      await planUpdate.query("SELECT id FROM subscription_plans WHERE id = $1 FOR UPDATE", [tenOff.id]);
+      await planUpdate.query("UPDATE subscription_plans SET price_adjustment_amount = 50 WHERE id = $1", [tenOff.id]);
+      const creating = call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: tenOff.id }) });
+      await expect.poll(async () => (await t.db.sql.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting).toBe(1);
+      await planUpdate.query("COMMIT");
+      const created = await creating;
+      expect(created.status).toBe(201);
+      expect(created.body.subscription_order).toMatchObject({ subtotal: 30, total: 38.46 });
+    } finally {
+      await planUpdate.query("ROLLBACK");
+      await planUpdate.release();
+    }
+  });
+
+  it("reprices only when the update changes the price adjustment; an order whose items no longer price keeps its amounts", async () => {
+    const db = t.db.prisma;
+    const tenOff = await createPlan(db, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    const soap = (await createProduct(db, acme.id, { title: "Soap", variants: [{ prices: { US: 1000 } }] })).variant;
+    const candle = (await createProduct(db, acme.id, { title: "Candle", variants: [{ prices: { US: 2000 } }] })).variant;
+    const order = await createOrder({ subscription_plan_id: tenOff.id, items: [{ variant_id: soap.id, quantity: 1 }] });
+    const stranded = await createOrder({ subscription_plan_id: tenOff.id, items: [{ variant_id: soap.id, quantity: 1 }, { variant_id: candle.id, quantity: 1 }] });
+    await db.variantPrice.updateMany({ where: { variant_id: soap.id }, data: { price: 4000 } });
+    expect((await call("DELETE", `/api/products/${candle.product_id}`, { token: acme.token })).status).toBe(200);
+
+    for (const plan of [{ name: "Renamed" }, { price_adjustment_type: "percentage", price_adjustment_amount: 10 }]) {
+      expect((await putPlan(tenOff.id, plan)).status).toBe(200);
+      expect(await show(order.id), JSON.stringify(plan)).toMatchObject({ total: 15.73, activities: [{ action: "created" }] });
+    }
+
+    expect((await putPlan(tenOff.id, { price_adjustment_type: "fixed_amount", price_adjustment_amount: 1 })).status).toBe(200);
+    // The catalog's new price arrives with the repricing: 40.00 - 1.00, tax 3.22, shipping 5.99.
+    expect(await show(order.id)).toMatchObject({ subtotal: 39, total: 48.21, activities: [{ action: "created" }, { action: "repriced", before: { total: 15.73 }, after: { total: 48.21 } }] });
+    const kept = await show(stranded.id);
+    expect(kept).toMatchObject({ total: stranded.total, items: [{ price: 9 }, { price: 18 }] });
+    expect(actions(kept)).toEqual(["created"]);
   });
 });
 
