@@ -1,13 +1,14 @@
 // Repricing stored orders. An order's amounts are computed and stored when it changes (reads are
 // one query), so whatever else moves its price must be written to it: a plan's new price
 // adjustment reprices the plan's orders that are not cancelled at once, in the plan update's
-// transaction.
+// transaction; the autoship reminder reprices its order before the mail quotes it. Catalog, tax
+// and shipping changes reach an order at its next change or reminder.
 
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ValidationError } from "../../platform/errors.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
-import { type CountryCatalog, type PricedOrder, type PricedPlan, type PricingRequest, priceWithCatalog, readCountryCatalog, totalsColumns } from "./pricing.js";
-import { appendActivities, type OrderContext } from "./records.js";
+import { type CountryCatalog, type PricedOrder, type PricedPlan, type PricingRequest, priceItems, priceWithCatalog, readCountryCatalog, totalsColumns } from "./pricing.js";
+import { appendActivities, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
 import { totalSnapshot } from "./views.js";
 
 type Tx = Prisma.TransactionClient;
@@ -98,6 +99,17 @@ async function storeRepricings(tx: Tx, ctx: OrderContext, repricings: Repricing[
       .filter(({ order, priced }) => order.total !== priced.total)
       .map(({ order, priced }) => ({ orderId: order.id, action: "repriced", before: totalSnapshot(order), after: totalSnapshot(priced) })),
   );
+}
+
+/**
+ * Reprices one order (inside changeOrder) as its next bill will charge it, and stores what
+ * changed. An item that no longer prices is a 422 naming it. Returns the order as stored.
+ */
+export async function repriceOrder(tx: Tx, ctx: OrderContext, row: OrderRow): Promise<OrderRow> {
+  const repricing = { order: row, priced: await priceItems(tx, pricingRequest(ctx.companyId, row, row.subscription_plan)) };
+  if (!pricingChanged(repricing)) return row;
+  await storeRepricings(tx, ctx, [repricing]);
+  return requireOrderRow(tx, ctx.companyId, row.id);
 }
 
 /** The pricing of an order with what was read for its country, or null when an item no longer prices. */

@@ -855,6 +855,42 @@ describe("repricing stored orders", () => {
     expect(kept).toMatchObject({ total: stranded.total, items: [{ price: 9 }, { price: 18 }] });
     expect(actions(kept)).toEqual(["created"]);
   });
+
+  it("the reminder reprices the order first, so its mail quotes what the next bill charges after a catalog change", async () => {
+    const db = t.db.prisma;
+    const soap = (await createProduct(db, acme.id, { title: "Soap", variants: [{ prices: { US: 1000 } }] })).variant;
+    const order = await createOrder({ items: [{ variant_id: soap.id, quantity: 1 }] });
+    expect(order.total).toBe(15.73); // 9.00 + 0.74 tax + 5.99 shipping
+    await db.variantPrice.updateMany({ where: { variant_id: soap.id }, data: { price: 4000 } });
+
+    const response = await patch(order.id, "send_autoship_reminder_email");
+    expect(response.status).toBe(200);
+    const mail = await db.mailOutbox.findUniqueOrThrow({ where: { id: response.body.id } });
+    // 36.00 + 2.97 tax + 5.99 shipping.
+    expect(mail.body).toContain("Total: $44.96");
+    expect(mail.body).not.toContain("$15.73");
+    const shown = await show(order.id);
+    expect(shown).toMatchObject({ total: 44.96, items: [{ price: 36 }] });
+    expect(shown.activities.slice(1)).toMatchObject([
+      { action: "repriced", performed_by: { type: "api_token", id: acme.token.slice(0, 12) }, before: { total: 15.73 }, after: { total: 44.96 } },
+      { action: "reminder_email_queued" },
+    ]);
+
+    await patch(order.id, "send_autoship_reminder_email");
+    expect(actions(await show(order.id))).toEqual(["created", "repriced", "reminder_email_queued", "reminder_email_queued"]);
+  });
+
+  it("the reminder answers 422 for an order whose items no longer price, and queues nothing", async () => {
+    const db = t.db.prisma;
+    const candle = (await createProduct(db, acme.id, { title: "Candle", variants: [{ prices: { US: 2000 } }] })).variant;
+    const order = await createOrder({ items: [{ variant_id: bottle.id, quantity: 1 }, { variant_id: candle.id, quantity: 1 }] });
+    expect((await call("DELETE", `/api/products/${candle.product_id}`, { token: acme.token })).status).toBe(200);
+    const response = await patch(order.id, "send_autoship_reminder_email");
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "items.1.variant_id": ["does not name an available variant of this company"] });
+    expect(await db.mailOutbox.count()).toBe(0);
+    expect(actions(await show(order.id))).toEqual(["created"]);
+  });
 });
 
 describe("authentication", () => {
