@@ -16,3 +16,9 @@ export interface ServiceContext {
 export interface SqlServiceContext extends ServiceContext {
   sql: SqlPool;
 }
+
+/** Who performs a change, recorded with it (a subscription order's activities): an API token by its display prefix. */
+export interface Actor {
+  type: string;
+  id: string | null;
+}

@@ -27,6 +27,8 @@ export interface PaypalPaymentToken {
 }
 
 export interface PaypalClient {
+  /** The longest one of the calls below can wait on PayPal: an access token, then the call, each within the timeout. */
+  longestCallMs: number;
   createSetupToken(input: { returnUrl: string; cancelUrl: string }): Promise<PaypalSetupToken>;
   createPaymentToken(setupTokenId: string): Promise<PaypalPaymentToken>;
 }
@@ -115,6 +117,8 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
   }
 
   return {
+    longestCallMs: 2 * config.timeoutMs,
+
     async createSetupToken({ returnUrl, cancelUrl }) {
       const body = await authorizedPost("create a vault setup token", "/v3/vault/setup-tokens", {
         payment_source: {

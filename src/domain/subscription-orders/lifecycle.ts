@@ -2,6 +2,7 @@
 // allows, and where it leads. docs/decisions.md has the same rules as a table; the service
 // calls these inside the transaction that holds the order's row lock.
 
+import { isStorableDate } from "../../platform/db/storable-instants.js";
 import { addInterval, type IntervalUnit } from "../subscription-plans/schedule.js";
 
 export const SUBSCRIPTION_STATUSES = ["pending", "active", "paused", "past_due", "cancelled"] as const;
@@ -13,10 +14,10 @@ export const CREATABLE_STATUSES = ["pending", "active", "paused", "past_due"] as
 /** Operations that change what a live subscription will ship or charge. */
 export type EditOperation = "update_items" | "update_shipping_address" | "update_payment" | "send_reminder";
 
-/** Why a status refuses an operation: the service turns it into a 409 or a 422. */
+/** Why a status refuses an operation: the service turns it into a 409 or a 422 (on `field` when it names one). */
 export type Refusal =
   | { kind: "conflict"; code: string; message: string }
-  | { kind: "invalid"; code: string; message: string };
+  | { kind: "invalid"; code: string; message: string; field?: string };
 
 const cancelled: Refusal = { kind: "conflict", code: "subscription_cancelled", message: "The subscription is cancelled" };
 
@@ -75,12 +76,15 @@ export function skip(state: SkipState, plan: SkipPlan): SkipOutcome {
       refusal: { kind: "invalid", code: "max_skips_reached", message: `The subscription plan allows at most ${plan.max_skips} skip(s), all used` },
     };
   }
-  return {
-    ok: true,
-    next_bill_date: addInterval(state.next_bill_date, plan.billing_interval, plan.billing_interval_unit),
-    skips_count: state.skips_count + 1,
-  };
+  const nextBillDate = addInterval(state.next_bill_date, plan.billing_interval, plan.billing_interval_unit);
+  // Schedule arithmetic runs past year 9999; the database does not.
+  if (!isStorableDate(nextBillDate)) {
+    return { ok: false, refusal: { kind: "invalid", code: "next_bill_date_out_of_range", message: UNSCHEDULABLE_BILL_DATE, field: "next_bill_date" } };
+  }
+  return { ok: true, next_bill_date: nextBillDate, skips_count: state.skips_count + 1 };
 }
+
+export const UNSCHEDULABLE_BILL_DATE = "would be after 9999-12-31, the last day a bill can be scheduled";
 
 /** Midnight UTC of a date's UTC day: bill dates are calendar days. */
 export function utcDay(date: Date): Date {

@@ -1,7 +1,8 @@
 // update_payment's PayPal variant and authorize_paypal. PayPal is called outside any database
-// transaction (no row lock is held while waiting on a third party), and our rows change only
+// transaction (no row lock is held while waiting on a third party), and the order changes only
 // after PayPal has answered: a PayPal failure or timeout leaves everything as it was.
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, ValidationError } from "../../platform/errors.js";
 import type { PaypalClient } from "../payments/paypal-client.js";
 import { refuseEdit } from "./lifecycle.js";
@@ -32,36 +33,85 @@ export async function startPaypalApproval(
   });
 }
 
+// authorize_paypal claims the approval ("authorizing", until claimed_until) before it asks PayPal,
+// so that calls with the same token (a reloaded or double-loaded return page) do not all ask
+// PayPal, which accepts an approved setup token once and refuses it after. They wait for the
+// claim's outcome instead: completed, they answer with the order; released (PayPal failed), one
+// of them claims it and asks PayPal itself. A claim whose holder died lapses after the longest
+// PayPal call plus this margin for our own writes.
+const CLAIM_MARGIN_MS = 5_000;
+const CLAIM_POLL_MS = 50;
+
 /**
  * Completes an approval: PayPal turns the approved setup token into a saved PayPal account,
  * which becomes one of the customer's payment methods and the order's. Calling it again with
- * a completed token (the buyer reloading the return page) answers with the order as it is.
+ * a completed token (the buyer reloading the return page) answers with the order as it is,
+ * also while another call is completing it.
  */
 export async function authorizePaypal(ctx: OrderContext, paypal: PaypalClient, id: number, token: string): Promise<SubscriptionOrderView> {
-  const row = await requireOrderRow(ctx.db, ctx.companyId, id);
-  const approval = await ctx.db.paypalApproval.findFirst({ where: { token, subscription_order_id: id, company_id: ctx.companyId } });
+  await requireOrderRow(ctx.db, ctx.companyId, id);
+  const approval = await ctx.db.paypalApproval.findFirst({ where: { token, subscription_order_id: id, company_id: ctx.companyId }, select: { id: true } });
   if (!approval) throw ValidationError.field("token", "does not name a PayPal approval started for this subscription order");
-  if (approval.status === "completed") return toView(row, ctx.clock.now());
-  const refusal = refuseEdit(statusOf(row), "update_payment");
-  if (refusal) raise(refusal);
-  const saved = await paypal.createPaymentToken(token);
-  return changeOrder(ctx, id, async (tx, locked) => {
-    const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
-    if (lateRefusal) raise(lateRefusal);
-    const method = await tx.paymentMethod.create({
-      data: {
-        company_id: ctx.companyId,
-        user_id: locked.customer_id,
-        kind: "paypal",
-        paypal_email: saved.email,
-        external_id: saved.id,
-      },
+  const claimMs = paypal.longestCallMs + CLAIM_MARGIN_MS;
+  for (let waitedMs = 0; ; waitedMs += CLAIM_POLL_MS) {
+    const { status } = await ctx.db.paypalApproval.findUniqueOrThrow({ where: { id: approval.id }, select: { status: true } });
+    // Read after the status: a completion commits the approval and the order together.
+    const row = await requireOrderRow(ctx.db, ctx.companyId, id);
+    if (status === "completed") return toView(row, ctx.clock.now());
+    const refusal = refuseEdit(statusOf(row), "update_payment");
+    if (refusal) raise(refusal);
+    const claimedUntil = await claimApproval(ctx, approval.id, claimMs);
+    if (claimedUntil) return completeApproval(ctx, paypal, { orderId: id, approvalId: approval.id, token, claimedUntil });
+    if (waitedMs >= claimMs) throw new ConflictError("Another request is still completing this PayPal approval; try again", { code: "paypal_approval_in_progress" });
+    await sleep(CLAIM_POLL_MS);
+  }
+}
+
+/** Claims an approval nobody holds (or whose claim lapsed); returns the claim's end, or null when another call holds it. */
+async function claimApproval(ctx: OrderContext, approvalId: number, claimMs: number): Promise<Date | null> {
+  const now = ctx.clock.now();
+  const claimedUntil = new Date(now.getTime() + claimMs);
+  // One statement: concurrent claims of the row take turns and the later one re-reads its status.
+  const claimed = await ctx.db.$executeRaw`
+    UPDATE paypal_approvals SET status = 'authorizing', claimed_until = ${claimedUntil}
+    WHERE id = ${approvalId} AND (status = 'created' OR (status = 'authorizing' AND claimed_until < ${now}))`;
+  return claimed === 1 ? claimedUntil : null;
+}
+
+/** Asks PayPal for the saved account and stores it on the order; on any failure the claim is released for a retry. */
+async function completeApproval(
+  ctx: OrderContext,
+  paypal: PaypalClient,
+  claim: { orderId: number; approvalId: number; token: string; claimedUntil: Date },
+): Promise<SubscriptionOrderView> {
+  try {
+    const saved = await paypal.createPaymentToken(claim.token);
+    return await changeOrder(ctx, claim.orderId, async (tx, locked) => {
+      const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
+      if (lateRefusal) raise(lateRefusal);
+      // Completions happen under the order's lock: one whose claim lapsed meanwhile finds it done.
+      const approval = await tx.paypalApproval.findUniqueOrThrow({ where: { id: claim.approvalId }, select: { status: true } });
+      if (approval.status === "completed") return toView(locked, ctx.clock.now());
+      const method = await tx.paymentMethod.create({
+        data: {
+          company_id: ctx.companyId,
+          user_id: locked.customer_id,
+          kind: "paypal",
+          paypal_email: saved.email,
+          external_id: saved.id,
+        },
+      });
+      await tx.paypalApproval.update({
+        where: { id: claim.approvalId },
+        data: { status: "completed", claimed_until: null, payment_method_id: method.id, completed_at: ctx.clock.now() },
+      });
+      return attachPaymentMethod(tx, ctx, locked, method.id);
     });
-    const claimed = await tx.paypalApproval.updateMany({
-      where: { id: approval.id, status: "created" },
-      data: { status: "completed", payment_method_id: method.id, completed_at: ctx.clock.now() },
+  } catch (error) {
+    await ctx.db.paypalApproval.updateMany({
+      where: { id: claim.approvalId, status: "authorizing", claimed_until: claim.claimedUntil },
+      data: { status: "created", claimed_until: null },
     });
-    if (claimed.count === 0) throw new ConflictError("This PayPal approval was completed by another request", { code: "paypal_approval_completed" });
-    return attachPaymentMethod(tx, ctx, locked, method.id);
-  });
+    throw error;
+  }
 }

@@ -56,21 +56,41 @@ export interface PricedOrder {
 }
 
 export async function priceItems(tx: Prisma.TransactionClient, request: PricingRequest): Promise<PricedOrder> {
-  const { companyId, countryId, plan } = request;
-  const variantIds = [...new Set(request.items.map((item) => item.variant_id))];
+  const catalog = await readCountryCatalog(tx, { ...request, variantIds: request.items.map((item) => item.variant_id) });
+  return priceWithCatalog(catalog, request);
+}
+
+/** What pricing reads for one ship-to country and plan: read once for many orders there. */
+export type CountryCatalog = Awaited<ReturnType<typeof readCountryCatalog>>;
+
+export async function readCountryCatalog(
+  tx: Prisma.TransactionClient,
+  { companyId, countryId, plan, variantIds }: Pick<PricingRequest, "companyId" | "countryId" | "plan"> & { variantIds: number[] },
+) {
   const [country, variants, planProducts, taxRate, shippingMethod] = await Promise.all([
     tx.country.findUniqueOrThrow({ where: { id: countryId }, include: { currency: true } }),
     tx.variant.findMany({
-      where: { id: { in: variantIds }, company_id: companyId, active: true, deleted_at: null, product: { active: true, deleted_at: null } },
+      where: { id: { in: [...new Set(variantIds)] }, company_id: companyId, active: true, deleted_at: null, product: { active: true, deleted_at: null } },
       include: { prices: { where: { country_id: countryId } } },
     }),
     plan ? tx.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id }, select: { product_id: true } }) : [],
     tx.taxRate.findUnique({ where: { company_id_country_id: { company_id: companyId, country_id: countryId } } }),
     tx.shippingMethod.findFirst({ where: { company_id: companyId, country_id: countryId, active: true }, orderBy: [{ price: "asc" }, { id: "asc" }] }),
   ]);
-  const variantsById = new Map(variants.map((variant) => [variant.id, variant]));
-  // A plan linked to no product is offered with every product.
-  const offered = new Set(planProducts.map((link) => link.product_id));
+  return {
+    country,
+    variantsById: new Map(variants.map((variant) => [variant.id, variant])),
+    // A plan linked to no product is offered with every product.
+    offered: new Set(planProducts.map((link) => link.product_id)),
+    taxRate,
+    shippingMethod,
+  };
+}
+
+/** Prices a request with what readCountryCatalog read for its country and plan; a ValidationError names the items that do not price. */
+export function priceWithCatalog(catalog: CountryCatalog, request: PricingRequest): PricedOrder {
+  const { plan } = request;
+  const { country, variantsById, offered, taxRate, shippingMethod } = catalog;
   const decimalPlaces = country.currency.decimal_places;
   const subscription = {
     interval: request.interval.count,

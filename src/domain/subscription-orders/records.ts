@@ -3,15 +3,9 @@
 // query is scoped by the company.
 
 import type { Prisma } from "../../generated/prisma/client.js";
-import type { ServiceContext } from "../../platform/context.js";
+import type { Actor, ServiceContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import type { Refusal, SubscriptionStatus } from "./lifecycle.js";
-
-/** Who performs a change, recorded in the activity: an API token by its display prefix. */
-export interface Actor {
-  type: string;
-  id: string | null;
-}
 
 export interface OrderContext extends ServiceContext {
   actor: Actor;
@@ -65,18 +59,27 @@ export async function appendActivity(
   before: Record<string, unknown> | null,
   after: Record<string, unknown> | null,
 ): Promise<void> {
-  await tx.subscriptionOrderActivity.create({
-    data: {
-      company_id: ctx.companyId,
-      subscription_order_id: orderId,
-      action,
-      actor_type: ctx.actor.type,
-      actor_id: ctx.actor.id,
-      before: (before ?? undefined) as Prisma.InputJsonValue | undefined,
-      after: (after ?? undefined) as Prisma.InputJsonValue | undefined,
-      created_at: ctx.clock.now(),
-    },
-  });
+  await appendActivities(tx, ctx, [{ orderId, action, before, after }]);
+}
+
+/**
+ * appendActivity for many orders at once, in one statement (a plan's repricing appends one per
+ * order; Prisma's createMany took several times as long for a few hundred).
+ */
+export async function appendActivities(
+  tx: Prisma.TransactionClient,
+  ctx: OrderContext,
+  activities: Array<{ orderId: number; action: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null }>,
+): Promise<void> {
+  if (activities.length === 0) return;
+  const json = (snapshot: Record<string, unknown> | null) => (snapshot === null ? null : JSON.stringify(snapshot));
+  await tx.$executeRaw`
+    INSERT INTO subscription_order_activities (company_id, subscription_order_id, action, actor_type, actor_id, "before", "after", created_at)
+    SELECT ${ctx.companyId}, u.order_id, u.action, ${ctx.actor.type}, ${ctx.actor.id}, u.before::jsonb, u.after::jsonb, ${ctx.clock.now()}
+    FROM unnest(${activities.map((activity) => activity.orderId)}::int[], ${activities.map((activity) => activity.action)}::text[],
+      ${activities.map((activity) => json(activity.before))}::text[], ${activities.map((activity) => json(activity.after))}::text[])
+      WITH ORDINALITY AS u(order_id, action, before, after, n)
+    ORDER BY u.n`;
 }
 
 export function statusOf(row: { status: string }): SubscriptionStatus {
@@ -85,7 +88,7 @@ export function statusOf(row: { status: string }): SubscriptionStatus {
 
 export function raise(refusal: Refusal): never {
   if (refusal.kind === "conflict") throw new ConflictError(refusal.message, { code: refusal.code });
-  throw new ValidationError(null, refusal.message, { code: refusal.code });
+  throw new ValidationError(refusal.field ? { [refusal.field]: [refusal.message] } : null, refusal.message, { code: refusal.code });
 }
 
 /** "2026-01-31" for a calendar-day column. */

@@ -1,6 +1,7 @@
 import { queueMail } from "../mail/outbox.js";
 import { refuseEdit } from "./lifecycle.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, statusOf } from "./records.js";
+import { repriceOrder } from "./repricing.js";
 import { toView } from "./views.js";
 
 /** The reminder's text: what ships, when, and what it costs, from the stored order. */
@@ -25,11 +26,16 @@ export function autoshipReminder(row: OrderRow, companyName: string, now: Date):
   return { subject: `Your ${companyName} autoship ships on ${isoDay(row.next_bill_date)}`, body };
 }
 
-/** Queues the reminder in the mail outbox; returns the mail's id once it is committed. */
+/**
+ * Queues the reminder in the mail outbox; returns the mail's id once it is committed. The order is
+ * repriced first, so that the mail quotes what the next bill charges after catalog, tax or
+ * shipping changes.
+ */
 export async function sendAutoshipReminder(ctx: OrderContext, id: number): Promise<{ id: number }> {
-  return changeOrder(ctx, id, async (tx, row) => {
-    const refusal = refuseEdit(statusOf(row), "send_reminder");
+  return changeOrder(ctx, id, async (tx, locked) => {
+    const refusal = refuseEdit(statusOf(locked), "send_reminder");
     if (refusal) raise(refusal);
+    const row = await repriceOrder(tx, ctx, locked);
     const company = await tx.company.findUniqueOrThrow({ where: { id: ctx.companyId }, select: { name: true } });
     const now = ctx.clock.now();
     const mail = await queueMail(tx, { companyId: ctx.companyId, to: row.customer.email, kind: "autoship_reminder", ...autoshipReminder(row, company.name, now) }, now);

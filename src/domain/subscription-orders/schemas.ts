@@ -1,14 +1,10 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
 const dbId = z.number().int().positive().max(2_147_483_647);
-// ISO 8601 has a year 0000; PostgreSQL does not (it counts 1 BC), so that year would fail there.
-const isoDate = z.iso
-  .date()
-  .refine((value) => !value.startsWith("0000"), "must be a date from the year 0001 on")
-  .describe("ISO 8601 calendar date, YYYY-MM-DD");
+const isoDate = z.iso.date().refine(isStorableInstant, STORABLE_INSTANT_MESSAGE).describe("ISO 8601 calendar date, YYYY-MM-DD");
 const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 const quantity = z.number().int().min(1).max(9_999);

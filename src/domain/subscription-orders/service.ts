@@ -3,10 +3,11 @@ import type { ServiceContext, SqlServiceContext } from "../../platform/context.j
 import { ValidationError, type FieldErrors } from "../../platform/errors.js";
 import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
+import { isStorableDate } from "../../platform/db/storable-instants.js";
 import { newUuid } from "../../platform/ids.js";
 import { resolveCountryId } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
-import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
+import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
@@ -166,12 +167,15 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     // plan deleted since it was read above is an unknown plan, as it would have been then.
     const planHeld = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${plan.id} FOR KEY SHARE`;
     if (planHeld.length === 0) throw ValidationError.field(path("subscription_plan_id"), "does not name a subscription plan of this company");
-    const interval = { count: plan.billing_interval, unit: plan.billing_interval_unit as IntervalUnit };
+    // Read again under the lock: a plan update that committed while this waited for it repriced
+    // the plan's orders, without this one, so this one must price with the plan as updated.
+    const heldPlan = await tx.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id } });
+    const interval = { count: heldPlan.billing_interval, unit: heldPlan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
       countryId: shipToCountryId,
       interval,
-      plan,
+      plan: heldPlan,
       buyerId: input.buyer_id ?? null,
       items: input.items,
       errorPath: itemPath,
@@ -181,9 +185,10 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
       : firstNextBillDate(today, {
           billing_interval: interval.count,
           billing_interval_unit: interval.unit,
-          trial_period: plan.trial_period,
-          trial_period_unit: plan.trial_period_unit as IntervalUnit | null,
+          trial_period: heldPlan.trial_period,
+          trial_period_unit: heldPlan.trial_period_unit as IntervalUnit | null,
         });
+    if (!isStorableDate(nextBillDate)) throw ValidationError.field(path("next_bill_date"), UNSCHEDULABLE_BILL_DATE);
     const created = await tx.subscriptionOrder.create({
       data: {
         company_id: ctx.companyId,

@@ -3,6 +3,9 @@ import type { ServiceContext } from "../../platform/context.js";
 import { escapeLike } from "../../platform/db/like.js";
 import { ConflictError, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import type { PricedPlan } from "../subscription-orders/pricing.js";
+import type { OrderContext } from "../subscription-orders/records.js";
+import { repricePlanOrders } from "../subscription-orders/repricing.js";
 import { resolvePage } from "./list-page.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
 import { billingFrequencyInWords, type IntervalUnit } from "./schedule.js";
@@ -291,7 +294,19 @@ function withLinkCompanyDefault(input: PlanUpdateInput, links: Links<LinkUpdateI
   return companyDefault === undefined ? input : { ...input, company_default: companyDefault };
 }
 
-export async function updatePlan(ctx: ServiceContext, id: number, body: PlanUpdateBody): Promise<PlanView> {
+// Repricing a plan's orders takes about 0.2 s per thousand orders (measured with 20 000);
+// Prisma's default of five seconds would fail the update of a plan with a few tens of thousands.
+const PLAN_UPDATE_TRANSACTION = { timeout: 60_000 };
+
+function changesPriceAdjustment(before: PricedPlan, after: PricedPlan): boolean {
+  return before.price_adjustment_type !== after.price_adjustment_type || String(before.price_adjustment_amount) !== String(after.price_adjustment_amount);
+}
+
+/**
+ * A change to what the plan does to prices (its price adjustment) reprices its orders that are
+ * not cancelled in the same transaction, each recorded as done by the caller.
+ */
+export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdateBody): Promise<PlanView> {
   if (body.id !== undefined && body.id !== id) throw ValidationError.field("id", "must equal the id in the path");
   const links = linksOf(body.subscription_plan.product_subscription_plans, body.product_subscription_plans);
   const input = withLinkCompanyDefault(body.subscription_plan, links);
@@ -309,11 +324,12 @@ export async function updatePlan(ctx: ServiceContext, id: number, body: PlanUpda
     const setsProductDefault = entries.some((entry) => entry.default && !entry._destroy);
     if (setsProductDefault) await lockProducts(tx, [...new Set(touchedProducts)]);
     await writeLinks(tx, id, entries);
-    await tx.subscriptionPlan.update({ where: { id }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
+    const updated = await tx.subscriptionPlan.update({ where: { id }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
+    if (changesPriceAdjustment(current, updated)) await repricePlanOrders(tx, ctx, updated);
     if (input.company_default) await takeCompanyDefault(tx, ctx.companyId, id);
     if (setsProductDefault) await takeProductDefaults(tx, id);
     return viewOf(tx, ctx.companyId, id);
-  });
+  }, PLAN_UPDATE_TRANSACTION);
 }
 
 /**

@@ -34,6 +34,7 @@ export function planSettingErrors(plan: PlanSettings, { prefix = "subscription_p
   const errors: FieldErrors = {};
   const add = (member: string, message: string) => (errors[`${prefix}.${member}`] ??= []).push(message);
   if (plan.trial_period !== null && plan.trial_period_unit === null) add("trial_period_unit", "is required when trial_period is set");
+  if (plan.trial_period === null && plan.trial_period_unit !== null) add("trial_period", "is required when trial_period_unit is set");
   if (plan.allow_max_billing_cycles && plan.max_billing_cycles === null) add("max_billing_cycles", "is required when allow_max_billing_cycles is true");
   if (plan.price_adjustment_type !== null && plan.price_adjustment_amount === null) add("price_adjustment_amount", "is required when price_adjustment_type is set");
   if (plan.price_adjustment_type === null && plan.price_adjustment_amount !== null) add("price_adjustment_type", "is required when price_adjustment_amount is set");

@@ -21,7 +21,7 @@ const priceAdjustmentAmount = z
   );
 
 const optionalFields = {
-  trial_period: count.nullable().optional(),
+  trial_period: count.nullable().optional().describe("Required when trial_period_unit is set"),
   trial_period_unit: intervalUnit.nullable().optional().describe("Required when trial_period is set"),
   split_volume: z.boolean().optional().describe("Default false"),
   allow_skipping: z.boolean().optional().describe("Default true"),

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from "fastify";
 import type { Config } from "../../config.js";
 import type { Clock } from "../clock.js";
-import type { SqlServiceContext } from "../context.js";
+import { tokenDisplayPrefix } from "../auth/company-tokens.js";
+import type { Actor, SqlServiceContext } from "../context.js";
 import type { Database } from "../db/database.js";
-import { requiredCompany } from "./company-auth.js";
+import { bearerToken, requiredCompany } from "./company-auth.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -16,4 +17,10 @@ declare module "fastify" {
 /** The service context of an authenticated admin request. */
 export function companyContext(request: FastifyRequest): SqlServiceContext {
   return { db: request.server.db.prisma, sql: request.server.db.sql, clock: request.server.clock, companyId: requiredCompany(request) };
+}
+
+/** companyContext plus who acts, for services that record it: the API token, by its display prefix. */
+export function actingCompanyContext(request: FastifyRequest): SqlServiceContext & { actor: Actor } {
+  const token = bearerToken(request);
+  return { ...companyContext(request), actor: { type: "api_token", id: token ? tokenDisplayPrefix(token) : null } };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isStorableDate } from "../db/storable-instants.js";
 
 /** `meta` of every admin and cart object response. */
 export const metaSchema = z
@@ -91,16 +92,11 @@ export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) 
 export const timestamp = z.iso.datetime();
 
 /**
- * Instants PostgreSQL and its driver take: ISO 8601 (and zod) allow year 0000, which it has
- * not, and an offset can push 9999-12-31 into year 10000, which the driver cannot write.
+ * True when an ISO 8601 date (its UTC midnight) or date-time is an instant of the years 0001 to
+ * 9999 in UTC, which the database can hold (an offset can push 9999-12-31 into year 10000).
  */
-const FIRST_STORABLE_INSTANT = Date.parse("0001-01-01T00:00:00Z");
-const FIRST_UNSTORABLE_INSTANT = Date.parse("+010000-01-01T00:00:00Z");
-
-/** True when an ISO 8601 date (its UTC midnight) or date-time is an instant of the years 0001 to 9999 in UTC. */
 export function isStorableInstant(value: string): boolean {
-  const instant = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  return instant >= FIRST_STORABLE_INSTANT && instant < FIRST_UNSTORABLE_INSTANT;
+  return isStorableDate(new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value));
 }
 
 export const STORABLE_INSTANT_MESSAGE = "must be in the years 0001 to 9999 (UTC)";

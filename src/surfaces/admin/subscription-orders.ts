@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { createPaypalClient } from "../../domain/payments/paypal-client.js";
 import { authorizePaypal, startPaypalApproval } from "../../domain/subscription-orders/paypal.js";
-import type { OrderContext } from "../../domain/subscription-orders/records.js";
 import { sendAutoshipReminder } from "../../domain/subscription-orders/reminders.js";
 import {
   authorizePaypalQuery,
@@ -19,9 +18,7 @@ import {
   updatePaymentBody,
 } from "../../domain/subscription-orders/schemas.js";
 import * as orders from "../../domain/subscription-orders/service.js";
-import { tokenDisplayPrefix } from "../../platform/auth/company-tokens.js";
-import { companyContext } from "../../platform/http/app-context.js";
-import { bearerToken } from "../../platform/http/company-auth.js";
+import { actingCompanyContext, companyContext } from "../../platform/http/app-context.js";
 import { envelope, meta } from "../../platform/http/envelope.js";
 import { metaSchema, withMeta } from "../../platform/http/schemas.js";
 import { stateChangingGet } from "../../platform/http/state-changing-get.js";
@@ -30,12 +27,6 @@ const tags = ["Subscription orders"];
 const security = [{ bearer: [] }];
 const params = subscriptionOrderIdParams;
 const orderResponse = withMeta({ subscription_order: subscriptionOrderShown });
-
-/** The company's context plus who acts: the API token, named by its display prefix. */
-function orderContext(request: FastifyRequest): OrderContext {
-  const token = bearerToken(request);
-  return { ...companyContext(request), actor: { type: "api_token", id: token ? tokenDisplayPrefix(token) : null } };
-}
 
 export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -103,7 +94,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       },
     },
     async (request, reply) => {
-      const created = await orders.createSubscriptionOrder(orderContext(request), request.body.subscription_order);
+      const created = await orders.createSubscriptionOrder(actingCompanyContext(request), request.body.subscription_order);
       return reply.code(201).send(envelope(request, { subscription_order: created }));
     },
   );
@@ -127,7 +118,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       },
     },
     async (request) =>
-      envelope(request, { subscription_order: await orders.updateSubscriptionItems(orderContext(request), request.params.id, request.body) }),
+      envelope(request, { subscription_order: await orders.updateSubscriptionItems(actingCompanyContext(request), request.params.id, request.body) }),
   );
 
   app.patch(
@@ -136,7 +127,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       schema: { tags, security, summary: "Change the ship-to address (reprices the order)", params, body: shippingAddressBody, response: { 200: orderResponse } },
     },
     async (request) =>
-      envelope(request, { subscription_order: await orders.updateShippingAddress(orderContext(request), request.params.id, request.body.address) }),
+      envelope(request, { subscription_order: await orders.updateShippingAddress(actingCompanyContext(request), request.params.id, request.body.address) }),
   );
 
   app.patch(
@@ -154,22 +145,22 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
     async (request) => {
       const body = request.body;
       if (body.payment_method === "paypal") {
-        return envelope(request, await startPaypalApproval(orderContext(request), paypal, request.params.id, body));
+        return envelope(request, await startPaypalApproval(actingCompanyContext(request), paypal, request.params.id, body));
       }
-      return envelope(request, { subscription_order: await orders.useSavedCard(orderContext(request), request.params.id, body.card_id) });
+      return envelope(request, { subscription_order: await orders.useSavedCard(actingCompanyContext(request), request.params.id, body.card_id) });
     },
   );
 
   app.patch(
     "/api/v2/subscription_orders/:id/skip_order",
     { schema: { tags, security, summary: "Skip the next order: the next bill moves one billing interval later", params, response: { 200: orderResponse } } },
-    async (request) => envelope(request, { subscription_order: await orders.skipOrder(orderContext(request), request.params.id) }),
+    async (request) => envelope(request, { subscription_order: await orders.skipOrder(actingCompanyContext(request), request.params.id) }),
   );
 
   app.patch(
     "/api/v2/subscription_orders/:id/cancel_subscription",
     { schema: { tags, security, summary: "Cancel the subscription", params, response: { 200: orderResponse } } },
-    async (request) => envelope(request, { subscription_order: await orders.cancelSubscription(orderContext(request), request.params.id) }),
+    async (request) => envelope(request, { subscription_order: await orders.cancelSubscription(actingCompanyContext(request), request.params.id) }),
   );
 
   app.patch(
@@ -178,7 +169,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       schema: { tags, security, summary: "Record why the customer cancels", params, body: cancellationFeedbackBody, response: { 200: orderResponse } },
     },
     async (request) =>
-      envelope(request, { subscription_order: await orders.recordCancellationFeedback(orderContext(request), request.params.id, request.body) }),
+      envelope(request, { subscription_order: await orders.recordCancellationFeedback(actingCompanyContext(request), request.params.id, request.body) }),
   );
 
   app.get(
@@ -195,7 +186,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       },
     },
     async (request) =>
-      envelope(request, { subscription_order: await authorizePaypal(orderContext(request), paypal, request.params.id, request.query.token) }),
+      envelope(request, { subscription_order: await authorizePaypal(actingCompanyContext(request), paypal, request.params.id, request.query.token) }),
   );
 
   app.patch(
@@ -209,6 +200,6 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
         response: { 200: withMeta({ id: z.number().int().describe("The queued email's id") }) },
       },
     },
-    async (request) => envelope(request, await sendAutoshipReminder(orderContext(request), request.params.id)),
+    async (request) => envelope(request, await sendAutoshipReminder(actingCompanyContext(request), request.params.id)),
   );
 }

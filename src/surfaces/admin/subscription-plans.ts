@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import * as plans from "../../domain/subscription-plans/plans.js";
 import { planCreateBody, planListQuery, planSchema, planUpdateBody } from "../../domain/subscription-plans/schemas.js";
-import { companyContext } from "../../platform/http/app-context.js";
+import { actingCompanyContext, companyContext } from "../../platform/http/app-context.js";
 import { envelope, listEnvelope } from "../../platform/http/envelope.js";
 import { idParam, listMetaSchema, withMeta } from "../../platform/http/schemas.js";
 
@@ -74,7 +74,7 @@ export async function subscriptionPlanRoutes(fastify: FastifyInstance): Promise<
       },
     },
     async (request) => {
-      const updated = await plans.updatePlan(companyContext(request), request.params.id, request.body);
+      const updated = await plans.updatePlan(actingCompanyContext(request), request.params.id, request.body);
       return envelope(request, { subscription_plan: updated });
     },
   );

@@ -60,6 +60,15 @@ describe("skip: refusals", () => {
     expect(skipFrom("2026-01-15", { max_skips: 2 }, { skips_count: 2 })).toMatchObject({ ok: false, refusal: { kind: "invalid", code: "max_skips_reached" } });
   });
 
+  it("is refused (invalid, on next_bill_date) when the next bill would fall after 9999-12-31", () => {
+    expect(skipFrom("9999-11-30", { billing_interval: 1, billing_interval_unit: "month" }).ok).toBe(true);
+    expect(skipFrom("9990-06-15", { billing_interval: 29, billing_interval_unit: "year" })).toEqual({
+      ok: false,
+      refusal: { kind: "invalid", code: "next_bill_date_out_of_range", message: "would be after 9999-12-31, the last day a bill can be scheduled", field: "next_bill_date" },
+    });
+    expect(skipFrom("9999-12-31", { billing_interval: 1, billing_interval_unit: "day" }).ok).toBe(false);
+  });
+
   it("is refused (conflict) for cancelled, paused and past-due subscriptions, before any plan rule", () => {
     for (const status of ["cancelled", "paused", "past_due"] as const) {
       expect(skipFrom("2026-01-15", { allow_skipping: false }, { status })).toMatchObject({ ok: false, refusal: { kind: "conflict" } });

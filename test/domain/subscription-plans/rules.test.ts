@@ -20,8 +20,9 @@ describe("planSettingErrors", () => {
     ).toEqual({});
   });
 
-  it("needs a trial unit with a trial period, and max_billing_cycles when allowed", () => {
+  it("needs a trial unit with a trial period and a period with a unit, and max_billing_cycles when allowed", () => {
     expect(planSettingErrors({ ...plain, trial_period: 7 })).toEqual({ "subscription_plan.trial_period_unit": ["is required when trial_period is set"] });
+    expect(planSettingErrors({ ...plain, trial_period_unit: "day" })).toEqual({ "subscription_plan.trial_period": ["is required when trial_period_unit is set"] });
     expect(planSettingErrors({ ...plain, allow_max_billing_cycles: true }, { prefix: "plan" })).toEqual({ "plan.max_billing_cycles": ["is required when allow_max_billing_cycles is true"] });
   });
 

@@ -90,6 +90,44 @@ describe("PayPal through update_payment and authorize_paypal", () => {
     expect(await snapshot()).toMatchObject({ approvals: ["completed"], methods: 1, activities: 3 });
   });
 
+  // Found by an audit: every call checked the approval, then asked PayPal, so all but one got
+  // PayPal's refusal of a token already used (502) instead of the order.
+  it("answers every concurrent authorize of one approved token with the order; PayPal is asked once", async () => {
+    const token = await approveAt((await startApproval()).body.payer_action_url);
+    paypal.requests.length = 0;
+    const responses = await Promise.all(Array.from({ length: 6 }, () => authorize(token)));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const methodIds = new Set(responses.map((response) => response.body.subscription_order.payment_method.id));
+    expect(methodIds.size).toBe(1);
+    expect(paypal.requests.filter((request) => request === "POST /v3/vault/payment-tokens")).toHaveLength(1);
+    expect(await snapshot()).toMatchObject({ status: "active", approvals: ["completed"], methods: 1, activities: 3 });
+  });
+
+  it("lets a retry complete an approval after PayPal failed for the first call", async () => {
+    const token = await approveAt((await startApproval()).body.payer_action_url);
+    paypal.mode = "fail";
+    expect((await authorize(token)).status).toBe(502);
+    expect(await snapshot()).toMatchObject({ approvals: ["created"], methods: 0 });
+    paypal.mode = "ok";
+    const retried = await authorize(token);
+    expect(retried.status).toBe(200);
+    expect(await snapshot()).toMatchObject({ status: "active", approvals: ["completed"], methods: 1 });
+  });
+
+  it("takes over a claim whose holder died once it lapses; a live claim held past its time is a 409", async () => {
+    const token = await approveAt((await startApproval()).body.payer_action_url);
+    const claim = (claimed_until: Date) => t.db.prisma.paypalApproval.updateMany({ where: { token }, data: { status: "authorizing", claimed_until } });
+    await claim(new Date(Date.now() + 60_000));
+    const held = await authorize(token);
+    expect(held.status).toBe(409);
+    expect(held.body.error_code).toBe("paypal_approval_in_progress");
+    expect(await snapshot()).toMatchObject({ payment_method_id: null, approvals: ["authorizing"], methods: 0 });
+    await claim(new Date(Date.now() - 1));
+    const taken = await authorize(token);
+    expect(taken.status).toBe(200);
+    expect(await snapshot()).toMatchObject({ status: "active", approvals: ["completed"], methods: 1 });
+  });
+
   it("has no HEAD route on authorize_paypal (HEAD is safe): 404, PayPal not asked, the order unchanged", async () => {
     const token = await approveAt((await startApproval()).body.payer_action_url);
     const before = await snapshot();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
 import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
@@ -197,6 +197,24 @@ describe("POST /api/v2/subscription_orders", () => {
     expect(order).toMatchObject({ subtotal: 120, tax: 0, shipping: 0, total: 120 }); // free shipping over 100.00
     const dated = await createOrder({ next_bill_date: "2026-01-15", status: "paused" });
     expect(dated).toMatchObject({ next_bill_date: "2026-01-15", days_until_next_bill_date: 0, status: "paused" });
+  });
+
+  it("answers 422 on next_bill_date for a date past 9999-12-31, sent or computed from the plan; nothing is created", async () => {
+    for (const next_bill_date of ["10000-01-01", "+010000-01-01"]) {
+      const response = await call("POST", BASE, { token: acme.token, body: orderBody({ next_bill_date }) });
+      expect(response.status, next_bill_date).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(["subscription_order.next_bill_date"]);
+    }
+    clock.set(new Date("9990-06-15T12:00:00.000Z"));
+    const generational = await createPlan(t.db.prisma, acme.id, { interval: 29, unit: "year" });
+    const longTrial = await createPlan(t.db.prisma, acme.id, { trialPeriod: 10, trialUnit: "year" });
+    for (const planId of [generational.id, longTrial.id]) {
+      const response = await call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: planId }) });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "subscription_order.next_bill_date": ["would be after 9999-12-31, the last day a bill can be scheduled"] });
+    }
+    expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
+    expect((await call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: generational.id, next_bill_date: "9999-12-31" }) })).status).toBe(201);
   });
 
   it("answers 422 for references that are not the company's, and creates nothing", async () => {
@@ -573,6 +591,19 @@ describe("PATCH .../skip_order", () => {
     expect([row.skips_count, row.next_bill_date.toISOString().slice(0, 10)]).toEqual([1, "2026-03-15"]);
   });
 
+  // Found by an audit: addInterval made a five-digit year that was stored and then read back as
+  // an Invalid Date, so the skip and every later read of the order were 500s.
+  it("answers 422 on next_bill_date when the skip would move it past 9999-12-31, and changes nothing", async () => {
+    const generational = await createPlan(t.db.prisma, acme.id, { interval: 29, unit: "year" });
+    const order = await createOrder({ subscription_plan_id: generational.id, next_bill_date: "9990-06-15" });
+    const response = await patch(order.id, "skip_order");
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ error_code: "next_bill_date_out_of_range", errors: { next_bill_date: ["would be after 9999-12-31, the last day a bill can be scheduled"] } });
+    const row = await stored(order.id);
+    expect([row.next_bill_date.toISOString().slice(0, 10), row.skips_count, row.activities.length]).toEqual(["9990-06-15", 0, 1]);
+    expect((await call("GET", `${BASE}/${order.id}`, { token: acme.token })).body.subscription_order).toMatchObject({ next_bill_date: "9990-06-15" });
+  });
+
   it("answers 409 for cancelled, paused and past-due orders, and 404 for another company's", async () => {
     const paused = await createOrder({ status: "paused" });
     expect((await patch(paused.id, "skip_order")).body.error_code).toBe("subscription_paused");
@@ -733,6 +764,132 @@ describe("PATCH .../send_autoship_reminder_email", () => {
     await patch(order.id, "cancel_subscription");
     expect((await patch(order.id, "send_autoship_reminder_email")).status).toBe(409);
     expect(await t.db.prisma.mailOutbox.count()).toBe(0);
+  });
+});
+
+// Found by an audit: a plan's new price adjustment reached no stored order (GET, the list and the
+// reminder mail kept the old amounts while a preview showed the new ones).
+describe("repricing stored orders", () => {
+  const putPlan = (id: number, plan: Record<string, unknown>) => call("PUT", `/api/subscription_plans/${id}`, { token: acme.token, body: { subscription_plan: plan } });
+  const show = async (id: number) => (await call("GET", `${BASE}/${id}`, { token: acme.token })).body.subscription_order;
+  const actions = (order: { activities: Array<{ action: string }> }) => order.activities.map((activity) => activity.action);
+
+  it("a plan's new price adjustment reprices its orders that are not cancelled at once, each with a repriced activity", async () => {
+    const tenOff = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    const live = await createOrder({ subscription_plan_id: tenOff.id });
+    const repOrder = await createOrder({ subscription_plan_id: tenOff.id, buyer_id: rep.id, items: [{ variant_id: bottle.id, quantity: 1 }], status: "paused" });
+    const canadian = await createOrder({ subscription_plan_id: tenOff.id, ship_to: usAddress(CA), items: [{ variant_id: bottle.id, quantity: 1 }] });
+    const cancelled = await createOrder({ subscription_plan_id: tenOff.id });
+    await patch(cancelled.id, "cancel_subscription");
+    const otherPlans = await createOrder();
+    expect(live.total).toBe(64.44);
+
+    const response = await putPlan(tenOff.id, { price_adjustment_amount: 50 });
+    expect(response.status).toBe(200);
+
+    const shown = await show(live.id);
+    // Bottle 2 x 12.50 and tablet 5.00: 30.00; tax 2.06 + 0.41; shipping 5.99.
+    expect(shown).toMatchObject({ subtotal: 30, tax: 2.47, shipping: 5.99, total: 38.46, amount: 38.46, display_amount: "$38.46" });
+    expect(shown.items.map((item: { price: number; subtotal: number; tax: number }) => [item.price, item.subtotal, item.tax])).toEqual([[12.5, 25, 2.06], [5, 5, 0.41]]);
+    expect(shown.activities.at(-1)).toEqual({
+      id: expect.any(Number),
+      action: "repriced",
+      performed_by: { type: "api_token", id: acme.token.slice(0, 12) },
+      before: { total: 64.44, currency_code: "USD" },
+      after: { total: 38.46, currency_code: "USD" },
+      created_at: TODAY.toISOString(),
+    });
+    const preview = await patch(live.id, "", { items: shown.items.map((item: { id: number; quantity: number }) => ({ id: item.id, quantity: item.quantity })) });
+    expect(preview.body.subscription_order).toMatchObject({ subtotal: shown.subtotal, tax: shown.tax, total: shown.total });
+    const listed = (await call("GET", `${BASE}?customer_id=${customer.id}`, { token: acme.token })).body.subscription_orders;
+    expect(listed.find((order: { id: number }) => order.id === live.id)).toMatchObject({ total: 38.46 });
+
+    expect(await show(repOrder.id)).toMatchObject({ status: "paused", items: [{ price: 10 }] }); // rep 20.00 - 50%
+    expect(await show(canadian.id)).toMatchObject({ currency_code: "CAD", total: 15, items: [{ price: 15 }] }); // CA$30.00 - 50%
+    const untouched = await show(cancelled.id);
+    expect(untouched).toMatchObject({ status: "cancelled", total: 64.44, items: [{ price: 22.5 }, { price: 9 }] });
+    expect(actions(untouched)).toEqual(["created", "cancelled"]);
+    expect(await show(otherPlans.id)).toMatchObject({ total: 64.44 });
+    expect(actions(await show(otherPlans.id))).toEqual(["created"]);
+  });
+
+  it.skipIf(!inject("databaseServer"))("an order created while its plan's price adjustment changes prices with the plan as committed", async () => {
+    const tenOff = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    // Holds the plan as a plan update does, until the create waits for it.
+    const planUpdate = await t.db.sql.connect();
+    try {
+      await planUpdate.query("BEGIN");
+      await planUpdate.query("SELECT id FROM subscription_plans WHERE id = $1 FOR UPDATE", [tenOff.id]);
+      await planUpdate.query("UPDATE subscription_plans SET price_adjustment_amount = 50 WHERE id = $1", [tenOff.id]);
+      const creating = call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: tenOff.id }) });
+      await expect.poll(async () => (await t.db.sql.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting).toBe(1);
+      await planUpdate.query("COMMIT");
+      const created = await creating;
+      expect(created.status).toBe(201);
+      expect(created.body.subscription_order).toMatchObject({ subtotal: 30, total: 38.46 });
+    } finally {
+      await planUpdate.query("ROLLBACK");
+      await planUpdate.release();
+    }
+  });
+
+  it("reprices only when the update changes the price adjustment; an order whose items no longer price keeps its amounts", async () => {
+    const db = t.db.prisma;
+    const tenOff = await createPlan(db, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    const soap = (await createProduct(db, acme.id, { title: "Soap", variants: [{ prices: { US: 1000 } }] })).variant;
+    const candle = (await createProduct(db, acme.id, { title: "Candle", variants: [{ prices: { US: 2000 } }] })).variant;
+    const order = await createOrder({ subscription_plan_id: tenOff.id, items: [{ variant_id: soap.id, quantity: 1 }] });
+    const stranded = await createOrder({ subscription_plan_id: tenOff.id, items: [{ variant_id: soap.id, quantity: 1 }, { variant_id: candle.id, quantity: 1 }] });
+    await db.variantPrice.updateMany({ where: { variant_id: soap.id }, data: { price: 4000 } });
+    expect((await call("DELETE", `/api/products/${candle.product_id}`, { token: acme.token })).status).toBe(200);
+
+    for (const plan of [{ name: "Renamed" }, { price_adjustment_type: "percentage", price_adjustment_amount: 10 }]) {
+      expect((await putPlan(tenOff.id, plan)).status).toBe(200);
+      expect(await show(order.id), JSON.stringify(plan)).toMatchObject({ total: 15.73, activities: [{ action: "created" }] });
+    }
+
+    expect((await putPlan(tenOff.id, { price_adjustment_type: "fixed_amount", price_adjustment_amount: 1 })).status).toBe(200);
+    // The catalog's new price arrives with the repricing: 40.00 - 1.00, tax 3.22, shipping 5.99.
+    expect(await show(order.id)).toMatchObject({ subtotal: 39, total: 48.21, activities: [{ action: "created" }, { action: "repriced", before: { total: 15.73 }, after: { total: 48.21 } }] });
+    const kept = await show(stranded.id);
+    expect(kept).toMatchObject({ total: stranded.total, items: [{ price: 9 }, { price: 18 }] });
+    expect(actions(kept)).toEqual(["created"]);
+  });
+
+  it("the reminder reprices the order first, so its mail quotes what the next bill charges after a catalog change", async () => {
+    const db = t.db.prisma;
+    const soap = (await createProduct(db, acme.id, { title: "Soap", variants: [{ prices: { US: 1000 } }] })).variant;
+    const order = await createOrder({ items: [{ variant_id: soap.id, quantity: 1 }] });
+    expect(order.total).toBe(15.73); // 9.00 + 0.74 tax + 5.99 shipping
+    await db.variantPrice.updateMany({ where: { variant_id: soap.id }, data: { price: 4000 } });
+
+    const response = await patch(order.id, "send_autoship_reminder_email");
+    expect(response.status).toBe(200);
+    const mail = await db.mailOutbox.findUniqueOrThrow({ where: { id: response.body.id } });
+    // 36.00 + 2.97 tax + 5.99 shipping.
+    expect(mail.body).toContain("Total: $44.96");
+    expect(mail.body).not.toContain("$15.73");
+    const shown = await show(order.id);
+    expect(shown).toMatchObject({ total: 44.96, items: [{ price: 36 }] });
+    expect(shown.activities.slice(1)).toMatchObject([
+      { action: "repriced", performed_by: { type: "api_token", id: acme.token.slice(0, 12) }, before: { total: 15.73 }, after: { total: 44.96 } },
+      { action: "reminder_email_queued" },
+    ]);
+
+    await patch(order.id, "send_autoship_reminder_email");
+    expect(actions(await show(order.id))).toEqual(["created", "repriced", "reminder_email_queued", "reminder_email_queued"]);
+  });
+
+  it("the reminder answers 422 for an order whose items no longer price, and queues nothing", async () => {
+    const db = t.db.prisma;
+    const candle = (await createProduct(db, acme.id, { title: "Candle", variants: [{ prices: { US: 2000 } }] })).variant;
+    const order = await createOrder({ items: [{ variant_id: bottle.id, quantity: 1 }, { variant_id: candle.id, quantity: 1 }] });
+    expect((await call("DELETE", `/api/products/${candle.product_id}`, { token: acme.token })).status).toBe(200);
+    const response = await patch(order.id, "send_autoship_reminder_email");
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "items.1.variant_id": ["does not name an available variant of this company"] });
+    expect(await db.mailOutbox.count()).toBe(0);
+    expect(actions(await show(order.id))).toEqual(["created"]);
   });
 });
 

@@ -213,6 +213,8 @@ describe("POST /api/subscription_plans", () => {
     await expectRejected({ trial_period: 0, trial_period_unit: "day" }, ["subscription_plan.trial_period"]);
     await expectRejected({ trial_period: 7 }, { "subscription_plan.trial_period_unit": ["is required when trial_period is set"] });
     await expectRejected({ trial_period: 7, trial_period_unit: "hour" }, ["subscription_plan.trial_period_unit"]);
+    await expectRejected({ trial_period: null, trial_period_unit: "day" }, { "subscription_plan.trial_period": ["is required when trial_period_unit is set"] });
+    await expectRejected({ trial_period_unit: "day" }, { "subscription_plan.trial_period": ["is required when trial_period_unit is set"] });
     await expectRejected({ max_skips: 0 }, ["subscription_plan.max_skips"]);
     await expectRejected({ allow_max_billing_cycles: true }, { "subscription_plan.max_billing_cycles": ["is required when allow_max_billing_cycles is true"] });
     await expectRejected({ allow_max_billing_cycles: true, max_billing_cycles: 0 }, ["subscription_plan.max_billing_cycles"]);
@@ -327,8 +329,24 @@ describe("PUT /api/subscription_plans/{id}", () => {
 
   it("clears nullable members with null", async () => {
     const id = await createId({ trial_period: 7, trial_period_unit: "day", price_adjustment_type: "fixed_amount", price_adjustment_amount: 2 });
-    const response = await update(id, { trial_period: null, price_adjustment_type: null, price_adjustment_amount: null });
-    expect(response.body.subscription_plan).toMatchObject({ trial_period: null, price_adjustment_type: null, price_adjustment_amount: null });
+    const response = await update(id, { trial_period: null, trial_period_unit: null, price_adjustment_type: null, price_adjustment_amount: null });
+    expect(response.body.subscription_plan).toMatchObject({ trial_period: null, trial_period_unit: null, price_adjustment_type: null, price_adjustment_amount: null });
+  });
+
+  it("refuses a trial unit without a period, counting the stored members the update leaves in place", async () => {
+    const trial = await createId({ trial_period: 7, trial_period_unit: "day" });
+    const plain = await createId();
+    const before = await snapshot();
+    for (const [id, plan] of [
+      [trial, { trial_period: null }],
+      [plain, { trial_period_unit: "week" }],
+      [plain, { trial_period: null, trial_period_unit: "week" }],
+    ] as const) {
+      const response = await update(id, plan);
+      expect(response.status, JSON.stringify(plan)).toBe(422);
+      expect(response.body.errors).toEqual({ "subscription_plan.trial_period": ["is required when trial_period_unit is set"] });
+    }
+    expect(await snapshot()).toBe(before);
   });
 
   it("checks the rules against the plan as it would be stored, and changes nothing on 422", async () => {
