@@ -7,12 +7,15 @@ import { computeTotals, type PriceAdjustment, type Totals, type TotalsDiscount, 
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
 // on the cart because the world changed since the last mutation (a code expired, a shipping
-// method was switched off, a saved payment method no longer belongs to the customer).
+// method was switched off, a subscribed line's plan was switched off, unlinked from its product
+// or deleted, a saved payment method no longer belongs to the customer).
 
 export interface Corrections {
   discountCodes: string[] | null;
   clearShippingMethod: boolean;
   clearPaymentMethod: boolean;
+  /** Subscribed lines whose plan they may no longer use: they become one-time purchases. */
+  unsubscribedItemIds: number[];
 }
 
 export interface PricedCart {
@@ -66,6 +69,19 @@ function unavailableReason(item: LoadedItem, countryId: number, countryName: str
   return null;
 }
 
+/**
+ * Why a subscribed line can no longer use its plan, or null when it can: the rules a new
+ * subscription is held to (subscriptionPlanFor), and a deleted plan (its foreign key leaves the
+ * line subscribed with no plan, for this to find).
+ */
+function planProblem(item: LoadedItem): string | null {
+  const plan = item.subscription_plan;
+  if (plan === null) return "its plan was deleted";
+  if (plan.active === false) return `its plan ${plan.name} is not active`;
+  if (!item.variant.product.subscription_plans.some((link) => link.subscription_plan_id === plan.id)) return `its plan ${plan.name} is no longer offered for this product`;
+  return null;
+}
+
 export function priceCart(state: CartState, now: Date): PricedCart {
   const { cart } = state;
   const decimalPlaces = cart.country.currency.decimal_places;
@@ -81,9 +97,17 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   const unitCvOf = (item: LoadedItem) => item.cv ?? item.variant.cv;
   const unitQvOf = (item: LoadedItem) => item.qv ?? item.variant.qv;
 
+  const unsubscribedItemIds = new Set<number>();
+  for (const item of cart.items) {
+    const problem = item.subscription ? planProblem(item) : null;
+    if (problem === null) continue;
+    unsubscribedItemIds.add(item.id);
+    warnings.push(`Item ${item.id} (${item.variant.sku}) is no longer a subscription: ${problem}`);
+  }
+
   const lines: TotalsLine[] = cart.items.map((item) => {
     const price = priceRowOf(item, cart.country_id);
-    const plan = item.subscription ? item.subscription_plan : null;
+    const plan = item.subscription && !unsubscribedItemIds.has(item.id) ? item.subscription_plan : null;
     return {
       key: String(item.id),
       productId: item.variant.product_id,
@@ -164,6 +188,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
       discountCodes: keptCodes.length === cart.discount_codes.length ? null : keptCodes,
       clearShippingMethod: method !== null && !methodUsable,
       clearPaymentMethod: paymentMethodStale,
+      unsubscribedItemIds: [...unsubscribedItemIds],
     },
     shippingMethodInEffect: methodUsable,
   };

@@ -190,6 +190,62 @@ describe("subscribe / unsubscribe", () => {
     expect(cart.recurring).toHaveLength(1);
     expect(cart.recurring?.[0]?.subtotal).toBe("20.00");
   });
+
+  describe("a plan that stops being one the line may use is removed at the next change, with a warning", () => {
+    const subscribedCart = async () => {
+      const { product, variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ sku: `SUB-${Date.now()}`, prices: { US: 2000 } }] });
+      const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+      const plan = await createPlan(t.db.prisma, acme.id, { name: "Monthly 20", adjustmentType: "percentage", adjustmentAmount: "20", productIds: [product.id], defaultFor: [product.id] });
+      const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1, subscription: true }] });
+      const line = cart.items[0] as (typeof cart.items)[number];
+      expect(line).toMatchObject({ subscription: true, subscription_plan_id: plan.id, price: "16.00" });
+      return { cart, line, plan, variant, other };
+    };
+    const unsubscribedAt = (response: Awaited<ReturnType<Call>>, lineId: number) => {
+      const { cart } = parseCart(response);
+      expect(cart.items.find((item) => item.id === lineId)).toMatchObject({ subscription: false, subscription_plan_id: null, price: "20.00" });
+      expect(cart.recurring).toEqual([]);
+      return cart;
+    };
+
+    it("switched off: adding another item prices the line at list price and says why; subscribing to it again is a 422", async () => {
+      const { cart, line, plan, variant, other } = await subscribedCart();
+      expect((await call("PUT", `/api/subscription_plans/${plan.id}`, { token: acme.token, body: { subscription_plan: { active: false } } })).status).toBe(200);
+      const next = unsubscribedAt(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: other.id, quantity: 1 }] } }), line.id);
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan Monthly 20 is not active`]);
+      expect(next.sub_total).toBe("25.00");
+      expect((await lines(cart.cart_token)).find((row) => row.id === line.id)).toMatchObject({ subscription: false, subscription_plan_id: null });
+      const again = await call("POST", `/api/carts/${cart.cart_token}/items/${line.id}/subscribe?subscription_plan_id=${plan.id}`);
+      expect(again.status).toBe(422);
+      expect(again.body.errors).toEqual({ subscription_plan_id: ["is not an active subscription plan of this product"] });
+    });
+
+    it("switched off: setting the line's quantity through item_id does not keep the plan price", async () => {
+      const { cart, line, plan, variant } = await subscribedCart();
+      await call("PUT", `/api/subscription_plans/${plan.id}`, { token: acme.token, body: { subscription_plan: { active: false } } });
+      const next = unsubscribedAt(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: variant.id, quantity: 2, item_id: line.id }] } }), line.id);
+      expect(next.sub_total).toBe("40.00");
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan Monthly 20 is not active`]);
+    });
+
+    it("no longer offered for the line's product", async () => {
+      const { cart, line, plan, variant } = await subscribedCart();
+      const [link] = await t.db.prisma.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id } });
+      const unlinked = await call("PUT", `/api/subscription_plans/${plan.id}`, { token: acme.token, body: { subscription_plan: { product_subscription_plans: [{ id: link?.id, _destroy: true }] } } });
+      expect(unlinked.status).toBe(200);
+      const next = unsubscribedAt(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } }), line.id);
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan Monthly 20 is no longer offered for this product`]);
+    });
+
+    it("deleted", async () => {
+      const { cart, line, plan, variant } = await subscribedCart();
+      expect((await call("DELETE", `/api/subscription_plans/${plan.id}`, { token: acme.token })).status).toBe(200);
+      const next = unsubscribedAt(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } }), line.id);
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan was deleted`]);
+      // Said once: the line is a one-time purchase from then on.
+      expect(parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "2" } })).cart.messages.warnings).toEqual([]);
+    });
+  });
 });
 
 describe("PATCH bundled_items", () => {
