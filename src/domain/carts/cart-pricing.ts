@@ -1,9 +1,10 @@
 import { Prisma } from "../../generated/prisma/client.js";
-import { parseDecimalToMinor } from "../../platform/money.js";
+import { ValidationError } from "../../platform/errors.js";
+import { IntegerOverflowError, parseDecimalToMinor } from "../../platform/money.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
 import { discountProblem } from "./discount-rules.js";
-import { computeTotals, type PriceAdjustment, type Totals, type TotalsDiscount, type TotalsLine } from "./totals.js";
+import { computeTotals, type PriceAdjustment, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
 // on the cart because the world changed since the last mutation (a code expired, a shipping
@@ -80,6 +81,22 @@ function planProblem(item: LoadedItem): string | null {
   if (plan.active === false) return `its plan ${plan.name} is not active`;
   if (!item.variant.product.subscription_plans.some((link) => link.subscription_plan_id === plan.id)) return `its plan ${plan.name} is no longer offered for this product`;
   return null;
+}
+
+/**
+ * The totals, or a 422 when an amount or volume would pass the largest exact one (2^53 - 1):
+ * the change that would get the cart there is refused, and its transaction changes nothing.
+ */
+function cartTotals(input: TotalsInput): Totals {
+  try {
+    return computeTotals(input);
+  } catch (error) {
+    if (!(error instanceof IntegerOverflowError)) throw error;
+    throw new ValidationError(null, "This change would take the cart's totals past the largest amount a cart can hold; nothing was changed", {
+      code: "cart_total_out_of_range",
+      cause: error,
+    });
+  }
 }
 
 export function priceCart(state: CartState, now: Date): PricedCart {
@@ -164,7 +181,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   const paymentMethodStale = cart.payment_method !== null && cart.payment_method.user_id !== cart.customer_id;
 
   const enrollmentFee = cart.enrollment_pack === null ? 0 : parseDecimalToMinor(decimalAmount(cart.enrollment_pack.price, decimalPlaces), decimalPlaces);
-  const totals = computeTotals({
+  const totals = cartTotals({
     decimalPlaces,
     pricing,
     lines,

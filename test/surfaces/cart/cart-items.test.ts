@@ -104,6 +104,26 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([1]);
   });
 
+  it("refuses a change that would take the cart's totals past the largest exact amount (2^53 - 1 minor units): 422, changing nothing", async () => {
+    // 42 lines at the largest price and quantity pass 2^53 - 1 yen; the lines are written
+    // directly, as adding them 10,000 at a time would take a thousand requests.
+    const { variants } = await createProduct(t.db.prisma, acme.id, { variants: Array.from({ length: 42 }, () => ({ prices: { JP: 2_147_483_647 } })) });
+    const { cart } = await createCartOverHttp(call, acme, { country_code: "JP" });
+    const last = variants.at(-1) as (typeof variants)[number];
+    await t.db.prisma.cartItem.createMany({
+      data: variants.map((variant) => ({ company_id: acme.id, cart_id: cart.id, variant_id: variant.id, quantity: variant === last ? 90_000 : 100_000 })),
+    });
+    const full = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } })).cart;
+    expect(full.sub_total).toBe(String(2_147_483_647 * 4_190_000));
+
+    const refused = await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: last.id, quantity: 10_000 }] } });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body).toMatchObject({ error_code: "cart_total_out_of_range", errors: null });
+    expect(refused.body.error_message).toMatch(/largest amount a cart can hold/);
+    expect((await lines(cart.cart_token)).find((line) => line.variant_id === last.id)?.quantity).toBe(90_000);
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart).toEqual(full);
+  });
+
   it("answers 409 on a cart created with immutable_items", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const { cart } = await createCartOverHttp(call, acme, { immutable_items: true, items: [{ variant_id: variant.id, quantity: 1 }] });
