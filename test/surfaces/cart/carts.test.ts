@@ -93,6 +93,23 @@ describe("POST /api/carts", () => {
     });
   });
 
+  it("takes only http(s) URLs as order_confirmation_url and order_failure_url: checkout redirects buyers to them (422 on the field otherwise, creating nothing)", async () => {
+    const before = await cartCount();
+    for (const field of ["order_confirmation_url", "order_failure_url"]) {
+      for (const url of ["javascript:alert(1)", "data:text/html,<script>alert(1)</script>", "/thanks/{order_token}", "shop.example.com/thanks", `https://shop.example.com/${"a".repeat(2048)}`]) {
+        const response = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, [field]: url } });
+        expect(response.status, `${field} ${url.slice(0, 40)}`).toBe(422);
+        expect(Object.keys(response.body.errors)).toEqual([field]);
+      }
+    }
+    expect(await cartCount()).toBe(before);
+    const { cart } = await createCartOverHttp(call, acme, { order_confirmation_url: "http://shop.example.com/thanks?order={order_token}", order_failure_url: "https://shop.example.com/failed" });
+    expect(await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).toMatchObject({
+      order_confirmation_url: "http://shop.example.com/thanks?order={order_token}",
+      order_failure_url: "https://shop.example.com/failed",
+    });
+  });
+
   it("answers 422 with field errors, creating nothing, when country_code or svc_shop is missing or invalid", async () => {
     const before = await cartCount();
     for (const [body, field] of [
