@@ -83,13 +83,16 @@ export const showCartQuery = z.object({
     .describe("Comma-separated extras for available_payment_methods: saved_payment_methods adds the cart customer's saved methods"),
 });
 
+const shippingMethodChoice = z.object({ id: positiveId }).nullable().describe("Selects a shipping method of the cart's country; null clears the chosen one");
+
 export const updateCartBody = z.object({
   email: z.email().max(320).nullable().optional(),
   phone: z.string().min(1).max(50).nullable().optional(),
   email_marketing: z.boolean().nullable().optional(),
   sms_marketing: z.boolean().nullable().optional(),
-  shipping_method: z.object({ id: positiveId }).optional().describe("Selects a shipping method of the cart's country"),
+  shipping_method: shippingMethodChoice.optional(),
 });
+export const selectShippingMethodBody = z.object({ shipping_method: shippingMethodChoice });
 
 export const addressInput = z.object({
   id: positiveId.optional(),

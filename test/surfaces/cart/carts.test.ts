@@ -329,6 +329,24 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
       expect(response.body.errors).toEqual({ "shipping_method.id": ["is not an available shipping method for the cart's country"] });
     }
   });
+
+  it("clears the chosen shipping method with shipping_method: null, on either operation; the totals follow", async () => {
+    const shop = await createCompanyWithToken(t.db.prisma, "Shipper");
+    const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 3000 } }] });
+    const method = await createShippingMethod(t.db.prisma, shop.id, { name: "Express", price: 900 });
+    const { cart } = await createCartOverHttp(call, shop, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    for (const method_ of ["POST", "PATCH"]) {
+      const chosen = parseCart(await call(method_, path, { body: { shipping_method: { id: method.id } } }));
+      expect(chosen.cart).toMatchObject({ shipping_total: "9.00", amount_total: "39.00" });
+      const cleared = parseCart(await call(method_, path, { body: { shipping_method: null } }));
+      expect(cleared.cart).toMatchObject({ shipping_method: null, shipping_total: "0.00", shipping_total_for_display: "$0.00", amount_total: "30.00" });
+      expect(cleared.cart.available_shipping_methods.map((available) => available.id)).toContain(method.id);
+      expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).shipping_method_id).toBeNull();
+      // Clearing what is not chosen is not an error (a double click).
+      expect(parseCart(await call(method_, path, { body: { shipping_method: null } })).cart.shipping_method).toBeNull();
+    }
+  });
 });
 
 describe("POST /api/carts/{cart_token}/address", () => {
