@@ -111,8 +111,11 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     if (price === undefined) return 0;
     return pricing === "rep" && price.rep_price !== null ? price.rep_price : price.price;
   };
-  const unitCvOf = (item: LoadedItem) => item.cv ?? item.variant.cv;
-  const unitQvOf = (item: LoadedItem) => item.qv ?? item.variant.qv;
+  // A line the catalog no longer prices in the cart's country cannot be bought: it carries no
+  // volume, as it carries no price.
+  const unpriced = (item: LoadedItem) => isPricedLine(item) && priceRowOf(item, cart.country_id) === undefined;
+  const unitCvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.cv ?? item.variant.cv));
+  const unitQvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.qv ?? item.variant.qv));
 
   const unsubscribedItemIds = new Set<number>();
   for (const item of cart.items) {

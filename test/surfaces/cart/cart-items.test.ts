@@ -124,6 +124,31 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart).toEqual(full);
   });
 
+  it("keeps a line whose variant lost its price in the cart's country, with no volume; its quantity may fall but not grow (422 naming it)", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, cv: 5, qv: 3 }] });
+    const { variant: priced } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 }, cv: 2, qv: 1 }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }, { variant_id: priced.id, quantity: 1 }] });
+    expect(cart).toMatchObject({ cv_total: 12, qv_total: 7 });
+    const lineId = cart.items[0]?.id as number;
+    await t.db.prisma.variantPrice.deleteMany({ where: { variant_id: variant.id } });
+    const path = `/api/carts/${cart.cart_token}/items`;
+
+    const next = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } })).cart;
+    expect(next.items[0]).toMatchObject({ id: lineId, quantity: 2, price: "0.00", cv: 0, qv: 0 });
+    expect(next).toMatchObject({ sub_total: "5.00", cv_total: 2, qv_total: 1, valid_for_checkout: false });
+    expect(next.messages.errors).toEqual([`${variant.sku} is not available in United States`]);
+
+    const grown = await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 3, item_id: lineId }] } });
+    expect(grown.status).toBe(422);
+    expect(grown.body.errors).toEqual({ "items.0.quantity": [`cannot grow: item ${lineId} (${variant.sku}) has no price in the cart's country`] });
+    expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2, 1]);
+
+    const fallen = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 1, item_id: lineId }] } })).cart;
+    expect(fallen.items[0]).toMatchObject({ id: lineId, quantity: 1 });
+    const removed = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 0, item_id: lineId }] } })).cart;
+    expect(removed).toMatchObject({ cv_total: 2, valid_for_checkout: true });
+  });
+
   it("answers 409 on a cart created with immutable_items", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const { cart } = await createCartOverHttp(call, acme, { immutable_items: true, items: [{ variant_id: variant.id, quantity: 1 }] });
