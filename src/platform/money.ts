@@ -28,9 +28,17 @@ function assertSafeInteger(value: number, what: string): void {
   }
 }
 
+/**
+ * An exact result (a sum, a product) beyond the safe-integer range, which a number cannot hold:
+ * callers may refuse what led to it, where bad arguments (plain RangeErrors) are bugs.
+ */
+export class IntegerOverflowError extends RangeError {
+  override name = "IntegerOverflowError";
+}
+
 function toSafeNumber(value: bigint, what: string): number {
   if (value > MAX_SAFE || value < -MAX_SAFE) {
-    throw new RangeError(`${what} ${value} is beyond the safe integer range`);
+    throw new IntegerOverflowError(`${what} ${value} is beyond the safe integer range`);
   }
   return Number(value);
 }
@@ -165,14 +173,14 @@ export function percentOf(minor: number, percent: string): number {
   return multiplyByRate(minor, parsePercent(percent));
 }
 
-/** Exact integer product (a unit amount times a quantity); RangeError beyond 2^53. */
+/** Exact integer product (a unit amount times a quantity); IntegerOverflowError beyond 2^53. */
 export function multiplySafe(a: number, b: number): number {
   assertSafeInteger(a, "factor");
   assertSafeInteger(b, "factor");
   return toSafeNumber(BigInt(a) * BigInt(b), "product");
 }
 
-/** Exact integer sum; RangeError beyond 2^53. */
+/** Exact integer sum; IntegerOverflowError beyond 2^53. */
 export function sumSafe(values: readonly number[]): number {
   let total = 0n;
   for (const value of values) {

@@ -5,6 +5,7 @@ import {
   divideRoundHalfEven,
   formatMinor,
   formatMoneyDisplay,
+  IntegerOverflowError,
   isValidDecimalString,
   minorToNumber,
   multiplyByRate,
@@ -254,9 +255,10 @@ describe("multiplySafe and sumSafe", () => {
   });
 
   it("refuses results a double cannot hold exactly", () => {
-    expect(() => multiplySafe(2 ** 27, 2 ** 27)).toThrow(RangeError);
-    expect(() => sumSafe([Number.MAX_SAFE_INTEGER, 1])).toThrow(RangeError);
+    expect(() => multiplySafe(2 ** 27, 2 ** 27)).toThrow(IntegerOverflowError);
+    expect(() => sumSafe([Number.MAX_SAFE_INTEGER, 1])).toThrow(IntegerOverflowError);
     expect(() => multiplySafe(1.5, 2)).toThrow(RangeError);
+    expect(() => multiplySafe(1.5, 2)).not.toThrow(IntegerOverflowError);
   });
 });
 

@@ -7,7 +7,7 @@ import type { AddressBodyInput, AddressInput, AddressView, SkippedItem, UpdateCa
 
 // Contact data, shipping method, addresses, language and country of a cart.
 
-/** Email, phone, marketing consent and the shipping method: only the members sent change. */
+/** Email, phone, marketing consent and the shipping method (null clears it): only the members sent change. */
 export function updateCart(ctx: CartContext, cartToken: string, input: UpdateCartInput): Promise<CartOutcome> {
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const data: Prisma.CartUncheckedUpdateInput = {};
@@ -15,7 +15,8 @@ export function updateCart(ctx: CartContext, cartToken: string, input: UpdateCar
     if (input.phone !== undefined) data.phone = input.phone;
     if (input.email_marketing !== undefined) data.email_marketing = input.email_marketing;
     if (input.sms_marketing !== undefined) data.sms_marketing = input.sms_marketing;
-    if (input.shipping_method !== undefined) {
+    if (input.shipping_method === null) data.shipping_method_id = null;
+    else if (input.shipping_method !== undefined) {
       const method = await tx.shippingMethod.findFirst({
         where: { id: input.shipping_method.id, company_id: cart.companyId, country_id: cart.countryId, active: true },
         select: { id: true },

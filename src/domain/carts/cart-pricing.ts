@@ -1,19 +1,23 @@
-import { parseDecimalToMinor } from "../../platform/money.js";
+import { ValidationError } from "../../platform/errors.js";
+import { IntegerOverflowError, parseDecimalToMinor } from "../../platform/money.js";
 import { unboundAmountIn } from "../catalog/amounts.js";
 import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
 import { discountProblem } from "./discount-rules.js";
-import { computeTotals, type Totals, type TotalsDiscount, type TotalsLine } from "./totals.js";
+import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
 // on the cart because the world changed since the last mutation (a code expired, a shipping
-// method was switched off, a saved payment method no longer belongs to the customer).
+// method was switched off, a subscribed line's plan was switched off, unlinked from its product
+// or deleted, a saved payment method no longer belongs to the customer).
 
 export interface Corrections {
   discountCodes: string[] | null;
   clearShippingMethod: boolean;
   clearPaymentMethod: boolean;
+  /** Subscribed lines whose plan they may no longer use: they become one-time purchases. */
+  unsubscribedItemIds: number[];
 }
 
 export interface PricedCart {
@@ -54,6 +58,35 @@ function unavailableReason(item: LoadedItem, countryId: number, countryName: str
   return null;
 }
 
+/**
+ * Why a subscribed line can no longer use its plan, or null when it can: the rules a new
+ * subscription is held to (subscriptionPlanFor), and a deleted plan (its foreign key leaves the
+ * line subscribed with no plan, for this to find).
+ */
+function planProblem(item: LoadedItem): string | null {
+  const plan = item.subscription_plan;
+  if (plan === null) return "its plan was deleted";
+  if (plan.active === false) return `its plan ${plan.name} is not active`;
+  if (!item.variant.product.subscription_plans.some((link) => link.subscription_plan_id === plan.id)) return `its plan ${plan.name} is no longer offered for this product`;
+  return null;
+}
+
+/**
+ * The totals, or a 422 when an amount or volume would pass the largest exact one (2^53 - 1):
+ * the change that would get the cart there is refused, and its transaction changes nothing.
+ */
+function cartTotals(input: TotalsInput): Totals {
+  try {
+    return computeTotals(input);
+  } catch (error) {
+    if (!(error instanceof IntegerOverflowError)) throw error;
+    throw new ValidationError(null, "This change would take the cart's totals past the largest amount a cart can hold; nothing was changed", {
+      code: "cart_total_out_of_range",
+      cause: error,
+    });
+  }
+}
+
 export function priceCart(state: CartState, now: Date): PricedCart {
   const { cart } = state;
   const decimalPlaces = cart.country.currency.decimal_places;
@@ -66,12 +99,23 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     if (price === undefined) return 0;
     return pricing === "rep" && price.rep_price !== null ? price.rep_price : price.price;
   };
-  const unitCvOf = (item: LoadedItem) => item.cv ?? item.variant.cv;
-  const unitQvOf = (item: LoadedItem) => item.qv ?? item.variant.qv;
+  // A line the catalog no longer prices in the cart's country cannot be bought: it carries no
+  // volume, as it carries no price.
+  const unpriced = (item: LoadedItem) => isPricedLine(item) && priceRowOf(item, cart.country_id) === undefined;
+  const unitCvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.cv ?? item.variant.cv));
+  const unitQvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.qv ?? item.variant.qv));
+
+  const unsubscribedItemIds = new Set<number>();
+  for (const item of cart.items) {
+    const problem = item.subscription ? planProblem(item) : null;
+    if (problem === null) continue;
+    unsubscribedItemIds.add(item.id);
+    warnings.push(`Item ${item.id} (${item.variant.sku}) is no longer a subscription: ${problem}`);
+  }
 
   const lines: TotalsLine[] = cart.items.map((item) => {
     const price = priceRowOf(item, cart.country_id);
-    const plan = item.subscription ? item.subscription_plan : null;
+    const plan = item.subscription && !unsubscribedItemIds.has(item.id) ? item.subscription_plan : null;
     return {
       key: String(item.id),
       productId: item.variant.product_id,
@@ -128,7 +172,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   const paymentMethodStale = cart.payment_method !== null && cart.payment_method.user_id !== cart.customer_id;
 
   const enrollmentFee = cart.enrollment_pack === null ? 0 : parseDecimalToMinor(unboundAmountIn(cart.enrollment_pack.price, decimalPlaces), decimalPlaces);
-  const totals = computeTotals({
+  const totals = cartTotals({
     decimalPlaces,
     pricing,
     lines,
@@ -152,6 +196,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
       discountCodes: keptCodes.length === cart.discount_codes.length ? null : keptCodes,
       clearShippingMethod: method !== null && !methodUsable,
       clearPaymentMethod: paymentMethodStale,
+      unsubscribedItemIds: [...unsubscribedItemIds],
     },
     shippingMethodInEffect: methodUsable,
   };

@@ -146,5 +146,12 @@ export function storeCartState(sql: SqlTransaction, state: CartState, now: Date)
     [cart.id, viewJson, now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state],
     "carts.store",
   );
+  if (corrections.unsubscribedItemIds.length > 0) {
+    void sql.query(
+      "UPDATE cart_items SET subscription = false, subscription_plan_id = NULL, updated_at = $2 WHERE id = ANY ($1::int[])",
+      [corrections.unsubscribedItemIds, now],
+      "carts.unsubscribe-lines",
+    );
+  }
   return { id: cart.id, cartToken: cart.cart_token, companyId: cart.company_id, customerId: cart.customer_id, shopDomain: cart.company.shop_domain, viewJson, view };
 }

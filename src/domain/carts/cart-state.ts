@@ -21,7 +21,7 @@ const cartInclude = {
     orderBy: { id: "asc" },
     include: {
       subscription_plan: true,
-      variant: { include: { product: true, prices: true } },
+      variant: { include: { product: { include: { subscription_plans: true } }, prices: true } },
     },
   },
 } satisfies Prisma.CartInclude;
@@ -36,7 +36,10 @@ export type LoadedPlan = NonNullable<LoadedItem["subscription_plan"]>;
 
 export interface CartState {
   cart: LoadedCart;
-  /** The variants of the cart's lines and of the extra variant ids, with product and prices in the cart's country. */
+  /**
+   * The variants of the cart's lines and of the extra variant ids, with product (and its plan
+   * links: a subscribed line's plan must still be offered for it) and prices in the cart's country.
+   */
   variants: Map<number, LoadedVariant>;
   /** The subscription plans of the cart's lines. */
   plans: Map<number, LoadedPlan>;
@@ -87,7 +90,8 @@ SELECT json_build_object(
   'payment_method', (SELECT row_to_json(pm) FROM payment_methods pm WHERE pm.id = c.payment_method_id),
   'attribution', (SELECT row_to_json(a) FROM cart_attributions a WHERE a.cart_id = c.id ORDER BY a.id DESC LIMIT 1),
   'items', (SELECT json_agg(i ORDER BY i.id) FROM cart_items i WHERE i.cart_id = c.id),
-  'variants', (SELECT json_agg(json_build_object('variant', v, 'product', (SELECT p FROM products p WHERE p.id = v.product_id))) FROM variants v
+  'variants', (SELECT json_agg(json_build_object('variant', v, 'product', (SELECT p FROM products p WHERE p.id = v.product_id),
+                 'plan_links', (SELECT json_agg(psp) FROM product_subscription_plans psp WHERE psp.product_id = v.product_id))) FROM variants v
                WHERE v.id = ANY (ARRAY(SELECT variant_id FROM cart_items WHERE cart_id = c.id) || $2::int[]) AND v.company_id = c.company_id),
   'prices', (SELECT json_agg(vp) FROM variant_prices vp
              WHERE vp.country_id = c.country_id AND vp.variant_id = ANY (ARRAY(SELECT variant_id FROM cart_items WHERE cart_id = c.id) || $2::int[])),
@@ -119,7 +123,7 @@ interface StateRow {
   payment_method: Row<"PaymentMethod"> | null;
   attribution: Row<"CartAttribution"> | null;
   items: Row<"CartItem">[] | null;
-  variants: Array<{ variant: Row<"Variant">; product: Row<"Product"> }> | null;
+  variants: Array<{ variant: Row<"Variant">; product: Row<"Product">; plan_links: Row<"ProductSubscriptionPlan">[] | null }> | null;
   prices: Row<"VariantPrice">[] | null;
   plans: Row<"SubscriptionPlan">[] | null;
   tax_rate: string | null;
@@ -157,7 +161,10 @@ export async function loadCartState(sql: SqlTransaction, cartToken: string, extr
   for (const price of state.prices ?? []) pricesOf.set(price.variant_id, [...(pricesOf.get(price.variant_id) ?? []), price]);
   for (const plan of plans.values()) plan.price_adjustment_amount = nullableDecimalOf(plan.price_adjustment_amount);
   const variants = new Map<number, LoadedVariant>(
-    (state.variants ?? []).map(({ variant, product }) => [variant.id, { ...variant, product, prices: pricesOf.get(variant.id) ?? [] }]),
+    (state.variants ?? []).map(({ variant, product, plan_links }) => [
+      variant.id,
+      { ...variant, product: { ...product, subscription_plans: plan_links ?? [] }, prices: pricesOf.get(variant.id) ?? [] },
+    ]),
   );
   const discounts = state.discounts ?? [];
   for (const discount of discounts) discount.amount = decimalOf(discount.amount);

@@ -65,8 +65,10 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
   const money = moneyOf(currency.code, currency.decimal_places);
   const { totals, corrections } = priced;
 
+  const unsubscribed = new Set(corrections.unsubscribedItemIds);
   const renderItem = (item: LoadedItem) => {
     const line = priced.lineOf(item.id);
+    const lostPlan = unsubscribed.has(item.id);
     const listPrice = priced.listPriceOf(item);
     const { variant } = item;
     const { product } = variant;
@@ -87,8 +89,8 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
       // Volumes are points, shown the way storefronts show them: as an amount of the currency.
       cv_in_currency: money.display(unitCv * 10 ** currency.decimal_places),
       qv_in_currency: money.display(unitQv * 10 ** currency.decimal_places),
-      subscription: item.subscription,
-      subscription_plan_id: item.subscription_plan_id,
+      subscription: item.subscription && !lostPlan,
+      subscription_plan_id: lostPlan ? null : item.subscription_plan_id,
       enrollment: item.enrollment,
       display_to_customer: item.display_to_customer,
       parent_id: item.parent_id,

@@ -4,7 +4,7 @@ import { type CartState, loadCartState, loadPlans } from "./cart-state.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import type { CartContext } from "./context.js";
 import { type CartOutcome, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
-import { findVariants, type PurchasableVariant, unavailability } from "./purchasable.js";
+import { findVariants, isPricedIn, type PurchasableVariant, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
 // Cart lines: adding, setting, removing, changing a line's variant, bundled items, subscription
@@ -217,6 +217,9 @@ export async function applyItemEntries(
       const variant = variants.get(line.variant_id);
       if (line.parent_id !== null && (entry.subscription === true || entry.subscription_plan_id !== undefined)) {
         throw ValidationError.field(`${path}subscription`, "a bundled item is billed with its line, which can be subscribed");
+      }
+      if (variant !== undefined && entry.quantity > line.quantity && !isPricedIn(variant, cart.countryId)) {
+        throw ValidationError.field(`${path}quantity`, `cannot grow: item ${line.id} (${variant.sku}) has no price in the cart's country`);
       }
       const subscription = variant === undefined ? null : await subscriptionOf(sql, cart, variant, entry, path);
       Object.assign(line, { quantity: entry.quantity }, subscription);

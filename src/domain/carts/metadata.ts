@@ -7,9 +7,6 @@ export type JsonObject = Record<string, unknown>;
 /** Serialized metadata larger than this is refused (422): it is stored in every cart read. */
 export const MAX_METADATA_BYTES = 64 * 1024;
 
-// Keys that would reach an object's prototype if a merge ever assigned them.
-const UNSAFE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -17,14 +14,17 @@ function isPlainObject(value: unknown): value is JsonObject {
 /**
  * `patch` merged into `base`, recursively: where both sides hold an object the objects merge;
  * anything else in `patch` (scalars, arrays, null) replaces what `base` had. Neither input is
- * changed.
+ * changed. Every key is a key, `constructor` and `prototype` included: members are defined, not
+ * assigned, and only own members are read, so no key reaches a prototype. Keys that would be
+ * dangerous to a careless reader are removed before any service sees a body
+ * (platform/http/json-body.ts).
  */
 export function deepMerge(base: JsonObject, patch: JsonObject): JsonObject {
   const merged: JsonObject = { ...base };
   for (const [key, value] of Object.entries(patch)) {
-    if (UNSAFE_KEYS.has(key)) continue;
-    const current = merged[key];
-    merged[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
+    const current = Object.hasOwn(merged, key) ? merged[key] : undefined;
+    const next = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
+    Object.defineProperty(merged, key, { value: next, enumerable: true, writable: true, configurable: true });
   }
   return merged;
 }

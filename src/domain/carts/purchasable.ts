@@ -47,6 +47,11 @@ export type PurchasableVariant = Pick<CatalogVariant, "id" | "sku" | "product_id
   prices: Pick<CatalogVariant["prices"][number], "country_id">[];
 };
 
+/** Whether the catalog prices the variant in the country: a cart there can buy it only then. */
+export function isPricedIn(variant: Pick<PurchasableVariant, "prices">, countryId: number): boolean {
+  return variant.prices.some((price) => price.country_id === countryId);
+}
+
 /** Why a variant cannot be added to a cart of the country, or null when it can. */
 export function unavailability(variant: PurchasableVariant | undefined, variantId: number, countryId: number, priced = true): SkippedItem | null {
   const purchasable =
@@ -55,7 +60,7 @@ export function unavailability(variant: PurchasableVariant | undefined, variantI
     variant.deleted_at === null &&
     variant.product.active &&
     variant.product.deleted_at === null &&
-    (!priced || variant.prices.some((price) => price.country_id === countryId));
+    (!priced || isPricedIn(variant, countryId));
   if (!purchasable) return { variant_id: variantId, reason: "variant_unavailable", message: `Variant ${variantId} is not available` };
   if (variant.inventory_quantity !== null && variant.inventory_quantity <= 0) {
     return { variant_id: variantId, reason: "out_of_stock", message: `${variant.sku} is out of stock` };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { idParam } from "../../platform/http/schemas.js";
+import { httpUrl, idParam } from "../../platform/http/schemas.js";
 import { attributionSignals } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 
@@ -45,8 +45,6 @@ export const createItemInput = z.object({
   image_url: z.string().max(2000).optional().describe("Accepted for compatibility; images come from the catalog"),
 });
 
-const urlText = z.string().min(1).max(2000);
-
 export const createCartBody = z.object({
   country_code: countryCode.describe("ISO 3166 two-letter code: prices, currency and tax follow it"),
   svc_shop: z.string().min(1).max(253).describe("The shop's domain without scheme, or its first label"),
@@ -56,8 +54,8 @@ export const createCartBody = z.object({
   immutable_items: z.boolean().default(false),
   source: z.enum(["web", "mobile", "external", "admin"]).optional(),
   attribution: attributionInput.optional(),
-  order_confirmation_url: urlText.optional().describe("May contain an {order_token} placeholder"),
-  order_failure_url: urlText.optional().describe("Where a failed external payment returns; defaults to the checkout page"),
+  order_confirmation_url: httpUrl.optional().describe("Where checkout sends the buyer after the order (an http(s) URL); may contain an {order_token} placeholder"),
+  order_failure_url: httpUrl.optional().describe("Where a failed external payment returns (an http(s) URL); defaults to the checkout page"),
   timezone: z
     .string()
     .max(100)
@@ -85,13 +83,16 @@ export const showCartQuery = z.object({
     .describe("Comma-separated extras for available_payment_methods: saved_payment_methods adds the cart customer's saved methods"),
 });
 
+const shippingMethodChoice = z.object({ id: positiveId }).nullable().describe("Selects a shipping method of the cart's country; null clears the chosen one");
+
 export const updateCartBody = z.object({
   email: z.email().max(320).nullable().optional(),
   phone: z.string().min(1).max(50).nullable().optional(),
   email_marketing: z.boolean().nullable().optional(),
   sms_marketing: z.boolean().nullable().optional(),
-  shipping_method: z.object({ id: positiveId }).optional().describe("Selects a shipping method of the cart's country"),
+  shipping_method: shippingMethodChoice.optional(),
 });
+export const selectShippingMethodBody = z.object({ shipping_method: shippingMethodChoice });
 
 export const addressInput = z.object({
   id: positiveId.optional(),

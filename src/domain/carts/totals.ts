@@ -30,6 +30,8 @@
 // 9. recurring: one entry per distinct (interval, intervalUnit) among subscribed lines with a
 //    quantity, in first-seen order, summing their lineSubtotals.
 // Lines with quantity 0 are reported but contribute 0 everywhere.
+// Every amount and volume is exact: one that would pass 2^53 - 1 throws IntegerOverflowError
+// (platform/money.ts), which callers may refuse as too large; malformed input is a RangeError.
 
 import {
   allocateLargestRemainder,
@@ -252,7 +254,7 @@ export function computeTotals(input: TotalsInput): Totals {
     shippingLeft -= code.taken;
   }
   const shippingDiscount = shippingTotal - shippingLeft;
-  const discountTotal = itemDiscountTotal + shippingDiscount;
+  const discountTotal = sumSafe([itemDiscountTotal, shippingDiscount]);
 
   const lineTotals: LineTotals[] = lines.map((line) => {
     const discounted = leftOf(line);

@@ -334,8 +334,9 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
 
 /**
  * Refused (409) while the plan has subscriptions that are not cancelled. Cart lines subscribed
- * to it become one-time purchases (the foreign key only clears their plan): their carts show it
- * from their next change on, as with any catalog edit.
+ * to it keep their subscription flag and lose their plan (the foreign key clears it): their
+ * cart's next change finds them so, makes them one-time purchases and says so in a warning
+ * (domain/carts/cart-pricing.ts), as with a plan switched off.
  */
 export async function deletePlan(ctx: ServiceContext, id: number): Promise<PlanView> {
   return ctx.db.$transaction(async (tx) => {
@@ -344,7 +345,6 @@ export async function deletePlan(ctx: ServiceContext, id: number): Promise<PlanV
     if (view.subscriptions.length > 0) {
       throw new ConflictError(`The plan has ${view.subscriptions.length} subscription(s) that are not cancelled`, { code: "plan_has_subscriptions" });
     }
-    await tx.cartItem.updateMany({ where: { subscription_plan_id: id, company_id: ctx.companyId }, data: { subscription: false } });
     await tx.subscriptionPlan.delete({ where: { id } });
     return view;
   });

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { changeLanguage, setAddress, updateCart, updateCountry } from "../../domain/carts/cart-details.js";
 import { createCart } from "../../domain/carts/create-cart.js";
 import {
@@ -10,6 +9,7 @@ import {
   changeLanguageBody,
   createCartBody,
   createCartQuery,
+  selectShippingMethodBody,
   showCartQuery,
   updateCartBody,
   updateCountryBody,
@@ -66,9 +66,9 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: "Select a shipping method",
+        summary: "Select a shipping method, or clear it with null",
         params: cartTokenParams,
-        body: z.object({ shipping_method: z.object({ id: z.number().int().positive().max(2_147_483_647) }) }),
+        body: selectShippingMethodBody,
         response,
       },
     },

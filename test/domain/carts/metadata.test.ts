@@ -19,10 +19,16 @@ describe("deepMerge", () => {
     expect(patch).toEqual({ nested: { y: 2 } });
   });
 
-  it("never assigns prototype keys", () => {
-    const patch = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"x": 1}, "ok": 1}');
-    const merged = deepMerge({}, patch);
-    expect(merged).toEqual({ ok: 1 });
+  it("keeps every key as a key: constructor and prototype are stored, and not even __proto__ reaches a prototype", () => {
+    // JSON.parse makes __proto__ an own member, as the metadata read from the database would be.
+    const base = JSON.parse('{"__proto__": {"kept": true}, "constructor": {"y": 2}}');
+    const patch = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"x": 1}, "prototype": "v2", "ok": 1}');
+    const merged = deepMerge(base, patch);
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect(Object.keys(merged)).toEqual(["__proto__", "constructor", "prototype", "ok"]);
+    expect(Object.getOwnPropertyDescriptor(merged, "__proto__")?.value).toEqual({ kept: true, polluted: true });
+    expect(merged.constructor).toEqual({ y: 2, x: 1 });
+    expect(merged.prototype).toBe("v2");
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

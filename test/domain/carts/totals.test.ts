@@ -9,6 +9,7 @@ import {
   type TotalsInput,
   type TotalsLine,
 } from "../../../src/domain/carts/totals.js";
+import { IntegerOverflowError } from "../../../src/platform/money.js";
 
 let nextKey = 0;
 
@@ -644,9 +645,19 @@ describe("invalid input", () => {
     ["a malformed tax rate", { taxRatePercent: "8,25" }],
     ["a malformed discount amount", { discounts: [code("order", "percentage", "ten")] }],
     ["a malformed shipping discount even without shipping", { discounts: [code("shipping", "fixed_amount", "-1")] }],
-    ["a product total beyond 2^53", { lines: [line({ retailUnitPrice: 2 ** 40, quantity: 2 ** 20 })] }],
-  ])("rejects %s with a RangeError", (_, overrides) => {
+  ])("rejects %s with a RangeError, not as an overflow", (_, overrides) => {
     expect(() => computeTotals(cart(overrides))).toThrow(RangeError);
+    expect(() => computeTotals(cart(overrides))).not.toThrow(IntegerOverflowError);
+  });
+});
+
+describe("totals beyond 2^53 - 1", () => {
+  it.each<[string, Partial<TotalsInput>]>([
+    ["a line's subtotal", { lines: [line({ retailUnitPrice: 2 ** 40, quantity: 2 ** 20 })] }],
+    ["the sum of lines that fit one by one", { lines: [line({ retailUnitPrice: 2 ** 31, quantity: 2 ** 21 }), line({ retailUnitPrice: 2 ** 31, quantity: 2 ** 21 })] }],
+    ["a volume", { lines: [line({ retailUnitPrice: 0, unitCv: 2 ** 30, quantity: 2 ** 23 })] }],
+  ])("throw IntegerOverflowError for %s, which a caller may refuse as too large", (_, overrides) => {
+    expect(() => computeTotals(cart(overrides))).toThrow(IntegerOverflowError);
   });
 });
 

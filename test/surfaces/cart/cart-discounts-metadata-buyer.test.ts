@@ -155,6 +155,24 @@ describe("metadata", () => {
     expect(Object.prototype).not.toHaveProperty("polluted");
     expect(parseCart(await call("GET", base)).cart.metadata).toEqual({ only: {} });
   });
+
+  it("stores keys named constructor or prototype that hold no prototype, on every metadata operation, and reads them back", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const base = `/api/carts/${cart.cart_token}`;
+    const appended = parseCart(await call("PATCH", `${base}/append_metadata`, { body: { metadata: { constructor: "Acme", prototype: "v2", nested: { constructor: "kept" } } } }));
+    expect(appended.cart.metadata).toEqual({ constructor: "Acme", prototype: "v2", nested: { constructor: "kept" } });
+    const merged = parseCart(await call("PATCH", `${base}/json_data`, { body: { json_data: { constructor: { name: "Acme Inc" }, prototype: { version: 2 } } } }));
+    expect(merged.cart.metadata).toEqual({ constructor: { name: "Acme Inc" }, prototype: { version: 2 }, nested: { constructor: "kept" } });
+    const mergedAgain = parseCart(await call("PATCH", `${base}/append_metadata`, { body: { metadata: { constructor: { city: "Springfield" } } } }));
+    expect(mergedAgain.cart.metadata).toMatchObject({ constructor: { name: "Acme Inc", city: "Springfield" } });
+    const replaced = parseCart(await call("PATCH", `${base}/metadata`, { body: { metadata: { constructor: "Globex", prototype: ["a"] } } }));
+    expect(replaced.cart.metadata).toEqual({ constructor: "Globex", prototype: ["a"] });
+    expect((await stored(cart.cart_token)).metadata).toEqual({ constructor: "Globex", prototype: ["a"] });
+    expect(parseCart(await call("GET", base)).cart.metadata).toEqual({ constructor: "Globex", prototype: ["a"] });
+    const removed = parseCart(await call("PATCH", `${base}/remove_metadata`, { body: { cart: { metadata: ["constructor"] } } }));
+    expect(removed.cart.metadata).toEqual({ prototype: ["a"] });
+    expect(Object.prototype).not.toHaveProperty("version");
+  });
 });
 
 describe("attribution", () => {

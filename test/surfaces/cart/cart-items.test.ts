@@ -105,6 +105,51 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([1]);
   });
 
+  it("refuses a change that would take the cart's totals past the largest exact amount (2^53 - 1 minor units): 422, changing nothing", async () => {
+    // 42 lines at the largest price and quantity pass 2^53 - 1 yen; the lines are written
+    // directly, as adding them 10,000 at a time would take a thousand requests.
+    const { variants } = await createProduct(t.db.prisma, acme.id, { variants: Array.from({ length: 42 }, () => ({ prices: { JP: 2_147_483_647 } })) });
+    const { cart } = await createCartOverHttp(call, acme, { country_code: "JP" });
+    const last = variants.at(-1) as (typeof variants)[number];
+    await t.db.prisma.cartItem.createMany({
+      data: variants.map((variant) => ({ company_id: acme.id, cart_id: cart.id, variant_id: variant.id, quantity: variant === last ? 90_000 : 100_000 })),
+    });
+    const full = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } })).cart;
+    expect(full.sub_total).toBe(String(2_147_483_647 * 4_190_000));
+
+    const refused = await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: last.id, quantity: 10_000 }] } });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body).toMatchObject({ error_code: "cart_total_out_of_range", errors: null });
+    expect(refused.body.error_message).toMatch(/largest amount a cart can hold/);
+    expect((await lines(cart.cart_token)).find((line) => line.variant_id === last.id)?.quantity).toBe(90_000);
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart).toEqual(full);
+  });
+
+  it("keeps a line whose variant lost its price in the cart's country, with no volume; its quantity may fall but not grow (422 naming it)", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, cv: 5, qv: 3 }] });
+    const { variant: priced } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 }, cv: 2, qv: 1 }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }, { variant_id: priced.id, quantity: 1 }] });
+    expect(cart).toMatchObject({ cv_total: 12, qv_total: 7 });
+    const lineId = cart.items[0]?.id as number;
+    await t.db.prisma.variantPrice.deleteMany({ where: { variant_id: variant.id } });
+    const path = `/api/carts/${cart.cart_token}/items`;
+
+    const next = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } })).cart;
+    expect(next.items[0]).toMatchObject({ id: lineId, quantity: 2, price: "0.00", cv: 0, qv: 0 });
+    expect(next).toMatchObject({ sub_total: "5.00", cv_total: 2, qv_total: 1, valid_for_checkout: false });
+    expect(next.messages.errors).toEqual([`${variant.sku} is not available in United States`]);
+
+    const grown = await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 3, item_id: lineId }] } });
+    expect(grown.status).toBe(422);
+    expect(grown.body.errors).toEqual({ "items.0.quantity": [`cannot grow: item ${lineId} (${variant.sku}) has no price in the cart's country`] });
+    expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2, 1]);
+
+    const fallen = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 1, item_id: lineId }] } })).cart;
+    expect(fallen.items[0]).toMatchObject({ id: lineId, quantity: 1 });
+    const removed = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 0, item_id: lineId }] } })).cart;
+    expect(removed).toMatchObject({ cv_total: 2, valid_for_checkout: true });
+  });
+
   it("answers 409 on a cart created with immutable_items", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const { cart } = await createCartOverHttp(call, acme, { immutable_items: true, items: [{ variant_id: variant.id, quantity: 1 }] });
@@ -209,6 +254,62 @@ describe("subscribe / unsubscribe", () => {
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: v1.id, quantity: 1, subscription: true }, { variant_id: v2.id, quantity: 2, subscription: true }] });
     expect(cart.recurring).toHaveLength(1);
     expect(cart.recurring?.[0]?.subtotal).toBe("20.00");
+  });
+
+  describe("a plan that stops being one the line may use is removed at the next change, with a warning", () => {
+    const subscribedCart = async () => {
+      const { product, variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ sku: `SUB-${Date.now()}`, prices: { US: 2000 } }] });
+      const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+      const plan = await createPlan(t.db.prisma, acme.id, { name: "Monthly 20", adjustmentType: "percentage", adjustmentAmount: "20", productIds: [product.id], defaultFor: [product.id] });
+      const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1, subscription: true }] });
+      const line = cart.items[0] as (typeof cart.items)[number];
+      expect(line).toMatchObject({ subscription: true, subscription_plan_id: plan.id, price: "16.00" });
+      return { cart, line, plan, variant, other };
+    };
+    const unsubscribedAt = (response: Awaited<ReturnType<Call>>, lineId: number) => {
+      const { cart } = parseCart(response);
+      expect(cart.items.find((item) => item.id === lineId)).toMatchObject({ subscription: false, subscription_plan_id: null, price: "20.00" });
+      expect(cart.recurring).toEqual([]);
+      return cart;
+    };
+
+    it("switched off: adding another item prices the line at list price and says why; subscribing to it again is a 422", async () => {
+      const { cart, line, plan, variant, other } = await subscribedCart();
+      expect((await call("PUT", `/api/subscription_plans/${plan.id}`, { token: acme.token, body: { subscription_plan: { active: false } } })).status).toBe(200);
+      const next = unsubscribedAt(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: other.id, quantity: 1 }] } }), line.id);
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan Monthly 20 is not active`]);
+      expect(next.sub_total).toBe("25.00");
+      expect((await lines(cart.cart_token)).find((row) => row.id === line.id)).toMatchObject({ subscription: false, subscription_plan_id: null });
+      const again = await call("POST", `/api/carts/${cart.cart_token}/items/${line.id}/subscribe?subscription_plan_id=${plan.id}`);
+      expect(again.status).toBe(422);
+      expect(again.body.errors).toEqual({ subscription_plan_id: ["is not an active subscription plan of this product"] });
+    });
+
+    it("switched off: setting the line's quantity through item_id does not keep the plan price", async () => {
+      const { cart, line, plan, variant } = await subscribedCart();
+      await call("PUT", `/api/subscription_plans/${plan.id}`, { token: acme.token, body: { subscription_plan: { active: false } } });
+      const next = unsubscribedAt(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: variant.id, quantity: 2, item_id: line.id }] } }), line.id);
+      expect(next.sub_total).toBe("40.00");
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan Monthly 20 is not active`]);
+    });
+
+    it("no longer offered for the line's product", async () => {
+      const { cart, line, plan, variant } = await subscribedCart();
+      const [link] = await t.db.prisma.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id } });
+      const unlinked = await call("PUT", `/api/subscription_plans/${plan.id}`, { token: acme.token, body: { subscription_plan: { product_subscription_plans: [{ id: link?.id, _destroy: true }] } } });
+      expect(unlinked.status).toBe(200);
+      const next = unsubscribedAt(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } }), line.id);
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan Monthly 20 is no longer offered for this product`]);
+    });
+
+    it("deleted", async () => {
+      const { cart, line, plan, variant } = await subscribedCart();
+      expect((await call("DELETE", `/api/subscription_plans/${plan.id}`, { token: acme.token })).status).toBe(200);
+      const next = unsubscribedAt(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } }), line.id);
+      expect(next.messages.warnings).toEqual([`Item ${line.id} (${variant.sku}) is no longer a subscription: its plan was deleted`]);
+      // Said once: the line is a one-time purchase from then on.
+      expect(parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "2" } })).cart.messages.warnings).toEqual([]);
+    });
   });
 });
 

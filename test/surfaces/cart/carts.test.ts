@@ -93,6 +93,23 @@ describe("POST /api/carts", () => {
     });
   });
 
+  it("takes only http(s) URLs as order_confirmation_url and order_failure_url: checkout redirects buyers to them (422 on the field otherwise, creating nothing)", async () => {
+    const before = await cartCount();
+    for (const field of ["order_confirmation_url", "order_failure_url"]) {
+      for (const url of ["javascript:alert(1)", "data:text/html,<script>alert(1)</script>", "/thanks/{order_token}", "shop.example.com/thanks", `https://shop.example.com/${"a".repeat(2048)}`]) {
+        const response = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, [field]: url } });
+        expect(response.status, `${field} ${url.slice(0, 40)}`).toBe(422);
+        expect(Object.keys(response.body.errors)).toEqual([field]);
+      }
+    }
+    expect(await cartCount()).toBe(before);
+    const { cart } = await createCartOverHttp(call, acme, { order_confirmation_url: "http://shop.example.com/thanks?order={order_token}", order_failure_url: "https://shop.example.com/failed" });
+    expect(await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).toMatchObject({
+      order_confirmation_url: "http://shop.example.com/thanks?order={order_token}",
+      order_failure_url: "https://shop.example.com/failed",
+    });
+  });
+
   it("answers 422 with field errors, creating nothing, when country_code or svc_shop is missing or invalid", async () => {
     const before = await cartCount();
     for (const [body, field] of [
@@ -310,6 +327,24 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
       const response = await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id } } });
       expect(response.status).toBe(422);
       expect(response.body.errors).toEqual({ "shipping_method.id": ["is not an available shipping method for the cart's country"] });
+    }
+  });
+
+  it("clears the chosen shipping method with shipping_method: null, on either operation; the totals follow", async () => {
+    const shop = await createCompanyWithToken(t.db.prisma, "Shipper");
+    const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 3000 } }] });
+    const method = await createShippingMethod(t.db.prisma, shop.id, { name: "Express", price: 900 });
+    const { cart } = await createCartOverHttp(call, shop, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    for (const method_ of ["POST", "PATCH"]) {
+      const chosen = parseCart(await call(method_, path, { body: { shipping_method: { id: method.id } } }));
+      expect(chosen.cart).toMatchObject({ shipping_total: "9.00", amount_total: "39.00" });
+      const cleared = parseCart(await call(method_, path, { body: { shipping_method: null } }));
+      expect(cleared.cart).toMatchObject({ shipping_method: null, shipping_total: "0.00", shipping_total_for_display: "$0.00", amount_total: "30.00" });
+      expect(cleared.cart.available_shipping_methods.map((available) => available.id)).toContain(method.id);
+      expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).shipping_method_id).toBeNull();
+      // Clearing what is not chosen is not an error (a double click).
+      expect(parseCart(await call(method_, path, { body: { shipping_method: null } })).cart.shipping_method).toBeNull();
     }
   });
 });
