@@ -1,27 +1,6 @@
-import type { FieldErrors } from "../../platform/errors.js";
-import { ValidationError } from "../../platform/errors.js";
+import type { FieldErrorCollector } from "../../platform/errors.js";
 import { formatMinor, isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
 import type { CountryView } from "./reference-data.js";
-
-/**
- * Collects every field error of a request before answering, so a client fixing a 422 sees
- * all its mistakes at once rather than one per round trip.
- */
-export class FieldErrorCollector {
-  private readonly errors: FieldErrors = {};
-
-  add(path: string, message: string): void {
-    (this.errors[path] ??= []).push(message);
-  }
-
-  get empty(): boolean {
-    return Object.keys(this.errors).length === 0;
-  }
-
-  throwIfAny(): void {
-    if (!this.empty) throw new ValidationError(this.errors);
-  }
-}
 
 /** Amounts in a currency are stored as minor units in 32-bit integer columns. */
 export const MAX_MINOR_AMOUNT = 2_147_483_647;

@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { ConflictError, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, FieldErrorCollector, NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { CompanyCountryCreateInput, CompanyCountryView } from "./company-country-schemas.js";
 import { resolveCountryId } from "./reference-data.js";
@@ -40,9 +40,10 @@ export async function getCompanyCountry(ctx: ServiceContext, id: number): Promis
 
 /** A country the company already sells in is a 409, also when two requests race for it. */
 export async function createCompanyCountry(ctx: ServiceContext, input: CompanyCountryCreateInput): Promise<CompanyCountryView> {
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   const countryId = await resolveCountryId(ctx.db, input, "company_country", errors);
-  if (countryId === null) throw new ValidationError(errors);
+  errors.throwIfAny();
+  if (countryId === null) throw new Error("unreachable: the country was validated");
   try {
     return toView(await ctx.db.companyCountry.create({ data: { company_id: ctx.companyId, country_id: countryId }, include: withCountry }));
   } catch (error) {

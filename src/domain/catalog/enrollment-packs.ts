@@ -2,9 +2,9 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError, FieldErrorCollector, NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
 import type { EnrollmentPackCreateInput, EnrollmentPackUpdateInput, EnrollmentPackView } from "./enrollment-pack-schemas.js";
 
 // A deleted variant stays linked (carts may hold the pack) but is no longer shown.

@@ -2,9 +2,9 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
+import { decimalInCurrency, minorInCurrency } from "./amounts.js";
 import type {
   PriceInput,
   ProductCreateInput,

@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
-import type { FieldErrors } from "../../platform/errors.js";
+import type { FieldErrorCollector } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 
 /** A reference country with what pricing in it needs: its currency. */
@@ -68,20 +68,20 @@ export async function resolveCountryId(
   db: Db | Prisma.TransactionClient,
   reference: { country_id?: number | undefined; country_code?: string | undefined },
   path: string,
-  errors: FieldErrors,
+  errors: FieldErrorCollector,
 ): Promise<number | null> {
   if (reference.country_id === undefined && reference.country_code === undefined) {
-    (errors[`${path}.country_id`] ??= []).push("is required (or send country_code)");
+    errors.add(`${path}.country_id`, "is required (or send country_code)");
     return null;
   }
   const country = await db.country.findFirst({
     where: reference.country_id !== undefined ? { id: reference.country_id } : { iso: reference.country_code?.toUpperCase() },
     select: { id: true, iso: true },
   });
-  if (!country) (errors[`${path}.${reference.country_id !== undefined ? "country_id" : "country_code"}`] ??= []).push("does not name a country");
+  if (!country) errors.add(`${path}.${reference.country_id !== undefined ? "country_id" : "country_code"}`, "does not name a country");
   // Both sent and naming two countries: which one the client meant is not ours to guess (as on carts).
   else if (reference.country_code !== undefined && reference.country_code.toUpperCase() !== country.iso) {
-    (errors[`${path}.country_code`] ??= []).push("does not match country_id");
+    errors.add(`${path}.country_code`, "does not match country_id");
     return null;
   }
   return country?.id ?? null;

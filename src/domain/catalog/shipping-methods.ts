@@ -1,9 +1,9 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
+import { decimalInCurrency, minorInCurrency } from "./amounts.js";
 import { type CountryView, findCountry, toCountryView } from "./reference-data.js";
 import type { ShippingMethodCreateInput, ShippingMethodUpdateInput, ShippingMethodView } from "./shipping-method-schemas.js";
 

@@ -2,7 +2,7 @@ import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
 import type { ServiceContext } from "../../platform/context.js";
-import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
@@ -103,13 +103,13 @@ async function requireReferences(ctx: ServiceContext, input: MediaUpdateInput): 
     productIds.length > 0 ? ctx.db.product.findMany({ where: { id: { in: productIds }, company_id, deleted_at: null }, select: { id: true } }) : [],
     packIds.length > 0 ? ctx.db.enrollmentPack.findMany({ where: { id: { in: packIds }, company_id }, select: { id: true } }) : [],
   ]);
-  const errors: FieldErrors = {};
-  if (user === 0) errors["media.user_id"] = ["does not name a user of this company"];
+  const errors = new FieldErrorCollector();
+  if (user === 0) errors.add("media.user_id", "does not name a user of this company");
   const foreignProducts = missingIds(productIds, products);
-  if (foreignProducts.length > 0) errors["media.product_ids"] = [`contains ids that are not products of this company: ${foreignProducts.join(", ")}`];
+  if (foreignProducts.length > 0) errors.add("media.product_ids", `contains ids that are not products of this company: ${foreignProducts.join(", ")}`);
   const foreignPacks = missingIds(packIds, packs);
-  if (foreignPacks.length > 0) errors["media.enrollment_pack_ids"] = [`contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`];
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (foreignPacks.length > 0) errors.add("media.enrollment_pack_ids", `contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`);
+  errors.throwIfAny();
 }
 
 // Prisma writes SQL NULL into a Json column only when told so explicitly.

@@ -1,6 +1,6 @@
 // The rules of a subscription plan that involve more than one member, as pure functions over
 // the plan as it would be stored (an update's members merged over the current plan).
-import type { FieldErrors } from "../../platform/errors.js";
+import { FieldErrorCollector, type FieldErrors } from "../../platform/errors.js";
 import { parseDecimalToMinor } from "../../platform/money.js";
 
 /** Stored as numeric(14,4): ten digits before the point, four after. */
@@ -20,8 +20,8 @@ export interface PlanSettings {
 
 /** Field errors (paths under `prefix`) for a plan whose members contradict each other. */
 export function planSettingErrors(plan: PlanSettings, prefix = "subscription_plan"): FieldErrors {
-  const errors: FieldErrors = {};
-  const add = (member: string, message: string) => (errors[`${prefix}.${member}`] ??= []).push(message);
+  const errors = new FieldErrorCollector();
+  const add = (member: string, message: string) => errors.add(`${prefix}.${member}`, message);
   if (plan.trial_period !== null && plan.trial_period_unit === null) add("trial_period_unit", "is required when trial_period is set");
   if (plan.allow_max_billing_cycles && plan.max_billing_cycles === null) add("max_billing_cycles", "is required when allow_max_billing_cycles is true");
   if (plan.price_adjustment_type !== null && plan.price_adjustment_amount === null) add("price_adjustment_amount", "is required when price_adjustment_type is set");
@@ -33,5 +33,5 @@ export function planSettingErrors(plan: PlanSettings, prefix = "subscription_pla
   ) {
     add("price_adjustment_amount", "must be at most 100 for a percentage");
   }
-  return errors;
+  return errors.fieldErrors;
 }
