@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalOrNull } from "../../platform/http/schemas.js";
+import { int32Id, optionalOrNull } from "../../platform/http/schemas.js";
 
 const identifier = z.string().trim().min(1).max(255);
 
@@ -10,7 +10,7 @@ const identifier = z.string().trim().min(1).max(255);
  */
 export const attributionSignals = {
   share_guid: identifier,
-  svc_rep_id: z.number().int().positive().max(2_147_483_647),
+  svc_rep_id: int32Id,
   email: z.email().max(254),
   username: identifier,
   external_id: identifier,

@@ -1,9 +1,10 @@
 import type { FieldErrorCollector } from "../../platform/errors.js";
+import { INT32_MAX } from "../../platform/http/schemas.js";
 import { formatMinor, isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
 import type { CountryView } from "./reference-data.js";
 
 /** Amounts in a currency are stored as minor units in 32-bit integer columns. */
-export const MAX_MINOR_AMOUNT = 2_147_483_647;
+export const MAX_MINOR_AMOUNT = INT32_MAX;
 
 /**
  * A decimal string in the country's currency as minor units. An invalid amount is recorded in

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { MAX_PER_PAGE } from "../../platform/http/pagination.js";
-import { idParam, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { idParam, int32Id, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
-const recordId = z.number().int().positive().max(2_147_483_647);
 const intervalUnit = z.enum(["day", "week", "month", "year"]);
 const interval = z.number().int().min(1).max(29);
 // The seed bounds these from below only; the upper bound keeps schedule arithmetic in range.
@@ -44,11 +43,11 @@ const scheduleFields = {
 
 const linkDefault = z.boolean().optional().describe("The product's default plan: setting it clears the product's other default");
 
-const linkCreate = z.object({ product_id: recordId, default: linkDefault });
+const linkCreate = z.object({ product_id: int32Id, default: linkDefault });
 
 const linkUpdate = z.object({
-  id: recordId.optional().describe("A link of this plan: changes it; without id a link is added"),
-  product_id: recordId.optional().describe("Required for a new link"),
+  id: int32Id.optional().describe("A link of this plan: changes it; without id a link is added"),
+  product_id: int32Id.optional().describe("Required for a new link"),
   default: linkDefault,
   _destroy: z.boolean().optional().describe("With id: removes that link"),
   company_default: z.boolean().optional().describe("The seed lists it among a link's members; it sets the plan's company_default"),
@@ -73,7 +72,7 @@ export const planCreateBody = z.object({
 });
 
 export const planUpdateBody = z.object({
-  id: recordId.optional().describe("When sent, must equal the id in the path"),
+  id: int32Id.optional().describe("When sent, must equal the id in the path"),
   subscription_plan: z.object({
     ...z.object(scheduleFields).partial().shape,
     ...optionalFields,

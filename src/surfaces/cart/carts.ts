@@ -15,6 +15,7 @@ import {
   updateCountryBody,
 } from "../../domain/carts/schemas.js";
 import { showCart } from "../../domain/carts/show-cart.js";
+import { int32Id } from "../../platform/http/schemas.js";
 import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Carts"];
@@ -68,7 +69,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         summary: "Select a shipping method",
         params: cartTokenParams,
-        body: z.object({ shipping_method: z.object({ id: z.number().int().positive().max(2_147_483_647) }) }),
+        body: z.object({ shipping_method: z.object({ id: int32Id }) }),
         response,
       },
     },
