@@ -4,7 +4,7 @@ import { FieldErrorCollector, ValidationError } from "../../platform/errors.js";
 import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { newUuid } from "../../platform/ids.js";
-import { resolveCountryId } from "../catalog/reference-data.js";
+import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
@@ -128,7 +128,7 @@ export const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}
 export async function createSubscriptionOrder(ctx: OrderContext, input: SubscriptionOrderCreateInput): Promise<SubscriptionOrderView> {
   const errors = new FieldErrorCollector();
   const path = (member: string) => `subscription_order.${member}`;
-  const [plan, paymentMethod, shipToCountryId, billToCountryId] = await Promise.all([
+  const [plan, paymentMethod, shipToCountry, billToCountry] = await Promise.all([
     ctx.db.subscriptionPlan.findFirst({ where: { id: input.subscription_plan_id, company_id: ctx.companyId } }),
     input.payment_method_id
       ? ctx.db.paymentMethod.findFirst({
@@ -136,8 +136,8 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
           select: { id: true, exp_month: true, exp_year: true },
         })
       : null,
-    resolveCountryId(ctx.db, input.ship_to, path("ship_to"), errors),
-    input.bill_to ? resolveCountryId(ctx.db, input.bill_to, path("bill_to"), errors) : null,
+    resolveCountry(ctx.db, input.ship_to, path("ship_to"), errors),
+    input.bill_to ? resolveCountry(ctx.db, input.bill_to, path("bill_to"), errors) : null,
     requireUser(ctx.db, ctx.companyId, input.customer_id, "customer", path("customer_id"), errors),
     input.user_id ? requireUser(ctx.db, ctx.companyId, input.user_id, "rep", path("user_id"), errors) : null,
     input.buyer_id ? requireUser(ctx.db, ctx.companyId, input.buyer_id, "rep", path("buyer_id"), errors) : null,
@@ -153,7 +153,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   const itemPath = (index: number) => path(`items.${index}.variant_id`);
   checkNoDuplicateVariants(input.items, itemPath, errors);
   errors.throwIfAny();
-  if (!plan || shipToCountryId === null) throw new Error("unreachable: references were validated");
+  if (!plan || shipToCountry === null) throw new Error("unreachable: references were validated");
 
   return ctx.db.$transaction(async (tx) => {
     // Held until this order commits, so that a delete of the plan waits and then counts it; a
@@ -163,7 +163,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     const interval = { count: plan.billing_interval, unit: plan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
-      countryId: shipToCountryId,
+      countryId: shipToCountry.id,
       interval,
       plan,
       buyerId: input.buyer_id ?? null,
@@ -192,8 +192,8 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
         next_bill_date: nextBillDate,
         bill_date: today,
         payment_method_id: paymentMethod?.id ?? null,
-        ...addressColumns("ship_to", input.ship_to, shipToCountryId),
-        ...addressColumns("bill_to", input.bill_to ?? input.ship_to, billToCountryId ?? shipToCountryId),
+        ...addressColumns("ship_to", input.ship_to, shipToCountry.id),
+        ...addressColumns("bill_to", input.bill_to ?? input.ship_to, (billToCountry ?? shipToCountry).id),
         ...totalsColumns(priced),
         created_at: ctx.clock.now(),
         items: {
@@ -314,10 +314,7 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseEdit(statusOf(row), "update_shipping_address");
     if (refusal) raise(refusal);
-    const errors = new FieldErrorCollector();
-    const countryId = await resolveCountryId(tx, address, "address", errors);
-    errors.throwIfAny();
-    if (countryId === null) throw new Error("unreachable: the country was validated");
+    const { id: countryId } = await requireCountry(tx, address, "address");
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
       countryId,
