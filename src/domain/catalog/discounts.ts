@@ -5,6 +5,7 @@ import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platf
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
 import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import { normalizeCode } from "./discount-rules.js";
 import type { DiscountCreateInput, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
 
 type DiscountRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
@@ -121,7 +122,7 @@ export async function getDiscount(ctx: ServiceContext, id: number): Promise<Disc
 
 export async function createDiscount(ctx: ServiceContext, input: DiscountCreateInput): Promise<DiscountView> {
   const state: DiscountState = {
-    code: input.code.toUpperCase(),
+    code: normalizeCode(input.code),
     kind: input.kind,
     amount: input.amount,
     scope: input.scope,
@@ -140,7 +141,7 @@ export async function createDiscount(ctx: ServiceContext, input: DiscountCreateI
 export async function updateDiscount(ctx: ServiceContext, id: number, input: DiscountUpdateInput): Promise<DiscountView> {
   const current = await requireRow(ctx, id);
   const state: DiscountState = {
-    code: input.code?.toUpperCase() ?? current.code,
+    code: input.code === undefined ? current.code : normalizeCode(input.code),
     kind: input.kind ?? (current.kind as Kind),
     amount: input.amount ?? current.amount.toFixed(),
     scope: input.scope ?? (current.scope as Scope),
