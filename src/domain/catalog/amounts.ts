@@ -24,11 +24,6 @@ export function minorInCurrency(value: string, country: CountryView, path: strin
   return minor;
 }
 
-/** Minor units of the country's currency as the wire's decimal string ("19.99", "1200", "1.500"). */
-export function decimalInCurrency(minor: number, country: { decimal_places: number }): string {
-  return formatMinor(minor, country.decimal_places);
-}
-
 /**
  * Amounts bound to no currency (an enrollment pack's price, a fixed discount) are applied in
  * the currency of the cart that uses them, so they may carry at most as many fraction digits

@@ -4,7 +4,8 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalInCurrency, minorInCurrency } from "./amounts.js";
+import { formatMinor } from "../../platform/money.js";
+import { minorInCurrency } from "./amounts.js";
 import type {
   PriceInput,
   ProductCreateInput,
@@ -50,8 +51,8 @@ function toVariantView(row: VariantRow): VariantView {
     prices: row.prices.map((price) => ({
       country_code: price.country.iso,
       currency_code: price.country.currency.code,
-      price: decimalInCurrency(price.price, price.country.currency),
-      rep_price: price.rep_price === null ? null : decimalInCurrency(price.rep_price, price.country.currency),
+      price: formatMinor(price.price, price.country.currency.decimal_places),
+      rep_price: price.rep_price === null ? null : formatMinor(price.rep_price, price.country.currency.decimal_places),
     })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -3,7 +3,8 @@ import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
 import { ConflictError, FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalInCurrency, minorInCurrency } from "./amounts.js";
+import { formatMinor } from "../../platform/money.js";
+import { minorInCurrency } from "./amounts.js";
 import { type CountryView, findCountry, toCountryView } from "./reference-data.js";
 import type { ShippingMethodCreateInput, ShippingMethodUpdateInput, ShippingMethodView } from "./shipping-method-schemas.js";
 
@@ -22,8 +23,8 @@ function toView(row: ShippingMethodRow): ShippingMethodView {
     name: row.name,
     country_code: row.country.iso,
     currency_code: currency.code,
-    price: decimalInCurrency(row.price, currency),
-    free_over: row.free_over === null ? null : decimalInCurrency(row.free_over, currency),
+    price: formatMinor(row.price, currency.decimal_places),
+    free_over: row.free_over === null ? null : formatMinor(row.free_over, currency.decimal_places),
     active: row.active,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
