@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { paginationQuery } from "../../platform/http/pagination.js";
+import { pageNumberBounds, paginationQuery } from "../../platform/http/pagination.js";
 import { httpUrl, idParam, INT32_MAX, int32Id, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
@@ -124,7 +124,7 @@ export const subscriptionOrderListQuery = paginationQuery(25).extend({
 
 export const subscriptionOrderStatsQuery = z.object({
   ...filterQuery,
-  page: wireInteger(z.number().int().min(1).max(1_000_000).default(1)).describe("Accepted for compatibility; stats are not paged"),
+  page: wireInteger(pageNumberBounds.default(1)).describe("Accepted for compatibility; stats are not paged"),
 });
 
 export const subscriptionOrderIdParams = z.object({ id: idParam });

@@ -213,7 +213,7 @@ export async function listPlans(ctx: ServiceContext, query: PlanListQuery): Prom
   const page = resolvePage(query);
   const where: Prisma.SubscriptionPlanWhereInput = {
     company_id: ctx.companyId,
-    ...(query.active !== undefined ? { active: query.active === "true" } : {}),
+    ...(query.active !== undefined ? { active: query.active } : {}),
     ...(query.product !== undefined ? { products: { some: { product_id: query.product } } } : {}),
     ...(query.search_query ? { name: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
   };

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { MAX_PER_PAGE } from "../../platform/http/pagination.js";
-import { idParam, int32Id, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { pageNumberBounds, perPageBounds } from "../../platform/http/pagination.js";
+import { booleanQuery, idParam, int32Id, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
@@ -81,8 +81,8 @@ export const planUpdateBody = z.object({
   product_subscription_plans: linkList(linkUpdate).optional().describe(OUTSIDE_LINKS),
 });
 
-const pageNumber = wireInteger(z.number().int().min(1).max(1_000_000));
-const perPage = wireInteger(z.number().int().min(1).max(MAX_PER_PAGE));
+const pageNumber = wireInteger(pageNumberBounds);
+const perPage = wireInteger(perPageBounds);
 
 export const PLAN_SORT_ATTRIBUTES = ["id", "name", "created_at", "updated_at", "active", "company_default", "billing_interval"] as const;
 
@@ -91,7 +91,7 @@ export const planListQuery = z.object({
   per_page: perPage.optional().describe("Default 25"),
   "pagination[page]": pageNumber.optional().describe("The same as page; both may be sent only with the same value"),
   "pagination[per_page]": perPage.optional().describe("The same as per_page; both may be sent only with the same value"),
-  active: z.enum(["true", "false"]).optional(),
+  active: booleanQuery.optional(),
   product: idParam.optional().describe("Only plans offered for this product"),
   search_query: searchQuery.describe("Case-insensitive match on the name"),
   sorted_by: z.enum(PLAN_SORT_ATTRIBUTES).default("created_at"),

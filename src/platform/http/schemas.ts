@@ -84,6 +84,9 @@ export const int32Id = z.number().int().min(1).max(INT32_MAX);
 /** Path ids: positive integers; anything else is a 404 for the route's resource, decided by zod as 422. */
 export const idParam = wireInteger(int32Id);
 
+/** A true/false member of a query string, read as a boolean. */
+export const booleanQuery = z.enum(["true", "false"]).transform((value) => value === "true");
+
 /**
  * Every list's `search_query`: a case-insensitive substring, matched literally (escapeLike).
  * Surrounding spaces are dropped and an empty query filters nothing.
