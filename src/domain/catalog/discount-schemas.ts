@@ -53,6 +53,7 @@ export const discountSchema = z
   })
   .meta({ id: "Discount" });
 
+export type DiscountListQuery = z.infer<typeof discountListQuery>;
 export type DiscountCreateInput = z.infer<typeof discountCreateBody>["discount"];
 export type DiscountUpdateInput = z.infer<typeof discountUpdateBody>["discount"];
 export type DiscountView = z.infer<typeof discountSchema>;

@@ -2,11 +2,11 @@ import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
 import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
 import { normalizeCode } from "./discount-rules.js";
-import type { DiscountCreateInput, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
+import type { DiscountCreateInput, DiscountListQuery, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
 
 type DiscountRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
 type Kind = DiscountView["kind"];
@@ -104,16 +104,16 @@ function codeRace(error: unknown): never {
 
 const toDate = (value: string | null | undefined): Date | null | undefined => (value == null ? value : new Date(value));
 
-export async function listDiscounts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<DiscountView>> {
+export async function listDiscounts(ctx: ServiceContext, query: DiscountListQuery): Promise<Page<DiscountView>> {
   const where = {
     company_id: ctx.companyId,
-    ...(searchQuery ? { code: { contains: escapeLike(searchQuery), mode: "insensitive" as const } } : {}),
+    ...(query.search_query ? { code: { contains: escapeLike(query.search_query), mode: "insensitive" as const } } : {}),
   };
   const [rows, total] = await Promise.all([
-    ctx.db.discount.findMany({ where, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.discount.findMany({ where, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.discount.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  return { rows: rows.map(toView), pagination: pagination(query, total) };
 }
 
 export async function getDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {

@@ -28,6 +28,7 @@ export const enrollmentPackSchema = z
   })
   .meta({ id: "EnrollmentPack" });
 
+export type EnrollmentPackListQuery = z.infer<typeof enrollmentPackListQuery>;
 export type EnrollmentPackCreateInput = z.infer<typeof enrollmentPackCreateBody>["enrollment_pack"];
 export type EnrollmentPackUpdateInput = z.infer<typeof enrollmentPackUpdateBody>["enrollment_pack"];
 export type EnrollmentPackView = z.infer<typeof enrollmentPackSchema>;

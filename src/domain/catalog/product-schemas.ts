@@ -104,6 +104,7 @@ export const productDeletedSchema = z
   .object({ id: z.number().int(), deleted_at: timestamp })
   .meta({ id: "ProductDeleted" });
 
+export type ProductListQuery = z.infer<typeof productListQuery>;
 export type ProductCreateInput = z.infer<typeof productCreateBody>["product"];
 export type ProductUpdateInput = z.infer<typeof productUpdateBody>["product"];
 export type VariantCreateInput = z.infer<typeof variantCreateInput>;

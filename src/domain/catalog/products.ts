@@ -3,12 +3,13 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { formatMinor } from "../../platform/money.js";
 import { minorInCurrency } from "./amounts.js";
 import type {
   PriceInput,
   ProductCreateInput,
+  ProductListQuery,
   ProductUpdateInput,
   ProductView,
   VariantCreateInput,
@@ -78,15 +79,15 @@ async function requireProduct(ctx: ServiceContext, id: number): Promise<ProductR
   return row;
 }
 
-export async function listProducts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<ProductView>> {
-  const contains = searchQuery ? { contains: escapeLike(searchQuery), mode: "insensitive" as const } : null;
+export async function listProducts(ctx: ServiceContext, query: ProductListQuery): Promise<Page<ProductView>> {
+  const contains = query.search_query ? { contains: escapeLike(query.search_query), mode: "insensitive" as const } : null;
   const search = contains ? { OR: [{ title: contains }, { variants: { some: { ...live, sku: contains } } }] } : {};
   const where = { company_id: ctx.companyId, ...live, ...search };
   const [rows, total] = await Promise.all([
-    ctx.db.product.findMany({ where, include: productInclude, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.product.findMany({ where, include: productInclude, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.product.count({ where }),
   ]);
-  return { rows: rows.map(toProductView), pagination: pagination(page, total) };
+  return { rows: rows.map(toProductView), pagination: pagination(query, total) };
 }
 
 export async function getProduct(ctx: ServiceContext, id: number): Promise<ProductView> {

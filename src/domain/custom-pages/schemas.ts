@@ -59,6 +59,7 @@ export const customPageSchema = z
   })
   .meta({ id: "CustomPage" });
 
+export type PageListQuery = z.infer<typeof pageListQuery>;
 export type CustomPageView = z.infer<typeof customPageSchema>;
 export type PageCreateInput = z.infer<typeof pageCreateBody>["custom_page"];
 export type PageUpdateInput = z.infer<typeof pageUpdateBody>["custom_page"];

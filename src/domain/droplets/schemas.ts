@@ -48,5 +48,6 @@ export const installationUpdated = installationBase
   .meta({ id: "DropletInstallationUpdated" });
 export const installationDeleted = z.object({ uuid: z.uuid(), id: z.number().int() });
 
+export type InstallationListQuery = z.infer<typeof installationListQuery>;
 export type InstallationCreateInput = z.infer<typeof installationCreateBody>;
 export type InstallationUpdateInput = z.infer<typeof installationUpdateBody>["droplet_installation"];

@@ -2,10 +2,10 @@ import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isUuid, newUuid } from "../../platform/ids.js";
 import { effectiveScopes, undeclaredScopes } from "./scopes.js";
-import type { InstallationCreateInput, InstallationUpdateInput } from "./schemas.js";
+import type { InstallationCreateInput, InstallationListQuery, InstallationUpdateInput } from "./schemas.js";
 
 export interface DropletInput {
   name: string;
@@ -69,13 +69,13 @@ function requireDeclared(declared: string[], requested: string[], path: string):
   }
 }
 
-export async function listInstallations(ctx: ServiceContext, page: PageRequest, category?: string): Promise<Page<InstallationView>> {
-  const where = { company_id: ctx.companyId, ...(category ? { droplet: { category } } : {}) };
+export async function listInstallations(ctx: ServiceContext, query: InstallationListQuery): Promise<Page<InstallationView>> {
+  const where = { company_id: ctx.companyId, ...(query.category ? { droplet: { category: query.category } } : {}) };
   const [rows, total] = await Promise.all([
-    ctx.db.dropletInstallation.findMany({ where, include: withDropletAndRole, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
+    ctx.db.dropletInstallation.findMany({ where, include: withDropletAndRole, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.dropletInstallation.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  return { rows: rows.map(toView), pagination: pagination(query, total) };
 }
 
 export async function createInstallation(ctx: ServiceContext, input: InstallationCreateInput): Promise<InstallationView> {

@@ -76,6 +76,7 @@ const mediaFields = {
 
 export const mediaCreateBody = z.object({ media: z.object(mediaFields) });
 export const mediaUpdateBody = z.object({ media: z.object(mediaFields).partial() });
+export type MediaListQuery = z.infer<typeof mediaListQuery>;
 export type MediaCreateInput = z.infer<typeof mediaCreateBody>["media"];
 export type MediaUpdateInput = z.infer<typeof mediaUpdateBody>["media"];
 

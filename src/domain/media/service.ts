@@ -4,9 +4,9 @@ import { escapeLike } from "../../platform/db/like.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
-import type { MediaCreateInput, MediaUpdateInput, MediaView } from "./schemas.js";
+import type { MediaCreateInput, MediaListQuery, MediaUpdateInput, MediaView } from "./schemas.js";
 import { lockSlugs, writeWithSlug } from "./slugs.js";
 
 const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } as const;
@@ -164,17 +164,17 @@ export async function getMedia(ctx: ServiceContext, id: number, language?: strin
   return toMediaView(await requireRow(ctx, id), language);
 }
 
-export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: { media_type?: string; search_query?: string }): Promise<Page<MediaView>> {
+export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Promise<Page<MediaView>> {
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
-    ...(filter.media_type ? { media_type: filter.media_type } : {}),
-    ...(filter.search_query ? { title: { contains: escapeLike(filter.search_query), mode: "insensitive" } } : {}),
+    ...(query.media_type ? { media_type: query.media_type } : {}),
+    ...(query.search_query ? { title: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
   };
   const [rows, total] = await Promise.all([
-    ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
+    ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.media.count({ where }),
   ]);
-  return { rows: rows.map((row) => toMediaView(row)), pagination: pagination(page, total) };
+  return { rows: rows.map((row) => toMediaView(row)), pagination: pagination(query, total) };
 }
 
 export async function updateMedia(ctx: ServiceContext, id: number, input: MediaUpdateInput): Promise<MediaView> {

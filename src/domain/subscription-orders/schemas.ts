@@ -133,7 +133,8 @@ export type AddressInput = z.infer<typeof addressInput>;
 export type SubscriptionOrderCreateInput = z.infer<typeof subscriptionOrderCreateBody>["subscription_order"];
 export type ItemUpdateInput = z.infer<typeof itemUpdateInput>;
 export type UpdatePaymentInput = z.infer<typeof updatePaymentBody>;
-export type SubscriptionOrderFilters = Omit<z.infer<typeof subscriptionOrderListQuery>, "page" | "per_page">;
+export type SubscriptionOrderListQuery = z.infer<typeof subscriptionOrderListQuery>;
+export type SubscriptionOrderFilters = Omit<SubscriptionOrderListQuery, "page" | "per_page">;
 
 // ---------------------------------------------------------------------------------------------
 // Responses

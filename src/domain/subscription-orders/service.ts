@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, ValidationError } from "../../platform/errors.js";
-import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
+import { type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { newUuid } from "../../platform/ids.js";
 import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
@@ -9,7 +9,7 @@ import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
-import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
+import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
 import { toView, totalSnapshot } from "./views.js";
 
@@ -22,15 +22,11 @@ function requireDateRange(filters: SubscriptionOrderFilters): void {
   if (start && end && start > end) throw ValidationError.field("next_bill_date_end_date", "must not be before next_bill_date_start_date");
 }
 
-export async function listSubscriptionOrders(
-  ctx: SqlServiceContext,
-  page: PageRequest,
-  filters: SubscriptionOrderFilters,
-): Promise<{ rows: SubscriptionOrderView[]; pagination: Pagination }> {
-  requireDateRange(filters);
-  const { records, total } = await readOrderPage(ctx, page, filters);
+export async function listSubscriptionOrders(ctx: SqlServiceContext, query: SubscriptionOrderListQuery): Promise<{ rows: SubscriptionOrderView[]; pagination: Pagination }> {
+  requireDateRange(query);
+  const { records, total } = await readOrderPage(ctx, query);
   const now = ctx.clock.now();
-  return { rows: records.map((record) => toView(record, now)), pagination: pagination(page, total) };
+  return { rows: records.map((record) => toView(record, now)), pagination: pagination(query, total) };
 }
 
 export interface SubscriptionStats {

@@ -36,8 +36,7 @@ export async function dropletInstallationRoutes(fastify: FastifyInstance): Promi
       },
     },
     async (request) => {
-      const { page, per_page, category } = request.query;
-      const result = await installations.listInstallations(companyContext(request), { page, per_page }, category);
+      const result = await installations.listInstallations(companyContext(request), request.query);
       return listEnvelope(request, { droplet_installations: result.rows }, result.pagination);
     },
   );
