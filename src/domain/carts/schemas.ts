@@ -81,16 +81,21 @@ export const showCartQuery = z.object({
     .string()
     .max(200)
     .optional()
+    .transform((names) => (names ?? "").split(",").map((name) => name.trim()))
     .describe("Comma-separated extras for available_payment_methods: saved_payment_methods adds the cart customer's saved methods"),
 });
+
+const shippingMethodChoice = z.object({ id: int32Id });
 
 export const updateCartBody = z.object({
   email: z.email().max(320).nullable().optional(),
   phone: z.string().min(1).max(50).nullable().optional(),
   email_marketing: z.boolean().nullable().optional(),
   sms_marketing: z.boolean().nullable().optional(),
-  shipping_method: z.object({ id: int32Id }).optional().describe("Selects a shipping method of the cart's country"),
+  shipping_method: shippingMethodChoice.optional().describe("Selects a shipping method of the cart's country"),
 });
+
+export const selectShippingMethodBody = z.object({ shipping_method: shippingMethodChoice });
 
 export const addressInput = z.object({
   id: int32Id.optional(),
@@ -122,10 +127,13 @@ export const NO_DISCOUNT_CODE = "must name at least one code";
 const discountCode = z.string().min(1).max(100);
 const discountCodes = z.array(discountCode).min(1, NO_DISCOUNT_CODE).max(20);
 
-export const discountBody = z.object({
-  discount_codes: discountCodes.optional(),
-  discount_code: discountCode.optional().describe("A single code, as older storefront scripts send"),
-});
+/** Both members may be sent: the service sees one list, `discount_code` last. */
+export const discountBody = z
+  .object({
+    discount_codes: discountCodes.optional(),
+    discount_code: discountCode.optional().describe("A single code, as older storefront scripts send"),
+  })
+  .transform(({ discount_codes = [], discount_code }) => ({ discount_codes: discount_code === undefined ? discount_codes : [...discount_codes, discount_code] }));
 export const removeDiscountBody = z.object({ discount_codes: discountCodes });
 
 export const appendMetadataBody = z.object({ metadata: metadataObject });

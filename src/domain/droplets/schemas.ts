@@ -50,4 +50,4 @@ export const installationDeleted = z.object({ uuid: z.uuid(), id: z.number().int
 
 export type InstallationListQuery = z.infer<typeof installationListQuery>;
 export type InstallationCreateInput = z.infer<typeof installationCreateBody>;
-export type InstallationUpdateInput = z.infer<typeof installationUpdateBody>["droplet_installation"];
+export type InstallationUpdateBody = z.infer<typeof installationUpdateBody>;

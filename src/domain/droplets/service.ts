@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../../platform/er
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isUuid, newUuid } from "../../platform/ids.js";
 import { effectiveScopes, undeclaredScopes } from "./scopes.js";
-import type { InstallationCreateInput, InstallationListQuery, InstallationUpdateInput } from "./schemas.js";
+import type { InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
 
 export interface DropletInput {
   name: string;
@@ -100,7 +100,10 @@ export async function getInstallation(ctx: ServiceContext, uuid: string): Promis
   return toView(await requireRow(ctx, uuid));
 }
 
-export async function updateInstallation(ctx: ServiceContext, uuid: string, input: InstallationUpdateInput): Promise<InstallationView> {
+/** The body names the installation too (the specification's shape): it must be the one in the path. */
+export async function updateInstallation(ctx: ServiceContext, uuid: string, body: InstallationUpdateBody): Promise<InstallationView> {
+  if (body.uuid !== uuid) throw ValidationError.field("uuid", "must equal the uuid in the path");
+  const input = body.droplet_installation;
   const current = await requireRow(ctx, uuid);
   if (input.role_id != null) await requireRole(ctx, input.role_id, "droplet_installation.role_id");
   if (input.scopes) requireDeclared(current.droplet.scopes, input.scopes, "droplet_installation.scopes");

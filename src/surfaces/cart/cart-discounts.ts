@@ -22,10 +22,7 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
         response,
       },
     },
-    async (request, reply) => {
-      const codes = [...(request.body.discount_codes ?? []), ...(request.body.discount_code === undefined ? [] : [request.body.discount_code])];
-      return sendCart(request, reply, await applyDiscountCodes(cartContext(request), request.params.cart_token, codes));
-    },
+    async (request, reply) => sendCart(request, reply, await applyDiscountCodes(cartContext(request), request.params.cart_token, request.body.discount_codes)),
   );
 
   app.delete(

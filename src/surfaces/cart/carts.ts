@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
-import { z } from "zod";
 import { changeLanguage, setAddress, updateCart, updateCountry } from "../../domain/carts/cart-details.js";
 import { createCart } from "../../domain/carts/create-cart.js";
 import {
@@ -10,12 +9,12 @@ import {
   changeLanguageBody,
   createCartBody,
   createCartQuery,
+  selectShippingMethodBody,
   showCartQuery,
   updateCartBody,
   updateCountryBody,
 } from "../../domain/carts/schemas.js";
 import { showCart } from "../../domain/carts/show-cart.js";
-import { int32Id } from "../../platform/http/schemas.js";
 import { cartContext, sendCart } from "./cart-reply.js";
 
 const tags = ["Carts"];
@@ -50,10 +49,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     "/:cart_token",
     { schema: { tags, summary: "Show a cart with its computed totals", params: cartTokenParams, querystring: showCartQuery, response } },
-    async (request, reply) => {
-      const includes = (request.query.payment_methods_includes ?? "").split(",").map((name) => name.trim());
-      return sendCart(request, reply, await showCart(cartContext(request), request.params.cart_token, includes));
-    },
+    async (request, reply) => sendCart(request, reply, await showCart(cartContext(request), request.params.cart_token, request.query.payment_methods_includes)),
   );
 
   app.patch(
@@ -69,7 +65,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         summary: "Select a shipping method",
         params: cartTokenParams,
-        body: z.object({ shipping_method: z.object({ id: int32Id }) }),
+        body: selectShippingMethodBody,
         response,
       },
     },
