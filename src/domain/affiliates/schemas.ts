@@ -16,14 +16,15 @@ export const attributionSignals = {
   external_id: identifier,
 };
 
-/**
- * One of the five attribution shapes ({email}, {username}, {share_guid}, {svc_rep_id},
- * {external_id}). Storefronts sometimes send several signals at once: all are kept and
- * resolved in priority order (see attribution.ts); an object with none of them is a 422. A null
- * signal is an absent one, as in every optional member of the public SDK.
- */
 const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
 
+/**
+ * The public SDK's attribution: one or more of the five signals ({email}, {username},
+ * {share_guid}, {svc_rep_id}, {external_id}), as storefronts sometimes send several at once.
+ * The rep is the one the first signal in priority order names (attribution.ts); tracking events
+ * store every signal sent, the affiliate lookup stores nothing. An object with none of them is
+ * a 422. A null signal is an absent one, as in every optional member of the public SDK.
+ */
 export const attributionSchema = z
   .object({
     share_guid: optionalOrNull(share_guid),

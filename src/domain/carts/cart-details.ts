@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ConflictError, ValidationError } from "../../platform/errors.js";
 import { requireCountry } from "../catalog/reference-data.js";
-import { buyerFromToken, emailWithBuyer } from "./buyer.js";
+import { buyerFromToken, emailWithBuyer } from "./buyer-token.js";
 import type { CartContext, CartTx } from "./context.js";
 import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
 import type { AddressBodyInput, AddressInput, AddressView, SkippedItem, UpdateCartInput } from "./schemas.js";

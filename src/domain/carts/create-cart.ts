@@ -3,7 +3,7 @@ import { newCartToken } from "../../platform/ids.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { shopKey } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
-import { buyerFromToken, emailWithBuyer } from "./buyer.js";
+import { buyerFromToken, emailWithBuyer } from "./buyer-token.js";
 import { storeCartState } from "./cart-repository.js";
 import { loadCartState } from "./cart-state.js";
 import type { CartContext } from "./context.js";

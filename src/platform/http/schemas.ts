@@ -81,7 +81,10 @@ export function isInt32Id(value: number): boolean {
 /** An id in a JSON body: a positive integer an integer column holds. */
 export const int32Id = z.number().int().min(1).max(INT32_MAX);
 
-/** Path ids: positive integers; anything else is a 404 for the route's resource, decided by zod as 422. */
+/**
+ * An id in a path or a query string. One it refuses is a 404 in a path (it names nothing: the
+ * error handler answers a path's validation failure so) and a 422 in a query string.
+ */
 export const idParam = wireInteger(int32Id);
 
 /** A true/false member of a query string, read as a boolean. */

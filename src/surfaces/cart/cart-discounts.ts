@@ -2,7 +2,8 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { applyDiscountCodes, removeDiscountCodes } from "../../domain/carts/discounts.js";
 import { cartResponse, cartTokenParams, discountBody, removeDiscountBody } from "../../domain/carts/schemas.js";
-import { cartContext, sendCart } from "./cart-reply.js";
+import { cartContext } from "./cart-context.js";
+import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart discounts"];
 const response = { 200: cartResponse };

@@ -15,7 +15,8 @@ import {
   updateCountryBody,
 } from "../../domain/carts/schemas.js";
 import { showCart } from "../../domain/carts/show-cart.js";
-import { cartContext, sendCart } from "./cart-reply.js";
+import { cartContext } from "./cart-context.js";
+import { sendCart } from "./cart-reply.js";
 
 const tags = ["Carts"];
 const response = { 200: cartResponse };
