@@ -127,7 +127,7 @@ function newLine(variantId: number, quantity: number, fields: Partial<Omit<Line,
  * The plan a subscribed line uses: the requested one, which must be an active plan linked to the
  * line's product, else the product's default plan. 422 at `path` otherwise.
  */
-export async function subscriptionPlanFor(sql: SqlTransaction, companyId: number, productId: number, requestedPlanId: number | undefined, path: string): Promise<number> {
+async function subscriptionPlanFor(sql: SqlTransaction, companyId: number, productId: number, requestedPlanId: number | undefined, path: string): Promise<number> {
   const links = await sql.query<{ subscription_plan_id: number; default: boolean }>(
     `SELECT psp.subscription_plan_id, psp."default" FROM product_subscription_plans psp
      JOIN subscription_plans sp ON sp.id = psp.subscription_plan_id

@@ -186,13 +186,10 @@ export const changeLanguageBody = z.object({ language_iso: languageParam.describ
 export const updateCountryBody = z.object({ country_code: countryCode });
 
 export type CreateCartInput = z.infer<typeof createCartBody>;
-export type CreateItemInput = z.infer<typeof createItemInput>;
-export type AddItemInput = z.infer<typeof addItemsBody>["items"][number];
 export type AttributionInput = z.infer<typeof attributionInput>;
 export type AddressBodyInput = z.infer<typeof addressBody>;
 export type AddressInput = z.infer<typeof addressInput>;
 export type UpdateCartInput = z.infer<typeof updateCartBody>;
-export type BundledItemInput = z.infer<typeof bundledItemsBody>["bundled_items"][number];
 
 // ---------------------------------------------------------------------------
 // Responses

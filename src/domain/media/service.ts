@@ -19,7 +19,7 @@ const richText = (html: string | null) => (html === null ? null : { html });
  * `language` is two letters, as languageParam reads it. English is the row's own content: an
  * `en` translation stored before create and update refused one is never shown instead.
  */
-export function toMediaView(row: MediaRow, language?: string): MediaView {
+function toMediaView(row: MediaRow, language?: string): MediaView {
   const translation = language && language !== ENGLISH ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
   const html = translation?.description ?? row.description;
   const withPrompts = row.media_type === "share" || row.media_type === "upload";

@@ -132,7 +132,6 @@ export const subscriptionOrderIdParams = z.object({ id: idParam });
 export type AddressInput = z.infer<typeof addressInput>;
 export type SubscriptionOrderCreateInput = z.infer<typeof subscriptionOrderCreateBody>["subscription_order"];
 export type ItemUpdateInput = z.infer<typeof itemUpdateInput>;
-export type UpdatePaymentInput = z.infer<typeof updatePaymentBody>;
 export type SubscriptionOrderListQuery = z.infer<typeof subscriptionOrderListQuery>;
 export type SubscriptionOrderFilters = Omit<SubscriptionOrderListQuery, "page" | "per_page">;
 

@@ -119,7 +119,7 @@ function checkNoDuplicateVariants(items: ItemToPrice[], path: (index: number) =>
 
 // The insert needs a unique order number before the id that names it exists.
 const provisionalOrderNumber = () => `pending-${newUuid()}`;
-export const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
+const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
 
 export async function createSubscriptionOrder(ctx: OrderContext, input: SubscriptionOrderCreateInput): Promise<SubscriptionOrderView> {
   const errors = new FieldErrorCollector();

@@ -8,12 +8,14 @@ export interface PaginationParameters {
   "pagination[per_page]"?: number | undefined;
 }
 
+const DEFAULT_PER_PAGE = 25;
+
 /**
  * The plan list takes its page from `page`/`per_page` or from the seed's `pagination` object
  * (`pagination[page]`, `pagination[per_page]`): two spellings of one setting. Both sent with
  * different values is ambiguous, so it is a 422 rather than a guess.
  */
-export function resolvePage(query: PaginationParameters, defaultPerPage = 25): PageRequest {
+export function resolvePage(query: PaginationParameters): PageRequest {
   const errors = new FieldErrorCollector();
   const pick = (flatName: "page" | "per_page", fallback: number): number => {
     const nestedName = `pagination[${flatName}]` as const;
@@ -22,7 +24,7 @@ export function resolvePage(query: PaginationParameters, defaultPerPage = 25): P
     if (flat !== undefined && nested !== undefined && flat !== nested) errors.add(nestedName, `conflicts with ${flatName}`);
     return nested ?? flat ?? fallback;
   };
-  const page = { page: pick("page", 1), per_page: pick("per_page", defaultPerPage) };
+  const page = { page: pick("page", 1), per_page: pick("per_page", DEFAULT_PER_PAGE) };
   errors.throwIfAny();
   return page;
 }

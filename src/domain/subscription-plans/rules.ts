@@ -18,10 +18,10 @@ export interface PlanSettings {
   price_adjustment_amount: string | null;
 }
 
-/** Field errors (paths under `prefix`) for a plan whose members contradict each other. */
-export function planSettingErrors(plan: PlanSettings, prefix = "subscription_plan"): FieldErrors {
+/** Field errors (paths under `subscription_plan`) for a plan whose members contradict each other. */
+export function planSettingErrors(plan: PlanSettings): FieldErrors {
   const errors = new FieldErrorCollector();
-  const add = (member: string, message: string) => errors.add(`${prefix}.${member}`, message);
+  const add = (member: string, message: string) => errors.add(`subscription_plan.${member}`, message);
   if (plan.trial_period !== null && plan.trial_period_unit === null) add("trial_period_unit", "is required when trial_period is set");
   if (plan.allow_max_billing_cycles && plan.max_billing_cycles === null) add("max_billing_cycles", "is required when allow_max_billing_cycles is true");
   if (plan.price_adjustment_type !== null && plan.price_adjustment_amount === null) add("price_adjustment_amount", "is required when price_adjustment_type is set");
