@@ -91,6 +91,33 @@ export class ValidationError extends AppError {
   }
 }
 
+/**
+ * Collects every field error of a request before answering, so a client fixing a 422 sees
+ * all its mistakes at once rather than one per round trip. A path's messages keep the order
+ * they were added in, and paths the order they first appeared in.
+ */
+export class FieldErrorCollector {
+  // Paths can be the client's member names: without a prototype, "constructor" is a name like any other.
+  readonly fieldErrors: FieldErrors = Object.create(null);
+
+  add(path: string, message: string): void {
+    (this.fieldErrors[path] ??= []).push(message);
+  }
+
+  /** Adds the errors another check returned after those collected so far. */
+  merge(errors: FieldErrors): void {
+    for (const [path, messages] of Object.entries(errors)) for (const message of messages) this.add(path, message);
+  }
+
+  get empty(): boolean {
+    return Object.keys(this.fieldErrors).length === 0;
+  }
+
+  throwIfAny(): void {
+    if (!this.empty) throw new ValidationError(this.fieldErrors);
+  }
+}
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   constructor(retryAfterSeconds: number) {

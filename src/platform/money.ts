@@ -91,15 +91,15 @@ export function formatMinor(minor: number, decimalPlaces: number): string {
 }
 
 // Building an Intl.NumberFormat costs tens of microseconds, formatting with one costs about one;
-// a cart view shows a dozen amounts per line, so formatters are kept per locale and currency
-// (a handful: the reference currencies times the locales in use).
+// a cart view shows a dozen amounts per line, so formatters are kept per currency (a handful:
+// the reference currencies).
 const displayFormatters = new Map<string, Intl.NumberFormat>();
 
-function displayFormatter(locale: string, currencyCode: string, decimalPlaces: number): Intl.NumberFormat {
-  const key = `${locale} ${currencyCode} ${decimalPlaces}`;
+function displayFormatter(currencyCode: string, decimalPlaces: number): Intl.NumberFormat {
+  const key = `${currencyCode} ${decimalPlaces}`;
   let formatter = displayFormatters.get(key);
   if (formatter === undefined) {
-    formatter = new Intl.NumberFormat(locale, {
+    formatter = new Intl.NumberFormat("en-US", {
       style: "currency",
       currency: currencyCode,
       minimumFractionDigits: decimalPlaces,
@@ -111,17 +111,12 @@ function displayFormatter(locale: string, currencyCode: string, decimalPlaces: n
 }
 
 /**
- * Display text such as "$121.65", "¥1,200" or "KWD 1.500", as Intl.NumberFormat renders it.
+ * Display text such as "$121.65", "¥1,200" or "KWD 1.500", as Intl.NumberFormat renders it in en-US.
  * The amount is passed to Intl as the exact decimal string (Intl.NumberFormat v3), so even
  * the display edge never goes through a floating-point number.
  */
-export function formatMoneyDisplay(
-  minor: number,
-  currencyCode: string,
-  decimalPlaces: number,
-  locale = "en-US",
-): string {
-  const formatter = displayFormatter(locale, currencyCode, decimalPlaces);
+export function formatMoneyDisplay(minor: number, currencyCode: string, decimalPlaces: number): string {
+  const formatter = displayFormatter(currencyCode, decimalPlaces);
   // formatMinor only ever yields a plain decimal numeral, which is what the template type says.
   return formatter.format(formatMinor(minor, decimalPlaces) as `${number}`);
 }
@@ -166,11 +161,6 @@ export function divideRoundHalfEven(numerator: bigint, denominator: bigint): big
 export function multiplyByRate(minor: number, rate: Fraction): number {
   assertSafeInteger(minor, "minor amount");
   return toSafeNumber(divideRoundHalfEven(BigInt(minor) * rate.numerator, rate.denominator), "rate product");
-}
-
-/** percent (a decimal string such as "8.25") of a minor amount, rounded half-even. */
-export function percentOf(minor: number, percent: string): number {
-  return multiplyByRate(minor, parsePercent(percent));
 }
 
 /** Exact integer product (a unit amount times a quantity); IntegerOverflowError beyond 2^53. */

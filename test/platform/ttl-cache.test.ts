@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fixedClock } from "../../src/platform/clock.js";
+import { fixedClock } from "../helpers/fixed-clock.js";
 import { TtlCache } from "../../src/platform/ttl-cache.js";
 
 describe("TtlCache", () => {

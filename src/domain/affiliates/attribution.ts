@@ -9,19 +9,42 @@ export interface RepIdentity {
   external_id: string | null;
 }
 
+export type AttributionSignal = keyof Attribution;
+
 /** DESIGN.md's order: when several signals are sent, the first that names a known rep wins. */
-const PRIORITY: ReadonlyArray<(attribution: Attribution, rep: RepIdentity) => boolean> = [
-  (a, rep) => a.share_guid !== undefined && rep.share_guid === a.share_guid,
-  (a, rep) => a.svc_rep_id !== undefined && rep.id === a.svc_rep_id,
-  (a, rep) => a.email !== undefined && rep.email === a.email.toLowerCase(),
-  (a, rep) => a.username !== undefined && rep.username === a.username,
-  (a, rep) => a.external_id !== undefined && rep.external_id === a.external_id,
-];
+const SIGNALS_BY_PRIORITY: readonly AttributionSignal[] = ["share_guid", "svc_rep_id", "email", "username", "external_id"];
+
+/** The users column each signal names its rep by. */
+const REP_COLUMN = {
+  share_guid: "share_guid",
+  svc_rep_id: "id",
+  email: "email",
+  username: "username",
+  external_id: "external_id",
+} as const satisfies Record<AttributionSignal, keyof RepIdentity>;
+
+export interface RepMatch {
+  column: (typeof REP_COLUMN)[AttributionSignal];
+  value: string | number;
+}
+
+/** Where a signal's rep is found: its column, and the value there (emails are stored lower-cased). */
+export function repMatch(signal: AttributionSignal, value: string | number): RepMatch {
+  return { column: REP_COLUMN[signal], value: signal === "email" ? String(value).toLowerCase() : value };
+}
+
+/** The matches of every signal sent, first the one that wins. */
+export function repMatches(attribution: Attribution): RepMatch[] {
+  return SIGNALS_BY_PRIORITY.flatMap((signal) => {
+    const value = attribution[signal];
+    return value === undefined ? [] : [repMatch(signal, value)];
+  });
+}
 
 /** Picks the attributed rep among the candidates any signal matched, or null. */
 export function pickAttributedRep<Rep extends RepIdentity>(attribution: Attribution, candidates: readonly Rep[]): Rep | null {
-  for (const matches of PRIORITY) {
-    const rep = candidates.find((candidate) => matches(attribution, candidate));
+  for (const { column, value } of repMatches(attribution)) {
+    const rep = candidates.find((candidate) => candidate[column] === value);
     if (rep) return rep;
   }
   return null;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { optionalOrNull } from "../../platform/http/schemas.js";
+import { int32Id, optionalOrNull } from "../../platform/http/schemas.js";
 
 const identifier = z.string().trim().min(1).max(255);
 
@@ -10,20 +10,21 @@ const identifier = z.string().trim().min(1).max(255);
  */
 export const attributionSignals = {
   share_guid: identifier,
-  svc_rep_id: z.number().int().positive().max(2_147_483_647),
+  svc_rep_id: int32Id,
   email: z.email().max(254),
   username: identifier,
   external_id: identifier,
 };
 
-/**
- * One of the five attribution shapes ({email}, {username}, {share_guid}, {svc_rep_id},
- * {external_id}). Storefronts sometimes send several signals at once: all are kept and
- * resolved in priority order (see attribution.ts); an object with none of them is a 422. A null
- * signal is an absent one, as in every optional member of the public SDK.
- */
 const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
 
+/**
+ * The public SDK's attribution: one or more of the five signals ({email}, {username},
+ * {share_guid}, {svc_rep_id}, {external_id}), as storefronts sometimes send several at once.
+ * The rep is the one the first signal in priority order names (attribution.ts); tracking events
+ * store every signal sent, the affiliate lookup stores nothing. An object with none of them is
+ * a 422. A null signal is an absent one, as in every optional member of the public SDK.
+ */
 export const attributionSchema = z
   .object({
     share_guid: optionalOrNull(share_guid),

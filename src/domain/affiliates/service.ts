@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { pickAttributedRep } from "./attribution.js";
+import { pickAttributedRep, repMatches } from "./attribution.js";
 import type { Affiliate, Attribution } from "./schemas.js";
 
 const repColumns = { id: true, email: true, username: true, share_guid: true, external_id: true, first_name: true, last_name: true, image_url: true } as const;
@@ -8,17 +8,11 @@ const repColumns = { id: true, email: true, username: true, share_guid: true, ex
 /** One query for every rep any signal names; the priority is applied to the few candidates. */
 export async function resolveRep(ctx: ServiceContext, attribution: Attribution | undefined) {
   if (!attribution) return null;
-  const signals = [
-    attribution.share_guid !== undefined ? { share_guid: attribution.share_guid } : null,
-    attribution.svc_rep_id !== undefined ? { id: attribution.svc_rep_id } : null,
-    attribution.email !== undefined ? { email: attribution.email.toLowerCase() } : null,
-    attribution.username !== undefined ? { username: attribution.username } : null,
-    attribution.external_id !== undefined ? { external_id: attribution.external_id } : null,
-  ].filter((signal) => signal !== null);
+  const matches = repMatches(attribution);
   const candidates = await ctx.db.user.findMany({
-    where: { company_id: ctx.companyId, role: "rep", OR: signals },
+    where: { company_id: ctx.companyId, role: "rep", OR: matches.map(({ column, value }) => ({ [column]: value })) },
     select: repColumns,
-    take: signals.length,
+    take: matches.length,
   });
   return pickAttributedRep(attribution, candidates);
 }

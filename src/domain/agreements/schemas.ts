@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
 
-const recordId = z.number().int().positive().max(2_147_483_647);
 
 export const languageQuery = z.object({
   language_iso: languageParam.optional().describe("Language of the content (fr, or a locale such as fr_CA); English when omitted"),
@@ -35,7 +34,7 @@ const attachmentCreate = z.object(attachmentFields);
 
 const attachmentUpdate = z.object({
   ...attachmentFields,
-  id: recordId.optional().describe("An attachment of this agreement: changes it; without id a new attachment is added"),
+  id: int32Id.optional().describe("An attachment of this agreement: changes it; without id a new attachment is added"),
   url: attachmentFields.url.optional().describe("Required for a new attachment"),
   _destroy: z.boolean().optional().describe("With id: removes that attachment"),
 });
@@ -48,8 +47,8 @@ const agreementFields = {
   default_checked: z.boolean().optional().describe("Default false"),
   required_on_checkout: z.boolean().optional().describe("Default false; requires show_at_checkout"),
   required: z.boolean().optional().describe("Default false: acceptance is mandatory at enrollment and sign-up"),
-  enrollment_pack_id: recordId.nullable().optional().describe("One of the company's enrollment packs"),
-  company_country_ids: z.array(recordId).max(500).optional().describe("Company country ids the agreement applies to; empty: every country"),
+  enrollment_pack_id: int32Id.nullable().optional().describe("One of the company's enrollment packs"),
+  company_country_ids: z.array(int32Id).max(500).optional().describe("Company country ids the agreement applies to; empty: every country"),
 };
 
 export const agreementCreateBody = z.object({
@@ -66,7 +65,7 @@ export const agreementUpdateBody = z.object({
 });
 
 export const agreementIdsBody = z.object({
-  agreement_ids: z.array(recordId).min(1).max(100).describe("At most 100 ids; all must name the company's agreements"),
+  agreement_ids: z.array(int32Id).min(1).max(100).describe("At most 100 ids; all must name the company's agreements"),
 });
 
 export const agreementAttachment = z

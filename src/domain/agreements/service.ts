@@ -2,7 +2,7 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
 import type { SqlPool } from "../../platform/db/sql.js";
-import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { copyTitle, writtenLanguage } from "./content.js";
@@ -25,27 +25,22 @@ function formatIds(ids: number[]): string {
 
 /** References the body names must be the company's own: 422 naming what is not. */
 async function referenceErrors(db: Client, companyId: number, input: Pick<AgreementUpdateInput, "enrollment_pack_id" | "company_country_ids">): Promise<FieldErrors> {
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   // Sequential: inside a transaction there is one connection to run them on.
   const pack = input.enrollment_pack_id == null ? null : await db.enrollmentPack.findFirst({ where: { id: input.enrollment_pack_id, company_id: companyId }, select: { id: true } });
   const countries = input.company_country_ids?.length
     ? await db.companyCountry.findMany({ where: { id: { in: input.company_country_ids }, company_id: companyId }, select: { id: true } })
     : [];
-  if (input.enrollment_pack_id != null && !pack) errors["agreement.enrollment_pack_id"] = ["does not name an enrollment pack of this company"];
+  if (input.enrollment_pack_id != null && !pack) errors.add("agreement.enrollment_pack_id", "does not name an enrollment pack of this company");
   const known = new Set(countries.map((country) => country.id));
   const unknown = [...new Set(input.company_country_ids ?? [])].filter((id) => !known.has(id));
-  if (unknown.length > 0) errors["agreement.company_country_ids"] = [`unknown company country ids: ${formatIds(unknown)}`];
-  return errors;
+  if (unknown.length > 0) errors.add("agreement.company_country_ids", `unknown company country ids: ${formatIds(unknown)}`);
+  return errors.fieldErrors;
 }
 
 // An agreement that must be accepted at checkout but is never shown there could not be accepted.
 function checkoutErrors(flags: { show_at_checkout: boolean; required_on_checkout: boolean }): FieldErrors {
   return flags.required_on_checkout && !flags.show_at_checkout ? { "agreement.required_on_checkout": ["requires show_at_checkout"] } : {};
-}
-
-function throwIfAny(...groups: FieldErrors[]): void {
-  const errors = Object.assign({}, ...groups) as FieldErrors;
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
 function attachmentData(attachment: Omit<AttachmentUpdateInput, "id" | "_destroy">) {
@@ -88,10 +83,10 @@ export async function listAgreements(ctx: SqlServiceContext, query: AgreementLis
 
 /** Create writes English content whatever language the request names (the specification's rule). */
 export async function createAgreement(ctx: SqlServiceContext, input: AgreementCreateInput): Promise<AgreementView> {
-  throwIfAny(
-    await referenceErrors(ctx.db, ctx.companyId, input),
-    checkoutErrors({ show_at_checkout: input.show_at_checkout ?? false, required_on_checkout: input.required_on_checkout ?? false }),
-  );
+  const errors = new FieldErrorCollector();
+  errors.merge(await referenceErrors(ctx.db, ctx.companyId, input));
+  errors.merge(checkoutErrors({ show_at_checkout: input.show_at_checkout ?? false, required_on_checkout: input.required_on_checkout ?? false }));
+  errors.throwIfAny();
   const { id } = await ctx.db.agreement.create({
     data: {
       company_id: ctx.companyId,
@@ -117,17 +112,17 @@ export async function getActiveAgreement(sql: SqlPool, id: number, languageIso: 
 
 // One change per attachment: a second entry for it (remove, then change) has no order to apply in.
 function attachmentErrors(input: AttachmentUpdateInput[], existing: Set<number>): FieldErrors {
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   const named = new Set<number>();
   input.forEach((attachment, index) => {
     const path = `agreement.attachments_attributes.${index}`;
-    if (attachment.id !== undefined && !existing.has(attachment.id)) errors[`${path}.id`] = ["does not name an attachment of this agreement"];
-    else if (attachment.id !== undefined && named.has(attachment.id)) errors[`${path}.id`] = ["names an attachment an earlier entry already names"];
+    if (attachment.id !== undefined && !existing.has(attachment.id)) errors.add(`${path}.id`, "does not name an attachment of this agreement");
+    else if (attachment.id !== undefined && named.has(attachment.id)) errors.add(`${path}.id`, "names an attachment an earlier entry already names");
     if (attachment.id !== undefined) named.add(attachment.id);
-    if (attachment.id === undefined && attachment._destroy) errors[`${path}.id`] = ["is required to remove an attachment"];
-    if (attachment.id === undefined && !attachment._destroy && attachment.url === undefined) errors[`${path}.url`] = ["is required"];
+    if (attachment.id === undefined && attachment._destroy) errors.add(`${path}.id`, "is required to remove an attachment");
+    if (attachment.id === undefined && !attachment._destroy && attachment.url === undefined) errors.add(`${path}.url`, "is required");
   });
-  return errors;
+  return errors.fieldErrors;
 }
 
 async function writeAttachments(tx: Prisma.TransactionClient, agreementId: number, input: AttachmentUpdateInput[]): Promise<void> {
@@ -148,10 +143,10 @@ function contentData(input: AgreementUpdateInput) {
 // A read shows a translation whole or not at all, so a new one needs title and description.
 function translationErrors(languageIso: string, existing: boolean, input: AgreementUpdateInput): FieldErrors {
   if (languageIso === ENGLISH || existing || (input.title === undefined && input.description === undefined)) return {};
-  const errors: FieldErrors = {};
-  if (input.title === undefined) errors["agreement.title"] = [`is required for a new ${languageIso} translation`];
-  if (input.description === undefined) errors["agreement.description"] = [`is required for a new ${languageIso} translation`];
-  return errors;
+  const errors = new FieldErrorCollector();
+  if (input.title === undefined) errors.add("agreement.title", `is required for a new ${languageIso} translation`);
+  if (input.description === undefined) errors.add("agreement.description", `is required for a new ${languageIso} translation`);
+  return errors.fieldErrors;
 }
 
 async function writeTranslation(tx: Prisma.TransactionClient, agreementId: number, languageIso: string, existingId: number | undefined, input: AgreementUpdateInput): Promise<void> {
@@ -178,13 +173,13 @@ export async function updateAgreement(ctx: SqlServiceContext, id: number, langua
     if (!current) throw new NotFoundError("Agreement not found");
     const translation = current.translations[0];
     const languageKnown = language === ENGLISH || (await tx.language.findUnique({ where: { iso: language }, select: { iso: true } })) !== null;
-    throwIfAny(
-      languageKnown ? {} : { language_iso: ["is not a supported language"] },
-      translationErrors(language, translation !== undefined, input),
-      await referenceErrors(tx, ctx.companyId, input),
-      checkoutErrors({ show_at_checkout: input.show_at_checkout ?? current.show_at_checkout, required_on_checkout: input.required_on_checkout ?? current.required_on_checkout }),
-      attachmentErrors(input.attachments_attributes ?? [], new Set(current.attachments.map((attachment) => attachment.id))),
-    );
+    const errors = new FieldErrorCollector();
+    if (!languageKnown) errors.add("language_iso", "is not a supported language");
+    errors.merge(translationErrors(language, translation !== undefined, input));
+    errors.merge(await referenceErrors(tx, ctx.companyId, input));
+    errors.merge(checkoutErrors({ show_at_checkout: input.show_at_checkout ?? current.show_at_checkout, required_on_checkout: input.required_on_checkout ?? current.required_on_checkout }));
+    errors.merge(attachmentErrors(input.attachments_attributes ?? [], new Set(current.attachments.map((attachment) => attachment.id))));
+    errors.throwIfAny();
     if (language !== ENGLISH) await writeTranslation(tx, id, language, translation?.id, input);
     await writeAttachments(tx, id, input.attachments_attributes ?? []);
     if (input.company_country_ids) {

@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ConflictError, ValidationError } from "../../platform/errors.js";
-import { buyerFromToken, emailWithBuyer } from "./buyer.js";
+import { requireCountry } from "../catalog/reference-data.js";
+import { buyerFromToken, emailWithBuyer } from "./buyer-token.js";
 import type { CartContext, CartTx } from "./context.js";
 import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
 import type { AddressBodyInput, AddressInput, AddressView, SkippedItem, UpdateCartInput } from "./schemas.js";
@@ -29,18 +30,7 @@ export function updateCart(ctx: CartContext, cartToken: string, input: UpdateCar
 }
 
 async function addressViewOf(tx: CartTx, address: AddressInput): Promise<AddressView> {
-  const country =
-    address.country_id !== undefined
-      ? await tx.country.findUnique({ where: { id: address.country_id } })
-      : address.country_code !== undefined
-        ? await tx.country.findUnique({ where: { iso: address.country_code } })
-        : null;
-  if (country === null) {
-    const path = address.country_id !== undefined ? "address.country_id" : "address.country_code";
-    throw ValidationError.field(path, address.country_id === undefined && address.country_code === undefined ? "is required" : "is not a supported country");
-  }
-  // Both may be sent; storing one country when they name two would ship to a guess.
-  if (address.country_code !== undefined && address.country_code !== country.iso) throw ValidationError.field("address.country_code", "does not match country_id");
+  const country = await requireCountry(tx, address, "address");
   return {
     id: address.id ?? null,
     first_name: address.first_name ?? null,

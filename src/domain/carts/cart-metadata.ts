@@ -1,6 +1,6 @@
 import { ValidationError } from "../../platform/errors.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
-import { deepMerge, type JsonObject, metadataRefusal, removeKeys } from "./metadata.js";
+import { deepMerge, type JsonObject, metadataRefusal, removeKeys } from "./metadata-rules.js";
 import type { CartContext } from "./context.js";
 
 // The three metadata operations, each a locked read-modify-write so concurrent calls compose.

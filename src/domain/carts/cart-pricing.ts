@@ -1,10 +1,10 @@
 import { ValidationError } from "../../platform/errors.js";
 import { IntegerOverflowError, parseDecimalToMinor } from "../../platform/money.js";
 import { unboundAmountIn } from "../catalog/amounts.js";
+import { discountProblem } from "../catalog/discount-rules.js";
 import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
-import { discountProblem } from "./discount-rules.js";
 import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected

@@ -1,6 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { NotFoundError } from "../../platform/errors.js";
+import { isInt32Id } from "../../platform/http/schemas.js";
 import { type AgreementViewRow, checkoutAgreementRowsSql, toView as agreementView } from "../agreements/view.js";
 import type { AgreementView } from "../agreements/schemas.js";
 import { decimalOf, nullableDecimalOf, parseRowJson } from "./sql-json.js";
@@ -146,7 +147,7 @@ function byId<T extends { id: number }>(rows: T[] | null): Map<number, T> {
 }
 
 export async function loadCartState(sql: SqlTransaction, cartToken: string, extras: StateExtras = NO_EXTRAS): Promise<CartState> {
-  const validIds = extras.variantIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
+  const validIds = extras.variantIds.filter(isInt32Id);
   // The agreements come apart from the state, parsed by pg: their timestamps stay ISO strings.
   const rows = await sql.query<{ state: string; metadata: string; ship_to: string | null; bill_to: string | null; agreements: AgreementViewRow[] | null }>(
     STATE_QUERY,

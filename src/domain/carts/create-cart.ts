@@ -1,9 +1,9 @@
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { newCartToken } from "../../platform/ids.js";
 import type { SqlPool } from "../../platform/db/sql.js";
-import { normalizeShop } from "../companies/service.js";
+import { shopKey } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
-import { buyerFromToken, emailWithBuyer } from "./buyer.js";
+import { buyerFromToken, emailWithBuyer } from "./buyer-token.js";
 import { storeCartState } from "./cart-repository.js";
 import { loadCartState } from "./cart-state.js";
 import type { CartContext } from "./context.js";
@@ -75,12 +75,12 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, userT
 
 /** The shop's company (by domain, or by slug for a first label) and the country: one statement. */
 async function shopAndCountry(sql: SqlPool, shop: string, countryCode: string): Promise<{ company: { id: number } | null; country: { id: number } | null }> {
-  const normalized = normalizeShop(shop);
-  const column = normalized.includes(".") ? "shop_domain" : "shop_slug";
+  const key = shopKey(shop);
+  if (key === null) return { company: null, country: null };
   const [row] = await sql.query<{ company_id: number | null; country_id: number | null }>(
-    `SELECT (SELECT id FROM companies WHERE ${column} = $1 AND $1 <> '') AS company_id, (SELECT id FROM countries WHERE iso = $2) AS country_id`,
-    [normalized, countryCode],
-    `carts.shop-by-${column}`,
+    `SELECT (SELECT id FROM companies WHERE ${key.column} = $1) AS company_id, (SELECT id FROM countries WHERE iso = $2) AS country_id`,
+    [key.value, countryCode],
+    `carts.shop-by-${key.column}`,
   );
   return {
     company: row?.company_id == null ? null : { id: row.company_id },

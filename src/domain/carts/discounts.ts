@@ -1,7 +1,7 @@
 import { ValidationError } from "../../platform/errors.js";
 import type { CartContext } from "./context.js";
-import { discountProblem, normalizeCode } from "./discount-rules.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
+import { discountProblem, normalizeCode } from "../catalog/discount-rules.js";
 import type { LoadedDiscount } from "./cart-state.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
 import { NO_DISCOUNT_CODE } from "./schemas.js";

@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../../platform/er
 import { type LockedCart, lockCart, storeCartState } from "./cart-repository.js";
 import { type CartState, loadCartState, loadPlans } from "./cart-state.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
+import { isInt32Id } from "../../platform/http/schemas.js";
 import type { CartContext } from "./context.js";
 import { type CartOutcome, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
 import { findVariants, isPricedIn, type PurchasableVariant, unavailability } from "./purchasable.js";
@@ -126,7 +127,7 @@ function newLine(variantId: number, quantity: number, fields: Partial<Omit<Line,
  * The plan a subscribed line uses: the requested one, which must be an active plan linked to the
  * line's product, else the product's default plan. 422 at `path` otherwise.
  */
-export async function subscriptionPlanFor(sql: SqlTransaction, companyId: number, productId: number, requestedPlanId: number | undefined, path: string): Promise<number> {
+async function subscriptionPlanFor(sql: SqlTransaction, companyId: number, productId: number, requestedPlanId: number | undefined, path: string): Promise<number> {
   const links = await sql.query<{ subscription_plan_id: number; default: boolean }>(
     `SELECT psp.subscription_plan_id, psp."default" FROM product_subscription_plans psp
      JOIN subscription_plans sp ON sp.id = psp.subscription_plan_id
@@ -359,7 +360,7 @@ export function removeItemsByVariant(ctx: CartContext, cartToken: string, varian
     requireMutableItems(cart);
     const removed = await sql.query<{ variant_id: number }>(
       "DELETE FROM cart_items WHERE cart_id = $1 AND parent_id IS NULL AND NOT enrollment AND variant_id = ANY ($2::int[]) RETURNING variant_id",
-      [cart.id, variantIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647)],
+      [cart.id, variantIds.filter(isInt32Id)],
     );
     // As if removed one entry at a time: a variant named twice is no longer in the cart the second time.
     const present = new Set(removed.map((row) => row.variant_id));

@@ -1,5 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
+import { isInt32Id } from "../../platform/http/schemas.js";
 import type { SkippedItem } from "./schemas.js";
 import { parseRowJson } from "./sql-json.js";
 
@@ -23,7 +24,7 @@ interface VariantRows {
  * PostgreSQL's time per call under the bench's load).
  */
 export async function findVariants(sql: SqlTransaction, companyId: number, variantIds: readonly number[]): Promise<Map<number, CatalogVariant>> {
-  const ids = [...new Set(variantIds)].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
+  const ids = [...new Set(variantIds)].filter(isInt32Id);
   if (ids.length === 0) return new Map();
   const rows = await sql.query<{ rows: string }>(
     `SELECT json_build_object('variant', row_to_json(v), 'product', row_to_json(p),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { httpUrl, idParam } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id } from "../../platform/http/schemas.js";
 import { attributionSignals } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 
@@ -8,7 +8,6 @@ import { agreementSchema } from "../agreements/schemas.js";
 // storefronts read: the OpenAPI document is generated from them and tests parse every cart
 // response with them.
 
-const positiveId = z.number().int().positive().max(2_147_483_647);
 const MAX_QUANTITY = 10_000;
 
 // ---------------------------------------------------------------------------
@@ -32,15 +31,15 @@ export const attributionInput = z
   .describe("Exactly one signal naming the referring rep");
 
 export const createItemInput = z.object({
-  variant_id: positiveId,
+  variant_id: int32Id,
   quantity: z.number().int().min(1).max(MAX_QUANTITY),
   display_to_customer: z.boolean().optional(),
   subscription: z.boolean().optional(),
-  subscription_plan_id: positiveId.optional(),
+  subscription_plan_id: int32Id.optional(),
   cv: z.number().int().optional().describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
   qv: z.number().int().optional().describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
   price: z.number().optional().describe("Accepted for compatibility; prices always come from the catalog"),
-  parent_id: positiveId.optional().describe("Accepted for compatibility; bundled items are set with PATCH .../bundled_items"),
+  parent_id: int32Id.optional().describe("Accepted for compatibility; bundled items are set with PATCH .../bundled_items"),
   title: z.string().max(500).optional().describe("Accepted for compatibility; titles come from the catalog"),
   image_url: z.string().max(2000).optional().describe("Accepted for compatibility; images come from the catalog"),
 });
@@ -61,7 +60,7 @@ export const createCartBody = z.object({
     .max(100)
     .refine(isTimeZone, "is not an IANA time zone")
     .default("UTC"),
-  enrollment_pack_id: positiveId.optional(),
+  enrollment_pack_id: int32Id.optional(),
 });
 
 function isTimeZone(value: string): boolean {
@@ -80,10 +79,11 @@ export const showCartQuery = z.object({
     .string()
     .max(200)
     .optional()
+    .transform((names) => (names ?? "").split(",").map((name) => name.trim()))
     .describe("Comma-separated extras for available_payment_methods: saved_payment_methods adds the cart customer's saved methods"),
 });
 
-const shippingMethodChoice = z.object({ id: positiveId }).nullable().describe("Selects a shipping method of the cart's country; null clears the chosen one");
+const shippingMethodChoice = z.object({ id: int32Id }).nullable().describe("Selects a shipping method of the cart's country; null clears the chosen one");
 
 export const updateCartBody = z.object({
   email: z.email().max(320).nullable().optional(),
@@ -92,10 +92,11 @@ export const updateCartBody = z.object({
   sms_marketing: z.boolean().nullable().optional(),
   shipping_method: shippingMethodChoice.optional(),
 });
+
 export const selectShippingMethodBody = z.object({ shipping_method: shippingMethodChoice });
 
 export const addressInput = z.object({
-  id: positiveId.optional(),
+  id: int32Id.optional(),
   first_name: z.string().max(100).optional(),
   last_name: z.string().max(100).optional(),
   address1: z.string().min(1).max(300),
@@ -104,7 +105,7 @@ export const addressInput = z.object({
   state: z.string().max(100).optional(),
   postal_code: z.string().max(20).optional(),
   country_code: countryCode.optional().describe("Or country_id; when both are sent they must name the same country"),
-  country_id: positiveId.optional(),
+  country_id: int32Id.optional(),
   phone: z.string().max(50).optional(),
 });
 
@@ -115,7 +116,7 @@ export const addressBody = z.object({
     .optional()
     .describe("true: bill_to follows ship_to (now, and whenever ship_to changes; needs a ship_to). false: it stops. Absent: unchanged, except that a bill_to address ends it"),
   jwt: z.string().max(4096).nullable().optional().describe("A customer token: attaches that customer to the cart"),
-  address_id: positiveId.nullable().optional(),
+  address_id: int32Id.nullable().optional(),
   address: addressInput.nullable().optional().describe("The `type` address; required unless the request only changes use_shipping_address_for_billing or attaches a customer"),
 });
 
@@ -124,10 +125,13 @@ export const NO_DISCOUNT_CODE = "must name at least one code";
 const discountCode = z.string().min(1).max(100);
 const discountCodes = z.array(discountCode).min(1, NO_DISCOUNT_CODE).max(20);
 
-export const discountBody = z.object({
-  discount_codes: discountCodes.optional(),
-  discount_code: discountCode.optional().describe("A single code, as older storefront scripts send"),
-});
+/** Both members may be sent: the service sees one list, `discount_code` last. */
+export const discountBody = z
+  .object({
+    discount_codes: discountCodes.optional(),
+    discount_code: discountCode.optional().describe("A single code, as older storefront scripts send"),
+  })
+  .transform(({ discount_codes = [], discount_code }) => ({ discount_codes: discount_code === undefined ? discount_codes : [...discount_codes, discount_code] }));
 export const removeDiscountBody = z.object({ discount_codes: discountCodes });
 
 export const appendMetadataBody = z.object({ metadata: metadataObject });
@@ -153,40 +157,37 @@ export const bundledItemsBody = z.object({
 
 export const updateVolumesBody = z.object({ cv: z.number().int().min(0).max(1_000_000_000).optional(), qv: z.number().int().min(0).max(1_000_000_000).optional() });
 
-export const changeVariantBody = z.object({ variant_id: positiveId, quantity: z.number().int().min(1).max(MAX_QUANTITY).optional() });
+export const changeVariantBody = z.object({ variant_id: int32Id, quantity: z.number().int().min(1).max(MAX_QUANTITY).optional() });
 
 export const attributionBody = z.object({ attribution: attributionInput });
 
-export const savedPaymentMethodBody = z.object({ payment_method_id: positiveId });
+export const savedPaymentMethodBody = z.object({ payment_method_id: int32Id });
 
 export const addItemsBody = z.object({
   items: z
     .array(
       z.object({
-        variant_id: positiveId,
+        variant_id: int32Id,
         quantity: z.number().int().min(0).max(MAX_QUANTITY).describe("Added to the variant's line; with item_id it sets that line's quantity; 0 removes"),
         subscription: z.boolean().optional(),
-        subscription_plan_id: positiveId.optional(),
-        item_id: positiveId.optional(),
+        subscription_plan_id: int32Id.optional(),
+        item_id: int32Id.optional(),
         display_to_customer: z.boolean().optional(),
       }),
     )
     .min(1)
     .max(100),
 });
-export const removeItemsBody = z.object({ items: z.array(z.object({ variant_id: positiveId })).min(1).max(100) });
+export const removeItemsBody = z.object({ items: z.array(z.object({ variant_id: int32Id })).min(1).max(100) });
 
 export const changeLanguageBody = z.object({ language_iso: languageParam.describe("A supported language (fr, or a locale such as fr_CA)") });
 export const updateCountryBody = z.object({ country_code: countryCode });
 
 export type CreateCartInput = z.infer<typeof createCartBody>;
-export type CreateItemInput = z.infer<typeof createItemInput>;
-export type AddItemInput = z.infer<typeof addItemsBody>["items"][number];
 export type AttributionInput = z.infer<typeof attributionInput>;
 export type AddressBodyInput = z.infer<typeof addressBody>;
 export type AddressInput = z.infer<typeof addressInput>;
 export type UpdateCartInput = z.infer<typeof updateCartBody>;
-export type BundledItemInput = z.infer<typeof bundledItemsBody>["bundled_items"][number];
 
 // ---------------------------------------------------------------------------
 // Responses

@@ -1,31 +1,11 @@
 import { Prisma } from "../../generated/prisma/client.js";
-import type { FieldErrors } from "../../platform/errors.js";
-import { ValidationError } from "../../platform/errors.js";
+import type { FieldErrorCollector } from "../../platform/errors.js";
+import { INT32_MAX } from "../../platform/http/schemas.js";
 import { formatMinor, isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
 import type { CountryView } from "./reference-data.js";
 
-/**
- * Collects every field error of a request before answering, so a client fixing a 422 sees
- * all its mistakes at once rather than one per round trip.
- */
-export class FieldErrorCollector {
-  private readonly errors: FieldErrors = {};
-
-  add(path: string, message: string): void {
-    (this.errors[path] ??= []).push(message);
-  }
-
-  get empty(): boolean {
-    return Object.keys(this.errors).length === 0;
-  }
-
-  throwIfAny(): void {
-    if (!this.empty) throw new ValidationError(this.errors);
-  }
-}
-
 /** Amounts in a currency are stored as minor units in 32-bit integer columns. */
-export const MAX_MINOR_AMOUNT = 2_147_483_647;
+export const MAX_MINOR_AMOUNT = INT32_MAX;
 
 /**
  * A decimal string in the country's currency as minor units. An invalid amount is recorded in
@@ -43,11 +23,6 @@ export function minorInCurrency(value: string, country: CountryView, path: strin
     return 0;
   }
   return minor;
-}
-
-/** Minor units of the country's currency as the wire's decimal string ("19.99", "1200", "1.500"). */
-export function decimalInCurrency(minor: number, country: { decimal_places: number }): string {
-  return formatMinor(minor, country.decimal_places);
 }
 
 /**

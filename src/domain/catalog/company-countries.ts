@@ -1,9 +1,9 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { ConflictError, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { CompanyCountryCreateInput, CompanyCountryView } from "./company-country-schemas.js";
-import { resolveCountryId } from "./reference-data.js";
+import { requireCountry } from "./reference-data.js";
 
 const withCountry = { country: { select: { iso: true, name: true, currency_code: true } } } as const;
 
@@ -40,11 +40,9 @@ export async function getCompanyCountry(ctx: ServiceContext, id: number): Promis
 
 /** A country the company already sells in is a 409, also when two requests race for it. */
 export async function createCompanyCountry(ctx: ServiceContext, input: CompanyCountryCreateInput): Promise<CompanyCountryView> {
-  const errors: FieldErrors = {};
-  const countryId = await resolveCountryId(ctx.db, input, "company_country", errors);
-  if (countryId === null) throw new ValidationError(errors);
+  const country = await requireCountry(ctx.db, input, "company_country");
   try {
-    return toView(await ctx.db.companyCountry.create({ data: { company_id: ctx.companyId, country_id: countryId }, include: withCountry }));
+    return toView(await ctx.db.companyCountry.create({ data: { company_id: ctx.companyId, country_id: country.id }, include: withCountry }));
   } catch (error) {
     if (isUniqueViolation(error)) throw new ConflictError("The company already has this country", { code: "company_country_taken" });
     throw error;

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
-import { bodyId, countryCode } from "./fields.js";
+import { int32Id, timestamp } from "../../platform/http/schemas.js";
+import { countryCode } from "./fields.js";
 
 export const companyCountryCreateBody = z.object({
   company_country: z.object({
     country_code: countryCode.optional().describe("Or country_id; when both are sent they must name the same country"),
-    country_id: bodyId.optional().describe("A reference country's id (GET /api/countries)"),
+    country_id: int32Id.optional().describe("A reference country's id (GET /api/countries)"),
   }),
 });
 export const companyCountryListQuery = paginationQuery();

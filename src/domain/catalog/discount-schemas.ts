@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { instantInput, searchQuery, timestamp } from "../../platform/http/schemas.js";
-import { bodyId, decimalString, int32 } from "./fields.js";
+import { instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { decimalString, int32 } from "./fields.js";
 
 export const DISCOUNT_KINDS = ["percentage", "fixed_amount"] as const;
 export const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;
@@ -21,7 +21,7 @@ const discountFields = {
     'percentage: a percent, 0 < amount <= 100, up to 4 decimals ("12.5"); fixed_amount: currency units of the cart\'s currency, up to 3 decimals ("5.00")',
   ),
   scope: z.enum(DISCOUNT_SCOPES).describe("What the code reduces: the items (order), some products (product), or shipping"),
-  product_ids: z.array(bodyId).max(1000).optional().describe("Product scope only: the products it applies to; empty or absent: every product"),
+  product_ids: z.array(int32Id).max(1000).optional().describe("Product scope only: the products it applies to; empty or absent: every product"),
   usage_limit: int32.min(1).nullable().optional().describe("How many orders may use the code; null: unlimited"),
   starts_at: dateTime.nullable().optional(),
   ends_at: dateTime.nullable().optional().describe("Must be after starts_at"),
@@ -53,6 +53,7 @@ export const discountSchema = z
   })
   .meta({ id: "Discount" });
 
+export type DiscountListQuery = z.infer<typeof discountListQuery>;
 export type DiscountCreateInput = z.infer<typeof discountCreateBody>["discount"];
 export type DiscountUpdateInput = z.infer<typeof discountUpdateBody>["discount"];
 export type DiscountView = z.infer<typeof discountSchema>;

@@ -1,11 +1,12 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
-import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
-import type { DiscountCreateInput, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
+import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import { normalizeCode } from "./discount-rules.js";
+import type { DiscountCreateInput, DiscountListQuery, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
 
 type DiscountRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
 type Kind = DiscountView["kind"];
@@ -103,16 +104,16 @@ function codeRace(error: unknown): never {
 
 const toDate = (value: string | null | undefined): Date | null | undefined => (value == null ? value : new Date(value));
 
-export async function listDiscounts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<DiscountView>> {
+export async function listDiscounts(ctx: ServiceContext, query: DiscountListQuery): Promise<Page<DiscountView>> {
   const where = {
     company_id: ctx.companyId,
-    ...(searchQuery ? { code: { contains: escapeLike(searchQuery), mode: "insensitive" as const } } : {}),
+    ...(query.search_query ? { code: { contains: escapeLike(query.search_query), mode: "insensitive" as const } } : {}),
   };
   const [rows, total] = await Promise.all([
-    ctx.db.discount.findMany({ where, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.discount.findMany({ where, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.discount.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  return { rows: rows.map(toView), pagination: pagination(query, total) };
 }
 
 export async function getDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {
@@ -121,7 +122,7 @@ export async function getDiscount(ctx: ServiceContext, id: number): Promise<Disc
 
 export async function createDiscount(ctx: ServiceContext, input: DiscountCreateInput): Promise<DiscountView> {
   const state: DiscountState = {
-    code: input.code.toUpperCase(),
+    code: normalizeCode(input.code),
     kind: input.kind,
     amount: input.amount,
     scope: input.scope,
@@ -140,7 +141,7 @@ export async function createDiscount(ctx: ServiceContext, input: DiscountCreateI
 export async function updateDiscount(ctx: ServiceContext, id: number, input: DiscountUpdateInput): Promise<DiscountView> {
   const current = await requireRow(ctx, id);
   const state: DiscountState = {
-    code: input.code?.toUpperCase() ?? current.code,
+    code: input.code === undefined ? current.code : normalizeCode(input.code),
     kind: input.kind ?? (current.kind as Kind),
     amount: input.amount ?? current.amount.toFixed(),
     scope: input.scope ?? (current.scope as Scope),

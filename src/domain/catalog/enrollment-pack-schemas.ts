@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { searchQuery, timestamp } from "../../platform/http/schemas.js";
-import { bodyId, decimalString } from "./fields.js";
+import { int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { decimalString } from "./fields.js";
 
 const enrollmentPackFields = {
   title: z.string().trim().min(1).max(255),
   price: decimalString.describe('Charged in the currency of the enrollment cart, up to 3 decimals ("49.00")'),
-  variant_ids: z.array(bodyId).max(100).optional().describe("Variants the pack contains (one of each); on update the list replaces them"),
+  variant_ids: z.array(int32Id).max(100).optional().describe("Variants the pack contains (one of each); on update the list replaces them"),
   active: z.boolean().optional().describe("default true"),
 };
 
@@ -28,6 +28,7 @@ export const enrollmentPackSchema = z
   })
   .meta({ id: "EnrollmentPack" });
 
+export type EnrollmentPackListQuery = z.infer<typeof enrollmentPackListQuery>;
 export type EnrollmentPackCreateInput = z.infer<typeof enrollmentPackCreateBody>["enrollment_pack"];
 export type EnrollmentPackUpdateInput = z.infer<typeof enrollmentPackUpdateBody>["enrollment_pack"];
 export type EnrollmentPackView = z.infer<typeof enrollmentPackSchema>;

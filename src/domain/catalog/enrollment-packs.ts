@@ -2,10 +2,10 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalText, FieldErrorCollector, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
-import type { EnrollmentPackCreateInput, EnrollmentPackUpdateInput, EnrollmentPackView } from "./enrollment-pack-schemas.js";
+import { ConflictError, FieldErrorCollector, NotFoundError } from "../../platform/errors.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import type { EnrollmentPackCreateInput, EnrollmentPackListQuery, EnrollmentPackUpdateInput, EnrollmentPackView } from "./enrollment-pack-schemas.js";
 
 // A deleted variant stays linked (carts may hold the pack) but is no longer shown.
 const packInclude = { variants: { where: { variant: { deleted_at: null } }, orderBy: { id: "asc" }, select: { variant_id: true } } } as const;
@@ -50,16 +50,16 @@ async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput)
   return variantIds;
 }
 
-export async function listEnrollmentPacks(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<EnrollmentPackView>> {
+export async function listEnrollmentPacks(ctx: ServiceContext, query: EnrollmentPackListQuery): Promise<Page<EnrollmentPackView>> {
   const where = {
     company_id: ctx.companyId,
-    ...(searchQuery ? { title: { contains: escapeLike(searchQuery), mode: "insensitive" as const } } : {}),
+    ...(query.search_query ? { title: { contains: escapeLike(query.search_query), mode: "insensitive" as const } } : {}),
   };
   const [rows, total] = await Promise.all([
-    ctx.db.enrollmentPack.findMany({ where, include: packInclude, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.enrollmentPack.findMany({ where, include: packInclude, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.enrollmentPack.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  return { rows: rows.map(toView), pagination: pagination(query, total) };
 }
 
 export async function getEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INT32_MAX } from "../../platform/http/schemas.js";
 
 // Request fields shared by the catalog's resources. Amounts arrive as decimal strings; which
 // fraction digits are allowed depends on the currency, which only the service knows (it
@@ -17,8 +18,5 @@ export const countryCode = z
   .transform((code) => code.toUpperCase())
   .describe("ISO 3166-1 alpha-2 country code");
 
-/** Positive 32-bit ids in request bodies. */
-export const bodyId = z.number().int().positive().max(2_147_483_647);
-
-export const int32 = z.number().int().max(2_147_483_647);
+export const int32 = z.number().int().max(INT32_MAX);
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, searchQuery, timestamp } from "../../platform/http/schemas.js";
-import { bodyId, countryCode, decimalString, int32 } from "./fields.js";
+import { httpUrl, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { countryCode, decimalString, int32 } from "./fields.js";
 
 const priceInput = z.object({
   country_code: countryCode,
@@ -29,7 +29,7 @@ const variantCreateInput = z.object(variantFields);
 
 const variantUpdateInput = z
   .object({
-    id: bodyId.optional().describe("Updates that variant of the product; without it the entry adds a variant"),
+    id: int32Id.optional().describe("Updates that variant of the product; without it the entry adds a variant"),
     ...z.object(variantFields).partial().shape,
   })
   .superRefine((entry, ctx) => {
@@ -104,6 +104,7 @@ export const productDeletedSchema = z
   .object({ id: z.number().int(), deleted_at: timestamp })
   .meta({ id: "ProductDeleted" });
 
+export type ProductListQuery = z.infer<typeof productListQuery>;
 export type ProductCreateInput = z.infer<typeof productCreateBody>["product"];
 export type ProductUpdateInput = z.infer<typeof productUpdateBody>["product"];
 export type VariantCreateInput = z.infer<typeof variantCreateInput>;

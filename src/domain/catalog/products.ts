@@ -2,12 +2,14 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { formatMinor } from "../../platform/money.js";
+import { minorInCurrency } from "./amounts.js";
 import type {
   PriceInput,
   ProductCreateInput,
+  ProductListQuery,
   ProductUpdateInput,
   ProductView,
   VariantCreateInput,
@@ -50,8 +52,8 @@ function toVariantView(row: VariantRow): VariantView {
     prices: row.prices.map((price) => ({
       country_code: price.country.iso,
       currency_code: price.country.currency.code,
-      price: decimalInCurrency(price.price, price.country.currency),
-      rep_price: price.rep_price === null ? null : decimalInCurrency(price.rep_price, price.country.currency),
+      price: formatMinor(price.price, price.country.currency.decimal_places),
+      rep_price: price.rep_price === null ? null : formatMinor(price.rep_price, price.country.currency.decimal_places),
     })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -77,15 +79,15 @@ async function requireProduct(ctx: ServiceContext, id: number): Promise<ProductR
   return row;
 }
 
-export async function listProducts(ctx: ServiceContext, page: PageRequest, searchQuery?: string): Promise<Page<ProductView>> {
-  const contains = searchQuery ? { contains: escapeLike(searchQuery), mode: "insensitive" as const } : null;
+export async function listProducts(ctx: ServiceContext, query: ProductListQuery): Promise<Page<ProductView>> {
+  const contains = query.search_query ? { contains: escapeLike(query.search_query), mode: "insensitive" as const } : null;
   const search = contains ? { OR: [{ title: contains }, { variants: { some: { ...live, sku: contains } } }] } : {};
   const where = { company_id: ctx.companyId, ...live, ...search };
   const [rows, total] = await Promise.all([
-    ctx.db.product.findMany({ where, include: productInclude, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.product.findMany({ where, include: productInclude, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.product.count({ where }),
   ]);
-  return { rows: rows.map(toProductView), pagination: pagination(page, total) };
+  return { rows: rows.map(toProductView), pagination: pagination(query, total) };
 }
 
 export async function getProduct(ctx: ServiceContext, id: number): Promise<ProductView> {

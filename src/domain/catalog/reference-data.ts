@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
-import type { FieldErrors } from "../../platform/errors.js";
+import { FieldErrorCollector } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 
 /** A reference country with what pricing in it needs: its currency. */
@@ -60,29 +60,44 @@ export async function findCountry(db: Db, iso: string): Promise<CountryView | nu
   return (await countriesByIso(db, [iso])).get(iso) ?? null;
 }
 
+type CountryReference = { country_id?: number | undefined; country_code?: string | undefined };
+
 /**
- * The reference country a body names by `country_id` or `country_code` (any case), its id; a
- * missing, unknown or disagreeing one is recorded in `errors` under `path` and read as null.
+ * The reference country a body (an address, a company country) names by `country_id` or
+ * `country_code` (any case); a missing, unknown or disagreeing one is recorded in `errors`
+ * under `path` and read as null.
  */
-export async function resolveCountryId(
+export async function resolveCountry(
   db: Db | Prisma.TransactionClient,
-  reference: { country_id?: number | undefined; country_code?: string | undefined },
+  reference: CountryReference,
   path: string,
-  errors: FieldErrors,
-): Promise<number | null> {
+  errors: FieldErrorCollector,
+): Promise<{ id: number; iso: string } | null> {
   if (reference.country_id === undefined && reference.country_code === undefined) {
-    (errors[`${path}.country_id`] ??= []).push("is required (or send country_code)");
+    errors.add(`${path}.country_id`, "is required (or send country_code)");
     return null;
   }
   const country = await db.country.findFirst({
     where: reference.country_id !== undefined ? { id: reference.country_id } : { iso: reference.country_code?.toUpperCase() },
     select: { id: true, iso: true },
   });
-  if (!country) (errors[`${path}.${reference.country_id !== undefined ? "country_id" : "country_code"}`] ??= []).push("does not name a country");
-  // Both sent and naming two countries: which one the client meant is not ours to guess (as on carts).
-  else if (reference.country_code !== undefined && reference.country_code.toUpperCase() !== country.iso) {
-    (errors[`${path}.country_code`] ??= []).push("does not match country_id");
+  if (!country) {
+    errors.add(`${path}.${reference.country_id !== undefined ? "country_id" : "country_code"}`, "does not name a country");
     return null;
   }
-  return country?.id ?? null;
+  // Both sent and naming two countries: storing one of them would ship or bill to a guess.
+  if (reference.country_code !== undefined && reference.country_code.toUpperCase() !== country.iso) {
+    errors.add(`${path}.country_code`, "does not match country_id");
+    return null;
+  }
+  return country;
+}
+
+/** resolveCountry for a request with nothing else to check: the 422 is thrown at once. */
+export async function requireCountry(db: Db | Prisma.TransactionClient, reference: CountryReference, path: string): Promise<{ id: number; iso: string }> {
+  const errors = new FieldErrorCollector();
+  const country = await resolveCountry(db, reference, path, errors);
+  errors.throwIfAny();
+  if (country === null) throw new Error("unreachable: a country resolveCountry cannot name is a field error");
+  return country;
 }

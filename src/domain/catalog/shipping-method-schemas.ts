@@ -33,6 +33,7 @@ export const shippingMethodSchema = z
   })
   .meta({ id: "ShippingMethod" });
 
+export type ShippingMethodListQuery = z.infer<typeof shippingMethodListQuery>;
 export type ShippingMethodCreateInput = z.infer<typeof shippingMethodCreateBody>["shipping_method"];
 export type ShippingMethodUpdateInput = z.infer<typeof shippingMethodUpdateBody>["shipping_method"];
 export type ShippingMethodView = z.infer<typeof shippingMethodSchema>;

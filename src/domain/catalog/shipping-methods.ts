@@ -1,11 +1,12 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { decimalInCurrency, FieldErrorCollector, minorInCurrency } from "./amounts.js";
+import { ConflictError, FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { formatMinor } from "../../platform/money.js";
+import { minorInCurrency } from "./amounts.js";
 import { type CountryView, findCountry, toCountryView } from "./reference-data.js";
-import type { ShippingMethodCreateInput, ShippingMethodUpdateInput, ShippingMethodView } from "./shipping-method-schemas.js";
+import type { ShippingMethodCreateInput, ShippingMethodListQuery, ShippingMethodUpdateInput, ShippingMethodView } from "./shipping-method-schemas.js";
 
 const withCountry = { country: { include: { currency: true } } } as const;
 
@@ -22,8 +23,8 @@ function toView(row: ShippingMethodRow): ShippingMethodView {
     name: row.name,
     country_code: row.country.iso,
     currency_code: currency.code,
-    price: decimalInCurrency(row.price, currency),
-    free_over: row.free_over === null ? null : decimalInCurrency(row.free_over, currency),
+    price: formatMinor(row.price, currency.decimal_places),
+    free_over: row.free_over === null ? null : formatMinor(row.free_over, currency.decimal_places),
     active: row.active,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -43,21 +44,17 @@ async function requireCountry(ctx: ServiceContext, iso: string): Promise<Country
   return country;
 }
 
-export async function listShippingMethods(
-  ctx: ServiceContext,
-  page: PageRequest,
-  filter: { countryCode?: string | undefined; searchQuery?: string | undefined },
-): Promise<Page<ShippingMethodView>> {
+export async function listShippingMethods(ctx: ServiceContext, query: ShippingMethodListQuery): Promise<Page<ShippingMethodView>> {
   const where = {
     company_id: ctx.companyId,
-    ...(filter.countryCode ? { country: { iso: filter.countryCode } } : {}),
-    ...(filter.searchQuery ? { name: { contains: escapeLike(filter.searchQuery), mode: "insensitive" as const } } : {}),
+    ...(query.country_code ? { country: { iso: query.country_code } } : {}),
+    ...(query.search_query ? { name: { contains: escapeLike(query.search_query), mode: "insensitive" as const } } : {}),
   };
   const [rows, total] = await Promise.all([
-    ctx.db.shippingMethod.findMany({ where, include: withCountry, orderBy: { id: "desc" }, ...pageWindow(page) }),
+    ctx.db.shippingMethod.findMany({ where, include: withCountry, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.shippingMethod.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  return { rows: rows.map(toView), pagination: pagination(query, total) };
 }
 
 export async function getShippingMethod(ctx: ServiceContext, id: number): Promise<ShippingMethodView> {

@@ -35,9 +35,23 @@ export async function createCompany(db: Db, input: CompanyInput) {
   }
 }
 
-/** Storefronts name their shop by its domain or by the domain's first label. */
-export async function findCompanyByShop(db: Db, shop: string) {
+export interface ShopKey {
+  column: "shop_domain" | "shop_slug";
+  value: string;
+}
+
+/**
+ * Storefronts name their shop by its domain or by the domain's first label: the companies
+ * column and value that find it, or null for a name that names no shop.
+ */
+export function shopKey(shop: string): ShopKey | null {
   const normalized = normalizeShop(shop);
   if (normalized === "") return null;
-  return db.company.findFirst({ where: normalized.includes(".") ? { shop_domain: normalized } : { shop_slug: normalized } });
+  return { column: normalized.includes(".") ? "shop_domain" : "shop_slug", value: normalized };
+}
+
+export async function findCompanyByShop(db: Db, shop: string) {
+  const key = shopKey(shop);
+  if (key === null) return null;
+  return db.company.findFirst({ where: { [key.column]: key.value } });
 }

@@ -1,17 +1,13 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, timestamp } from "../../platform/http/schemas.js";
+import { booleanQuery, httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { conversationKinds, conversationTypes } from "./kinds.js";
 import { templateNames } from "./templates.js";
 
 export const conversationListQuery = paginationQuery().extend({
   status: z.enum(["open", "closed"]).optional(),
   kind: z.enum(conversationKinds).optional(),
-  pinned: z
-    .enum(["true", "false"])
-    .transform((value) => value === "true")
-    .optional()
-    .describe("Pinned by the conversation's creator"),
+  pinned: booleanQuery.optional().describe("Pinned by the conversation's creator"),
   template: z.enum(templateNames).optional().describe("A named view; the ten are defined in docs/decisions.md"),
 });
 
@@ -37,7 +33,7 @@ export const conversationCreateBody = z.object({
     avatar_background_color: avatarColor.nullable().optional(),
     avatar_emoji: optionalText(32),
   }),
-  recipients: z.array(z.object({ uid: z.number().int().positive().max(2_147_483_647) })).min(1).max(1000),
+  recipients: z.array(z.object({ uid: int32Id })).min(1).max(1000),
   user: z.object({ email: z.string().trim().min(1).max(320).describe("The creator: a user of the company") }),
 });
 

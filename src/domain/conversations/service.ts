@@ -1,7 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { audienceOf, CONVERSATION_TYPES, type ConversationGroup, type ConversationType, typeOfKind } from "./kinds.js";
 import { type ConversationPagination, conversationPagination } from "./pagination.js";
 import type { ConversationCreateInput, ConversationListQuery, ConversationView } from "./schemas.js";
@@ -217,10 +217,11 @@ export async function createConversation(ctx: ServiceContext, input: Conversatio
   const known = new Set(
     (await ctx.db.user.findMany({ where: { company_id: ctx.companyId, id: { in: uids } }, select: { id: true } })).map((user) => user.id),
   );
-  const unknown = Object.fromEntries(
-    uids.flatMap((uid, index) => (known.has(uid) ? [] : [[`recipients.${index}.uid`, ["is not a user of this company"]]])),
-  );
-  if (Object.keys(unknown).length > 0) throw new ValidationError(unknown);
+  const errors = new FieldErrorCollector();
+  uids.forEach((uid, index) => {
+    if (!known.has(uid)) errors.add(`recipients.${index}.uid`, "is not a user of this company");
+  });
+  errors.throwIfAny();
 
   const others = [...new Set(uids)].filter((uid) => uid !== creator.id);
   const { type, ...details } = input.conversation;

@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { ENGLISH, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { countryCodeProblem, isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
 
 // A page's translations are written in ISO 639-1 languages only, whatever a read may ask for.
 const writtenLanguage = languageParam.refine(isLanguageCode, "is not an ISO 639-1 language");
 const countryCode = z.string().refine(isLowercaseCountryCode, { error: (issue) => countryCodeProblem(issue.input) });
-const labelId = z.number().int().positive().max(2_147_483_647);
 
 /** `lang` chooses the translation to read (English, then the page's first language, as fallback). */
 export const pageReadQuery = z.object({
@@ -32,12 +31,12 @@ const pageFields = {
 
 export const pageCreateBody = z.object({
   lang: writtenLanguage.describe("The language of title and html_code (fr, or a locale such as fr_CA)"),
-  custom_page: z.object({ ...pageFields, image_url: httpUrl, label_id: labelId.nullable().optional() }),
+  custom_page: z.object({ ...pageFields, image_url: httpUrl, label_id: int32Id.nullable().optional() }),
 });
 
 export const pageUpdateBody = z.object({
   lang: writtenLanguage.describe("The language of title and html_code (fr, or a locale such as fr_CA)"),
-  custom_page: z.object({ ...pageFields, label_id: labelId }).describe("image_url is not accepted on update: a sent value is ignored"),
+  custom_page: z.object({ ...pageFields, label_id: int32Id }).describe("image_url is not accepted on update: a sent value is ignored"),
 });
 
 export const customPageSchema = z
@@ -60,6 +59,7 @@ export const customPageSchema = z
   })
   .meta({ id: "CustomPage" });
 
+export type PageListQuery = z.infer<typeof pageListQuery>;
 export type CustomPageView = z.infer<typeof customPageSchema>;
 export type PageCreateInput = z.infer<typeof pageCreateBody>["custom_page"];
 export type PageUpdateInput = z.infer<typeof pageUpdateBody>["custom_page"];

@@ -1,9 +1,9 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { requireLabel } from "../labels/service.js";
-import type { CustomPageView, PageCreateInput, PageUpdateInput } from "./schemas.js";
+import { type CustomPageView, type PageCreateInput, type PageListQuery, type PageUpdateInput, requestedLanguage } from "./schemas.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { pickTranslation } from "./translations.js";
 
@@ -58,13 +58,14 @@ function uniqueCountries(codes: string[]): string[] {
   return [...new Set(codes)];
 }
 
-export async function listPages(ctx: ServiceContext, page: PageRequest, lang = ENGLISH): Promise<Page<CustomPageView>> {
+export async function listPages(ctx: ServiceContext, query: PageListQuery): Promise<Page<CustomPageView>> {
   const where = { company_id: ctx.companyId };
+  const lang = requestedLanguage(query);
   const [rows, total] = await Promise.all([
-    ctx.db.customPage.findMany({ where, include: withTranslations, orderBy: [{ position: "asc" }, { id: "asc" }], ...pageWindow(page) }),
+    ctx.db.customPage.findMany({ where, include: withTranslations, orderBy: [{ position: "asc" }, { id: "asc" }], ...pageWindow(query) }),
     ctx.db.customPage.count({ where }),
   ]);
-  return { rows: rows.map((row) => toView(row, lang)), pagination: pagination(page, total) };
+  return { rows: rows.map((row) => toView(row, lang)), pagination: pagination(query, total) };
 }
 
 export async function getPage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { timestamp } from "../../platform/http/schemas.js";
+import { int32Id, timestamp } from "../../platform/http/schemas.js";
 
 const scope = z.string().min(1).max(100);
 const scopes = z.array(scope).max(200);
-const roleId = z.number().int().positive().max(2_147_483_647).nullable();
 
 export const installationListQuery = paginationQuery(10).extend({
   category: z.string().min(1).max(100).optional().describe("Filter by droplet category"),
@@ -12,7 +11,7 @@ export const installationListQuery = paginationQuery(10).extend({
 
 export const installationCreateBody = z.object({
   droplet_uuid: z.string().min(1).max(100),
-  role_id: roleId.optional(),
+  role_id: int32Id.nullable().optional(),
   scopes: scopes.optional().describe("Defaults to every scope the droplet declares"),
 });
 
@@ -20,7 +19,7 @@ export const installationUpdateBody = z.object({
   uuid: z.uuid().describe("Must equal the uuid in the path"),
   droplet_installation: z.object({
     active: z.boolean(),
-    role_id: roleId.optional(),
+    role_id: int32Id.nullable().optional(),
     scopes: scopes.optional(),
   }),
 });
@@ -49,5 +48,6 @@ export const installationUpdated = installationBase
   .meta({ id: "DropletInstallationUpdated" });
 export const installationDeleted = z.object({ uuid: z.uuid(), id: z.number().int() });
 
+export type InstallationListQuery = z.infer<typeof installationListQuery>;
 export type InstallationCreateInput = z.infer<typeof installationCreateBody>;
-export type InstallationUpdateInput = z.infer<typeof installationUpdateBody>["droplet_installation"];
+export type InstallationUpdateBody = z.infer<typeof installationUpdateBody>;

@@ -2,10 +2,10 @@ import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isUuid, newUuid } from "../../platform/ids.js";
 import { effectiveScopes, undeclaredScopes } from "./scopes.js";
-import type { InstallationCreateInput, InstallationUpdateInput } from "./schemas.js";
+import type { InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
 
 export interface DropletInput {
   name: string;
@@ -69,13 +69,13 @@ function requireDeclared(declared: string[], requested: string[], path: string):
   }
 }
 
-export async function listInstallations(ctx: ServiceContext, page: PageRequest, category?: string): Promise<Page<InstallationView>> {
-  const where = { company_id: ctx.companyId, ...(category ? { droplet: { category } } : {}) };
+export async function listInstallations(ctx: ServiceContext, query: InstallationListQuery): Promise<Page<InstallationView>> {
+  const where = { company_id: ctx.companyId, ...(query.category ? { droplet: { category: query.category } } : {}) };
   const [rows, total] = await Promise.all([
-    ctx.db.dropletInstallation.findMany({ where, include: withDropletAndRole, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
+    ctx.db.dropletInstallation.findMany({ where, include: withDropletAndRole, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.dropletInstallation.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  return { rows: rows.map(toView), pagination: pagination(query, total) };
 }
 
 export async function createInstallation(ctx: ServiceContext, input: InstallationCreateInput): Promise<InstallationView> {
@@ -100,7 +100,10 @@ export async function getInstallation(ctx: ServiceContext, uuid: string): Promis
   return toView(await requireRow(ctx, uuid));
 }
 
-export async function updateInstallation(ctx: ServiceContext, uuid: string, input: InstallationUpdateInput): Promise<InstallationView> {
+/** The body names the installation too (the specification's shape): it must be the one in the path. */
+export async function updateInstallation(ctx: ServiceContext, uuid: string, body: InstallationUpdateBody): Promise<InstallationView> {
+  if (body.uuid !== uuid) throw ValidationError.field("uuid", "must equal the uuid in the path");
+  const input = body.droplet_installation;
   const current = await requireRow(ctx, uuid);
   if (input.role_id != null) await requireRole(ctx, input.role_id, "droplet_installation.role_id");
   if (input.scopes) requireDeclared(current.droplet.scopes, input.scopes, "droplet_installation.scopes");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
 import { pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
@@ -22,7 +22,7 @@ function isTimeZone(value: string): boolean {
  */
 export const companyContactSchema = z
   .object({
-    id: z.number().int().min(1).max(2_147_483_647).describe("The company server's id for this contact (int32)"),
+    id: int32Id.describe("The company server's id for this contact (int32)"),
     token: text(255),
     first_name: text(200),
     last_name: text(200),

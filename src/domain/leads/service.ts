@@ -35,7 +35,7 @@ function toLeadView(row: LeadRow): LeadView {
   };
 }
 
-export function toContactView(row: ContactRow) {
+function toContactView(row: ContactRow) {
   const strings = Object.fromEntries(CONTACT_STRING_KEYS.map((key) => [key, row[key]])) as Record<(typeof CONTACT_STRING_KEYS)[number], string | null>;
   return { id: row.external_id, ...strings, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { ENGLISH, languageOf, languageParam } from "../../platform/http/language.js";
-import { httpUrl, instantInput, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
@@ -21,7 +21,7 @@ const MAX_JSON_LENGTH = 16_384;
 const jsonObject = z
   .record(z.string().max(100), z.unknown())
   .refine((value) => JSON.stringify(value).length <= MAX_JSON_LENGTH, `must serialize to at most ${MAX_JSON_LENGTH} characters`);
-const ids = z.array(z.number().int().positive().max(2_147_483_647)).max(100);
+const ids = z.array(int32Id).max(100);
 const title = z.string().trim().min(1).max(255);
 /** Rich text: `{html}`, or the html as a plain string (stored the same way). */
 const descriptionInput = z.union([z.string().max(100_000), z.object({ html: z.string().max(100_000) })], { error: "must be a string or {html}" });
@@ -35,7 +35,7 @@ const mediaFields = {
   media_type: z.enum(MEDIA_TYPES),
   slug: slugSchema.optional().describe("Generated from the title when omitted; custom_slug says which"),
   description: descriptionInput.nullable().optional(),
-  user_id: z.number().int().positive().max(2_147_483_647).nullable().optional(),
+  user_id: int32Id.nullable().optional(),
   media_format: shortText.optional(),
   kind: shortText.optional(),
   image_url: webUrl.optional(),
@@ -69,13 +69,14 @@ const mediaFields = {
   video_shopping_enabled: z.boolean().optional(),
   prompts_enabled: z.boolean().optional(),
   display_comments: z.boolean().optional(),
-  application_theme_template_id: z.number().int().positive().max(2_147_483_647).nullable().optional(),
+  application_theme_template_id: int32Id.nullable().optional(),
   product_ids: ids.optional().describe("Products shown with the media, in this order"),
   enrollment_pack_ids: ids.optional(),
 };
 
 export const mediaCreateBody = z.object({ media: z.object(mediaFields) });
 export const mediaUpdateBody = z.object({ media: z.object(mediaFields).partial() });
+export type MediaListQuery = z.infer<typeof mediaListQuery>;
 export type MediaCreateInput = z.infer<typeof mediaCreateBody>["media"];
 export type MediaUpdateInput = z.infer<typeof mediaUpdateBody>["media"];
 

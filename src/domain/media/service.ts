@@ -2,11 +2,11 @@ import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
 import type { ServiceContext } from "../../platform/context.js";
-import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
-import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
-import type { MediaCreateInput, MediaUpdateInput, MediaView } from "./schemas.js";
+import type { MediaCreateInput, MediaListQuery, MediaUpdateInput, MediaView } from "./schemas.js";
 import { lockSlugs, writeWithSlug } from "./slugs.js";
 
 const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } as const;
@@ -19,7 +19,7 @@ const richText = (html: string | null) => (html === null ? null : { html });
  * `language` is two letters, as languageParam reads it. English is the row's own content: an
  * `en` translation stored before create and update refused one is never shown instead.
  */
-export function toMediaView(row: MediaRow, language?: string): MediaView {
+function toMediaView(row: MediaRow, language?: string): MediaView {
   const translation = language && language !== ENGLISH ? row.translations.find((candidate) => candidate.language_iso === language) : undefined;
   const html = translation?.description ?? row.description;
   const withPrompts = row.media_type === "share" || row.media_type === "upload";
@@ -103,13 +103,13 @@ async function requireReferences(ctx: ServiceContext, input: MediaUpdateInput): 
     productIds.length > 0 ? ctx.db.product.findMany({ where: { id: { in: productIds }, company_id, deleted_at: null }, select: { id: true } }) : [],
     packIds.length > 0 ? ctx.db.enrollmentPack.findMany({ where: { id: { in: packIds }, company_id }, select: { id: true } }) : [],
   ]);
-  const errors: FieldErrors = {};
-  if (user === 0) errors["media.user_id"] = ["does not name a user of this company"];
+  const errors = new FieldErrorCollector();
+  if (user === 0) errors.add("media.user_id", "does not name a user of this company");
   const foreignProducts = missingIds(productIds, products);
-  if (foreignProducts.length > 0) errors["media.product_ids"] = [`contains ids that are not products of this company: ${foreignProducts.join(", ")}`];
+  if (foreignProducts.length > 0) errors.add("media.product_ids", `contains ids that are not products of this company: ${foreignProducts.join(", ")}`);
   const foreignPacks = missingIds(packIds, packs);
-  if (foreignPacks.length > 0) errors["media.enrollment_pack_ids"] = [`contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`];
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (foreignPacks.length > 0) errors.add("media.enrollment_pack_ids", `contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`);
+  errors.throwIfAny();
 }
 
 // Prisma writes SQL NULL into a Json column only when told so explicitly.
@@ -164,17 +164,17 @@ export async function getMedia(ctx: ServiceContext, id: number, language?: strin
   return toMediaView(await requireRow(ctx, id), language);
 }
 
-export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: { media_type?: string; search_query?: string }): Promise<Page<MediaView>> {
+export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Promise<Page<MediaView>> {
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
-    ...(filter.media_type ? { media_type: filter.media_type } : {}),
-    ...(filter.search_query ? { title: { contains: escapeLike(filter.search_query), mode: "insensitive" } } : {}),
+    ...(query.media_type ? { media_type: query.media_type } : {}),
+    ...(query.search_query ? { title: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
   };
   const [rows, total] = await Promise.all([
-    ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
+    ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.media.count({ where }),
   ]);
-  return { rows: rows.map((row) => toMediaView(row)), pagination: pagination(page, total) };
+  return { rows: rows.map((row) => toMediaView(row)), pagination: pagination(query, total) };
 }
 
 export async function updateMedia(ctx: ServiceContext, id: number, input: MediaUpdateInput): Promise<MediaView> {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { idParam, timestamp } from "../../platform/http/schemas.js";
+import { idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { VALUE_TYPES } from "./values.js";
 
 export const OWNER_TYPES = ["media", "playlist"] as const;
@@ -8,7 +8,6 @@ export type OwnerType = (typeof OWNER_TYPES)[number];
 /** The metafields column that holds an owner of each type (exactly one is set per row). */
 export const OWNER_COLUMN = { media: "media_id", playlist: "playlist_id" } as const satisfies Record<OwnerType, string>;
 
-const recordId = z.number().int().positive().max(2_147_483_647);
 const name = z
   .string()
   .min(1)
@@ -27,7 +26,7 @@ const editableFields = {
 export const metafieldCreateBody = z.object({
   metafield: z.object({
     owner_type: z.enum(OWNER_TYPES),
-    owner_id: recordId.describe("A media or playlist of the company, as owner_type says"),
+    owner_id: int32Id.describe("A media or playlist of the company, as owner_type says"),
     ...editableFields,
     value_type: editableFields.value_type.default("string"),
   }),

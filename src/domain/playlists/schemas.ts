@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { instantInput, timestamp } from "../../platform/http/schemas.js";
+import { instantInput, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { publicEnrollmentPackSchema, publicMediaView, publicProductSchema, slugSchema } from "../media/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
-const ids = z.array(z.number().int().positive().max(2_147_483_647));
+const ids = z.array(int32Id);
 
 const playlistFields = {
   title: z.string().trim().min(1).max(255),

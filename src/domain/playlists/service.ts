@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { lockSlugs, writeWithSlug } from "../media/slugs.js";
 import type { PlaylistCreateInput, PlaylistUpdateInput, PlaylistView } from "./schemas.js";
@@ -60,16 +60,15 @@ async function requireReferences(ctx: ServiceContext, input: PlaylistUpdateInput
     productIds.length > 0 ? ctx.db.product.findMany({ where: { id: { in: productIds }, company_id, deleted_at: null }, select: { id: true } }) : [],
     packIds.length > 0 ? ctx.db.enrollmentPack.findMany({ where: { id: { in: packIds }, company_id }, select: { id: true } }) : [],
   ]);
-  const errors: FieldErrors = {};
-  const add = (path: string, message: string) => (errors[path] ??= []).push(message);
-  if (input.media_ids && mediaIds.length !== input.media_ids.length) add("playlist.media_ids", "contains the same media more than once");
+  const errors = new FieldErrorCollector();
+  if (input.media_ids && mediaIds.length !== input.media_ids.length) errors.add("playlist.media_ids", "contains the same media more than once");
   const foreignMedia = missingIds(mediaIds, media);
-  if (foreignMedia.length > 0) add("playlist.media_ids", `contains ids that are not media of this company: ${foreignMedia.join(", ")}`);
+  if (foreignMedia.length > 0) errors.add("playlist.media_ids", `contains ids that are not media of this company: ${foreignMedia.join(", ")}`);
   const foreignProducts = missingIds(productIds, products);
-  if (foreignProducts.length > 0) add("playlist.product_ids", `contains ids that are not products of this company: ${foreignProducts.join(", ")}`);
+  if (foreignProducts.length > 0) errors.add("playlist.product_ids", `contains ids that are not products of this company: ${foreignProducts.join(", ")}`);
   const foreignPacks = missingIds(packIds, packs);
-  if (foreignPacks.length > 0) add("playlist.enrollment_pack_ids", `contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`);
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (foreignPacks.length > 0) errors.add("playlist.enrollment_pack_ids", `contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`);
+  errors.throwIfAny();
 }
 
 

@@ -1,14 +1,13 @@
 import { z } from "zod";
-import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { pageNumberBounds, paginationQuery } from "../../platform/http/pagination.js";
+import { httpUrl, idParam, INT32_MAX, int32Id, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
-const dbId = z.number().int().positive().max(2_147_483_647);
 const isoDate = z.iso.date().refine(isStorableInstant, STORABLE_INSTANT_MESSAGE).describe("ISO 8601 calendar date, YYYY-MM-DD");
 const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 const quantity = z.number().int().min(1).max(9_999);
-const optionValueIds = z.array(dbId).max(50);
+const optionValueIds = z.array(int32Id).max(50);
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -16,7 +15,7 @@ const optionValueIds = z.array(dbId).max(50);
 
 export const addressInput = z
   .object({
-    country_id: dbId.optional().describe("A country's id (GET /api/countries); or send country_code"),
+    country_id: int32Id.optional().describe("A country's id (GET /api/countries); or send country_code"),
     country_code: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter ISO country code").optional(),
     name: text(200),
     address1: text(200),
@@ -27,21 +26,21 @@ export const addressInput = z
   });
 
 export const createItemInput = z.object({
-  variant_id: dbId,
+  variant_id: int32Id,
   quantity,
   option_value_ids: optionValueIds.optional(),
 });
 
 export const subscriptionOrderCreateBody = z.object({
   subscription_order: z.object({
-    customer_id: dbId.describe("A customer of the company"),
-    subscription_plan_id: dbId,
-    user_id: dbId.nullable().optional().describe("The rep credited with the subscription"),
-    buyer_id: dbId.nullable().optional().describe("The buyer rep: rep prices apply"),
+    customer_id: int32Id.describe("A customer of the company"),
+    subscription_plan_id: int32Id,
+    user_id: int32Id.nullable().optional().describe("The rep credited with the subscription"),
+    buyer_id: int32Id.nullable().optional().describe("The buyer rep: rep prices apply"),
     items: z.array(createItemInput).min(1).max(100),
     ship_to: addressInput,
     bill_to: addressInput.optional().describe("Defaults to ship_to"),
-    payment_method_id: dbId.nullable().optional().describe("One of the customer's saved payment methods, not an expired card"),
+    payment_method_id: int32Id.nullable().optional().describe("One of the customer's saved payment methods, not an expired card"),
     next_bill_date: isoDate.optional().describe("Defaults to today plus the plan's trial, else one billing interval"),
     status: z.enum(CREATABLE_STATUSES).optional().describe("Defaults to active with a payment method, else pending"),
   }),
@@ -49,8 +48,8 @@ export const subscriptionOrderCreateBody = z.object({
 
 export const itemUpdateInput = z
   .object({
-    id: dbId.optional().describe("A subscription order item's id: keeps that item"),
-    variant_id: dbId.optional().describe("Without id: adds an item; with id: swaps that item's variant"),
+    id: int32Id.optional().describe("A subscription order item's id: keeps that item"),
+    variant_id: int32Id.optional().describe("Without id: adds an item; with id: swaps that item's variant"),
     quantity,
     option_value_ids: optionValueIds.optional(),
   });
@@ -69,7 +68,7 @@ export const shippingAddressBody = z.object({ address: addressInput });
 export const updatePaymentBody = z
   .discriminatedUnion("payment_method", [
     z
-      .object({ payment_method: z.literal("credit_card"), card_id: dbId.describe("One of the customer's saved cards, not expired (valid through its expiry month)") })
+      .object({ payment_method: z.literal("credit_card"), card_id: int32Id.describe("One of the customer's saved cards, not expired (valid through its expiry month)") })
       .meta({ id: "SubscriptionOrderCardPayment" }),
     z
       .object({
@@ -107,7 +106,7 @@ const filterQuery = {
   ship_to_country_id: z
     .string()
     .regex(/^(\d{1,10}|[A-Za-z]{2})$/, "must be a country id or a two-letter ISO code")
-    .refine((value) => !/^\d+$/.test(value) || Number(value) <= 2_147_483_647, "must be a country id or a two-letter ISO code")
+    .refine((value) => !/^\d+$/.test(value) || Number(value) <= INT32_MAX, "must be a country id or a two-letter ISO code")
     .optional(),
   next_bill_date_start_date: isoDate.optional().describe("Inclusive"),
   next_bill_date_end_date: isoDate.optional().describe("Inclusive"),
@@ -121,7 +120,7 @@ export const subscriptionOrderListQuery = paginationQuery(25).extend({
 
 export const subscriptionOrderStatsQuery = z.object({
   ...filterQuery,
-  page: wireInteger(z.number().int().min(1).max(1_000_000).default(1)).describe("Accepted for compatibility; stats are not paged"),
+  page: wireInteger(pageNumberBounds.default(1)).describe("Accepted for compatibility; stats are not paged"),
 });
 
 export const subscriptionOrderIdParams = z.object({ id: idParam });
@@ -129,8 +128,8 @@ export const subscriptionOrderIdParams = z.object({ id: idParam });
 export type AddressInput = z.infer<typeof addressInput>;
 export type SubscriptionOrderCreateInput = z.infer<typeof subscriptionOrderCreateBody>["subscription_order"];
 export type ItemUpdateInput = z.infer<typeof itemUpdateInput>;
-export type UpdatePaymentInput = z.infer<typeof updatePaymentBody>;
-export type SubscriptionOrderFilters = Omit<z.infer<typeof subscriptionOrderListQuery>, "page" | "per_page">;
+export type SubscriptionOrderListQuery = z.infer<typeof subscriptionOrderListQuery>;
+export type SubscriptionOrderFilters = Omit<SubscriptionOrderListQuery, "page" | "per_page">;
 
 // ---------------------------------------------------------------------------------------------
 // Responses

@@ -1,16 +1,16 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
-import { ValidationError, type FieldErrors } from "../../platform/errors.js";
-import { type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
+import { FieldErrorCollector, ValidationError } from "../../platform/errors.js";
+import { type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { isStorableDate } from "../../platform/db/storable-instants.js";
 import { newUuid } from "../../platform/ids.js";
-import { resolveCountryId } from "../catalog/reference-data.js";
+import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
-import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderView } from "./schemas.js";
+import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
 import { toView, totalSnapshot } from "./views.js";
 
@@ -23,15 +23,11 @@ function requireDateRange(filters: SubscriptionOrderFilters): void {
   if (start && end && start > end) throw ValidationError.field("next_bill_date_end_date", "must not be before next_bill_date_start_date");
 }
 
-export async function listSubscriptionOrders(
-  ctx: SqlServiceContext,
-  page: PageRequest,
-  filters: SubscriptionOrderFilters,
-): Promise<{ rows: SubscriptionOrderView[]; pagination: Pagination }> {
-  requireDateRange(filters);
-  const { records, total } = await readOrderPage(ctx, page, filters);
+export async function listSubscriptionOrders(ctx: SqlServiceContext, query: SubscriptionOrderListQuery): Promise<{ rows: SubscriptionOrderView[]; pagination: Pagination }> {
+  requireDateRange(query);
+  const { records, total } = await readOrderPage(ctx, query);
   const now = ctx.clock.now();
-  return { rows: records.map((record) => toView(record, now)), pagination: pagination(page, total) };
+  return { rows: records.map((record) => toView(record, now)), pagination: pagination(query, total) };
 }
 
 export interface SubscriptionStats {
@@ -105,23 +101,17 @@ function itemsSnapshot(row: Pick<OrderRow, "items" | "total" | "currency">) {
   return { items: row.items.map((item) => ({ id: item.id, variant_id: item.variant_id, quantity: item.quantity })), ...totalSnapshot(row) };
 }
 
-async function requireUser(db: Db, companyId: number, id: number, role: "customer" | "rep", path: string, errors: FieldErrors): Promise<void> {
+async function requireUser(db: Db, companyId: number, id: number, role: "customer" | "rep", path: string, errors: FieldErrorCollector): Promise<void> {
   const user = await db.user.findFirst({ where: { id, company_id: companyId, role }, select: { id: true } });
-  if (!user) (errors[path] ??= []).push(`does not name a ${role} of this company`);
+  if (!user) errors.add(path, `does not name a ${role} of this company`);
 }
 
-function duplicateVariantErrors(items: ItemToPrice[], path: (index: number) => string): FieldErrors {
-  const errors: FieldErrors = {};
+function checkNoDuplicateVariants(items: ItemToPrice[], path: (index: number) => string, errors: FieldErrorCollector): void {
   const seen = new Set<number>();
   items.forEach((item, index) => {
-    if (seen.has(item.variant_id)) (errors[path(index)] ??= []).push("appears more than once: set one item's quantity instead");
+    if (seen.has(item.variant_id)) errors.add(path(index), "appears more than once: set one item's quantity instead");
     seen.add(item.variant_id);
   });
-  return errors;
-}
-
-function throwIfAny(errors: FieldErrors): void {
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -130,12 +120,12 @@ function throwIfAny(errors: FieldErrors): void {
 
 // The insert needs a unique order number before the id that names it exists.
 const provisionalOrderNumber = () => `pending-${newUuid()}`;
-export const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
+const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
 
 export async function createSubscriptionOrder(ctx: OrderContext, input: SubscriptionOrderCreateInput): Promise<SubscriptionOrderView> {
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   const path = (member: string) => `subscription_order.${member}`;
-  const [plan, paymentMethod, shipToCountryId, billToCountryId] = await Promise.all([
+  const [plan, paymentMethod, shipToCountry, billToCountry] = await Promise.all([
     ctx.db.subscriptionPlan.findFirst({ where: { id: input.subscription_plan_id, company_id: ctx.companyId } }),
     input.payment_method_id
       ? ctx.db.paymentMethod.findFirst({
@@ -143,24 +133,24 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
           select: { id: true, exp_month: true, exp_year: true },
         })
       : null,
-    resolveCountryId(ctx.db, input.ship_to, path("ship_to"), errors),
-    input.bill_to ? resolveCountryId(ctx.db, input.bill_to, path("bill_to"), errors) : null,
+    resolveCountry(ctx.db, input.ship_to, path("ship_to"), errors),
+    input.bill_to ? resolveCountry(ctx.db, input.bill_to, path("bill_to"), errors) : null,
     requireUser(ctx.db, ctx.companyId, input.customer_id, "customer", path("customer_id"), errors),
     input.user_id ? requireUser(ctx.db, ctx.companyId, input.user_id, "rep", path("user_id"), errors) : null,
     input.buyer_id ? requireUser(ctx.db, ctx.companyId, input.buyer_id, "rep", path("buyer_id"), errors) : null,
   ]);
-  if (!plan) (errors[path("subscription_plan_id")] ??= []).push("does not name a subscription plan of this company");
-  else if (plan.active === false) (errors[path("subscription_plan_id")] ??= []).push("names an inactive subscription plan");
-  if (input.payment_method_id && !paymentMethod) (errors[path("payment_method_id")] ??= []).push("is not one of the customer's saved payment methods");
-  if (paymentMethod && isCardExpired(paymentMethod, ctx.clock.now())) (errors[path("payment_method_id")] ??= []).push("is expired");
+  if (!plan) errors.add(path("subscription_plan_id"), "does not name a subscription plan of this company");
+  else if (plan.active === false) errors.add(path("subscription_plan_id"), "names an inactive subscription plan");
+  if (input.payment_method_id && !paymentMethod) errors.add(path("payment_method_id"), "is not one of the customer's saved payment methods");
+  if (paymentMethod && isCardExpired(paymentMethod, ctx.clock.now())) errors.add(path("payment_method_id"), "is expired");
   const status = input.status ?? (paymentMethod ? "active" : "pending");
-  if (status === "active" && !paymentMethod) (errors[path("status")] ??= []).push("active needs a payment_method_id");
+  if (status === "active" && !paymentMethod) errors.add(path("status"), "active needs a payment_method_id");
   const today = utcDay(ctx.clock.now());
-  if (input.next_bill_date && new Date(input.next_bill_date) < today) (errors[path("next_bill_date")] ??= []).push("must not be in the past");
+  if (input.next_bill_date && new Date(input.next_bill_date) < today) errors.add(path("next_bill_date"), "must not be in the past");
   const itemPath = (index: number) => path(`items.${index}.variant_id`);
-  Object.assign(errors, duplicateVariantErrors(input.items, itemPath));
-  throwIfAny(errors);
-  if (!plan || shipToCountryId === null) throw new Error("unreachable: references were validated");
+  checkNoDuplicateVariants(input.items, itemPath, errors);
+  errors.throwIfAny();
+  if (!plan || shipToCountry === null) throw new Error("unreachable: references were validated");
 
   return ctx.db.$transaction(async (tx) => {
     // Held until this order commits, so that a delete of the plan waits and then counts it; a
@@ -173,7 +163,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     const interval = { count: heldPlan.billing_interval, unit: heldPlan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
-      countryId: shipToCountryId,
+      countryId: shipToCountry.id,
       interval,
       plan: heldPlan,
       buyerId: input.buyer_id ?? null,
@@ -203,8 +193,8 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
         next_bill_date: nextBillDate,
         bill_date: today,
         payment_method_id: paymentMethod?.id ?? null,
-        ...addressColumns("ship_to", input.ship_to, shipToCountryId),
-        ...addressColumns("bill_to", input.bill_to ?? input.ship_to, billToCountryId ?? shipToCountryId),
+        ...addressColumns("ship_to", input.ship_to, shipToCountry.id),
+        ...addressColumns("bill_to", input.bill_to ?? input.ship_to, (billToCountry ?? shipToCountry).id),
         ...totalsColumns(priced),
         created_at: ctx.clock.now(),
         items: {
@@ -251,20 +241,20 @@ interface ItemPlan {
 
 /** The items an update asks for, checked against the order's current items. */
 function planItems(row: OrderRow, items: ItemUpdateInput[]): ItemPlan[] {
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   const current = new Map(row.items.map((item) => [item.id, item]));
   const seenIds = new Set<number>();
   const planned: ItemPlan[] = [];
-  if (items.length === 0) errors.items = ["must keep at least one item: cancel the subscription to stop it"];
+  if (items.length === 0) errors.add("items", "must keep at least one item: cancel the subscription to stop it");
   items.forEach((item, index) => {
     if (item.id === undefined) {
-      if (item.variant_id === undefined) (errors[`items.${index}`] ??= []).push("needs an id (an item of this order) or a variant_id (a new item)");
+      if (item.variant_id === undefined) errors.add(`items.${index}`, "needs an id (an item of this order) or a variant_id (a new item)");
       else planned.push({ id: null, variant_id: item.variant_id, quantity: item.quantity, option_value_ids: item.option_value_ids ?? [] });
       return;
     }
     const existing = current.get(item.id);
-    if (!existing) (errors[`items.${index}.id`] ??= []).push("is not an item of this subscription order");
-    else if (seenIds.has(item.id)) (errors[`items.${index}.id`] ??= []).push("appears more than once");
+    if (!existing) errors.add(`items.${index}.id`, "is not an item of this subscription order");
+    else if (seenIds.has(item.id)) errors.add(`items.${index}.id`, "appears more than once");
     else
       planned.push({
         id: item.id,
@@ -274,9 +264,10 @@ function planItems(row: OrderRow, items: ItemUpdateInput[]): ItemPlan[] {
       });
     seenIds.add(item.id);
   });
-  throwIfAny(errors);
+  errors.throwIfAny();
   // Indexes of planned and items agree once there are no errors: every entry was planned.
-  throwIfAny(duplicateVariantErrors(planned, (index) => `items.${index}.variant_id`));
+  checkNoDuplicateVariants(planned, (index) => `items.${index}.variant_id`, errors);
+  errors.throwIfAny();
   return planned;
 }
 
@@ -324,10 +315,7 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseEdit(statusOf(row), "update_shipping_address");
     if (refusal) raise(refusal);
-    const errors: FieldErrors = {};
-    const countryId = await resolveCountryId(tx, address, "address", errors);
-    throwIfAny(errors);
-    if (countryId === null) throw new Error("unreachable: the country was validated");
+    const { id: countryId } = await requireCountry(tx, address, "address");
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
       countryId,

@@ -1,8 +1,8 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import type { SqlServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { type PageRequest, pageWindow } from "../../platform/http/pagination.js";
-import type { SubscriptionOrderFilters } from "./schemas.js";
+import { pageWindow } from "../../platform/http/pagination.js";
+import type { SubscriptionOrderFilters, SubscriptionOrderListQuery } from "./schemas.js";
 import type { OrderRecord } from "./views.js";
 
 /*
@@ -97,9 +97,9 @@ function filtersSql(ctx: SqlServiceContext, filters: SubscriptionOrderFilters): 
   return Prisma.join(conditions, " AND ");
 }
 
-export async function readOrderPage(ctx: SqlServiceContext, page: PageRequest, filters: SubscriptionOrderFilters): Promise<{ records: OrderRecord[]; total: number }> {
-  const where = filtersSql(ctx, filters);
-  const { skip, take } = pageWindow(page);
+export async function readOrderPage(ctx: SqlServiceContext, query: SubscriptionOrderListQuery): Promise<{ records: OrderRecord[]; total: number }> {
+  const where = filtersSql(ctx, query);
+  const { skip, take } = pageWindow(query);
   // Its text depends on which filters are given, so it is not prepared.
   const rowsStatement = Prisma.sql`${SELECT_ORDERS} WHERE ${where} ORDER BY o.next_bill_date, o.id LIMIT ${take} OFFSET ${skip}`;
   const countStatement = Prisma.sql`SELECT count(*)::int AS count FROM subscription_orders o WHERE ${where}`;

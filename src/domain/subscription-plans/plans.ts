@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { escapeLike } from "../../platform/db/like.js";
-import { ConflictError, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { PricedPlan } from "../subscription-orders/pricing.js";
 import type { OrderContext } from "../subscription-orders/records.js";
@@ -65,11 +65,6 @@ async function viewOf(db: Client, companyId: number, id: number): Promise<PlanVi
   if (!row) throw new NotFoundError("Subscription plan not found");
   const subscriptions = await openSubscriptionIds(db, companyId, [id]);
   return toView(row, subscriptions.get(id) ?? []);
-}
-
-function throwIfAny(...groups: FieldErrors[]): void {
-  const errors = Object.assign({}, ...groups) as FieldErrors;
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
 /** A JSON number as the decimal string it was written as (the schema allows at most 4 decimals). */
@@ -145,8 +140,8 @@ function linksOf<Link extends object>(nested: Link | Link[] | undefined, outside
  */
 async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdateInput>, existing: ExistingLink[]): Promise<FieldErrors> {
   const { entries, pathOf } = links;
-  const errors: FieldErrors = {};
-  const add = (index: number, member: string, message: string) => (errors[`${pathOf(index)}.${member}`] ??= []).push(message);
+  const errors = new FieldErrorCollector();
+  const add = (index: number, member: string, message: string) => errors.add(`${pathOf(index)}.${member}`, message);
   const existingIds = new Set(existing.map((link) => link.id));
   const foreign = await foreignProductIds(db, companyId, [...new Set(entries.flatMap((entry) => (entry.product_id === undefined ? [] : [entry.product_id])))]);
   entries.forEach((entry, index) => {
@@ -176,7 +171,7 @@ async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdate
       if (index !== undefined) add(index, "product_id", "is already linked to this plan");
     }
   }
-  return errors;
+  return errors.fieldErrors;
 }
 
 /**
@@ -221,7 +216,7 @@ export async function listPlans(ctx: ServiceContext, query: PlanListQuery): Prom
   const page = resolvePage(query);
   const where: Prisma.SubscriptionPlanWhereInput = {
     company_id: ctx.companyId,
-    ...(query.active !== undefined ? { active: query.active === "true" } : {}),
+    ...(query.active !== undefined ? { active: query.active } : {}),
     ...(query.product !== undefined ? { products: { some: { product_id: query.product } } } : {}),
     ...(query.search_query ? { name: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
   };
@@ -246,7 +241,10 @@ export async function createPlan(ctx: ServiceContext, body: PlanCreateBody): Pro
   const input: PlanCreateInput = body.subscription_plan;
   const sentLinks = linksOf(input.product_subscription_plans, body.product_subscription_plans);
   const links = sentLinks.entries;
-  throwIfAny(planSettingErrors(mergedSettings(input, NEW_PLAN)), await linkErrors(ctx.db, ctx.companyId, sentLinks, []));
+  const errors = new FieldErrorCollector();
+  errors.merge(planSettingErrors(mergedSettings(input, NEW_PLAN)));
+  errors.merge(await linkErrors(ctx.db, ctx.companyId, sentLinks, []));
+  errors.throwIfAny();
   return ctx.db.$transaction(async (tx) => {
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     const defaultProducts = links.filter((link) => link.default).map((link) => link.product_id);
@@ -316,7 +314,10 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id }, include: { products: { select: { id: true, product_id: true } } } });
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
     const keepsStoredAdjustment = input.price_adjustment_type === undefined && input.price_adjustment_amount === undefined;
-    throwIfAny(planSettingErrors(mergedSettings(input, settings), { keepsStoredAdjustment }), await linkErrors(tx, ctx.companyId, links, current.products));
+    const errors = new FieldErrorCollector();
+    errors.merge(planSettingErrors(mergedSettings(input, settings), { keepsStoredAdjustment }));
+    errors.merge(await linkErrors(tx, ctx.companyId, links, current.products));
+    errors.throwIfAny();
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     const touchedProducts = entries.flatMap((entry) => (entry.product_id !== undefined ? [entry.product_id] : [])).concat(
       entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),

@@ -1,6 +1,6 @@
 // The rules of a subscription plan that involve more than one member, as pure functions over
 // the plan as it would be stored (an update's members merged over the current plan).
-import type { FieldErrors } from "../../platform/errors.js";
+import { FieldErrorCollector, type FieldErrors } from "../../platform/errors.js";
 import { parseDecimalToMinor } from "../../platform/money.js";
 import { isUnboundAmount, MAX_UNBOUND_DECIMAL_PLACES } from "../catalog/amounts.js";
 
@@ -20,8 +20,6 @@ export interface PlanSettings {
 }
 
 export interface PlanSettingOptions {
-  /** Where the errors go: `${prefix}.<member>`. */
-  prefix?: string;
   /**
    * An update that sends neither adjustment member keeps the stored adjustment as it is: a plan
    * stored before fixed amounts were limited to 3 decimals stays editable.
@@ -29,10 +27,10 @@ export interface PlanSettingOptions {
   keepsStoredAdjustment?: boolean;
 }
 
-/** Field errors for a plan whose members contradict each other. */
-export function planSettingErrors(plan: PlanSettings, { prefix = "subscription_plan", keepsStoredAdjustment = false }: PlanSettingOptions = {}): FieldErrors {
-  const errors: FieldErrors = {};
-  const add = (member: string, message: string) => (errors[`${prefix}.${member}`] ??= []).push(message);
+/** Field errors (paths under `subscription_plan`) for a plan whose members contradict each other. */
+export function planSettingErrors(plan: PlanSettings, { keepsStoredAdjustment = false }: PlanSettingOptions = {}): FieldErrors {
+  const errors = new FieldErrorCollector();
+  const add = (member: string, message: string) => errors.add(`subscription_plan.${member}`, message);
   if (plan.trial_period !== null && plan.trial_period_unit === null) add("trial_period_unit", "is required when trial_period is set");
   if (plan.trial_period === null && plan.trial_period_unit !== null) add("trial_period", "is required when trial_period_unit is set");
   if (plan.allow_max_billing_cycles && plan.max_billing_cycles === null) add("max_billing_cycles", "is required when allow_max_billing_cycles is true");
@@ -53,5 +51,5 @@ export function planSettingErrors(plan: PlanSettings, { prefix = "subscription_p
   ) {
     add("price_adjustment_amount", `must have at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places for a fixed_amount`);
   }
-  return errors;
+  return errors.fieldErrors;
 }

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { MAX_PER_PAGE } from "../../platform/http/pagination.js";
-import { idParam, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { pageNumberBounds, perPageBounds } from "../../platform/http/pagination.js";
+import { booleanQuery, idParam, int32Id, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
-const recordId = z.number().int().positive().max(2_147_483_647);
 const intervalUnit = z.enum(["day", "week", "month", "year"]);
 const interval = z.number().int().min(1).max(29);
 // The seed bounds these from below only; the upper bound keeps schedule arithmetic in range.
@@ -46,11 +45,11 @@ const scheduleFields = {
 
 const linkDefault = z.boolean().optional().describe("The product's default plan: setting it clears the product's other default");
 
-const linkCreate = z.object({ product_id: recordId, default: linkDefault });
+const linkCreate = z.object({ product_id: int32Id, default: linkDefault });
 
 const linkUpdate = z.object({
-  id: recordId.optional().describe("A link of this plan: changes it; without id a link is added"),
-  product_id: recordId.optional().describe("Required for a new link"),
+  id: int32Id.optional().describe("A link of this plan: changes it; without id a link is added"),
+  product_id: int32Id.optional().describe("Required for a new link"),
   default: linkDefault,
   _destroy: z.boolean().optional().describe("With id: removes that link"),
   company_default: z.boolean().optional().describe("The seed lists it among a link's members; it sets the plan's company_default"),
@@ -75,7 +74,7 @@ export const planCreateBody = z.object({
 });
 
 export const planUpdateBody = z.object({
-  id: recordId.optional().describe("When sent, must equal the id in the path"),
+  id: int32Id.optional().describe("When sent, must equal the id in the path"),
   subscription_plan: z.object({
     ...z.object(scheduleFields).partial().shape,
     ...optionalFields,
@@ -84,8 +83,8 @@ export const planUpdateBody = z.object({
   product_subscription_plans: linkList(linkUpdate).optional().describe(OUTSIDE_LINKS),
 });
 
-const pageNumber = wireInteger(z.number().int().min(1).max(1_000_000));
-const perPage = wireInteger(z.number().int().min(1).max(MAX_PER_PAGE));
+const pageNumber = wireInteger(pageNumberBounds);
+const perPage = wireInteger(perPageBounds);
 
 export const PLAN_SORT_ATTRIBUTES = ["id", "name", "created_at", "updated_at", "active", "company_default", "billing_interval"] as const;
 
@@ -94,7 +93,7 @@ export const planListQuery = z.object({
   per_page: perPage.optional().describe("Default 25"),
   "pagination[page]": pageNumber.optional().describe("The same as page; both may be sent only with the same value"),
   "pagination[per_page]": perPage.optional().describe("The same as per_page; both may be sent only with the same value"),
-  active: z.enum(["true", "false"]).optional(),
+  active: booleanQuery.optional(),
   product: idParam.optional().describe("Only plans offered for this product"),
   search_query: searchQuery.describe("Case-insensitive match on the name"),
   sorted_by: z.enum(PLAN_SORT_ATTRIBUTES).default("created_at"),

@@ -87,12 +87,19 @@ export const pageVisitBody = z.object({ page: pageSchema, metadata: requestMetad
 
 export const eventAccepted = z.object({ status: z.literal(201), metadata: responseMetadataSchema });
 
-/** `{metadata: {svc_shop}}`, or a bare `{svc_shop}` as older scripts send. */
+/** `{metadata: {svc_shop}}`, or a bare `{svc_shop}` as older scripts send: read as the shop and locale. */
 export const sessionBody = z
   .object({
     svc_shop: optionalOrNull(z.string().min(1).max(253)),
     metadata: optionalOrNull(z.object({ svc_shop: z.string().min(1).max(253), svc_locale: optionalOrNull(localeSchema) })),
   })
-  .refine((body) => body.metadata !== undefined || body.svc_shop !== undefined, { message: "is required", path: ["metadata", "svc_shop"] });
+  .transform((body, ctx) => {
+    const svcShop = body.metadata?.svc_shop ?? body.svc_shop;
+    if (svcShop === undefined) {
+      ctx.issues.push({ code: "custom", message: "is required", path: ["metadata", "svc_shop"], input: body });
+      return z.NEVER;
+    }
+    return { svc_shop: svcShop, svc_locale: body.metadata?.svc_locale };
+  });
 
 export const sessionIssued = z.object({ status: z.literal(201), svc_session: z.string(), metadata: responseMetadataSchema });

@@ -1,4 +1,5 @@
 import type { ServiceContext } from "../../platform/context.js";
+import { newSessionId } from "../../platform/ids.js";
 import { resolveRep } from "../affiliates/service.js";
 import type { EventStore } from "./event-store.js";
 import type { LeadInput, RequestMetadata, UrlPage } from "./schemas.js";
@@ -6,6 +7,14 @@ import type { LeadInput, RequestMetadata, UrlPage } from "./schemas.js";
 /** A shop's service context plus the group-committing store events are written through. */
 export interface TrackingContext extends ServiceContext {
   events: EventStore;
+}
+
+/**
+ * A new visitor session of the context's shop: its ss_ id. Nothing is stored (the events that
+ * carry the id are); asking for the shop's context first is what makes an unknown shop a 404.
+ */
+export function startSession(_shop: ServiceContext): string {
+  return newSessionId();
 }
 
 function sessionColumns(metadata: RequestMetadata) {

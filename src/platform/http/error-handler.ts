@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isUniqueViolation } from "../db/errors.js";
-import { AppError, type FieldErrors } from "../errors.js";
+import { AppError, FieldErrorCollector, type FieldErrors } from "../errors.js";
 import { meta } from "./envelope.js";
 import type { ErrorBody } from "./schemas.js";
 
@@ -70,16 +70,16 @@ function withUnionsOpened(issue: ValidationIssue): ValidationIssue[] {
 }
 
 function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined, request: FastifyRequest): FieldErrors {
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   const source = context === "querystring" ? request.query : request.body;
   for (const issue of issues.flatMap(withUnionsOpened)) {
     const segments = issue.instancePath.replace(/^\//, "").split("/").filter(Boolean);
     const key = segments.join(".") || (context === "querystring" ? "query" : "body");
     // zod words a missing member by its expected type ("expected string", "Invalid option"); say what the client can fix.
     const missing = segments.length > 0 && sentValue(source, segments) === undefined && issue.keyword !== "custom";
-    (errors[key] ??= []).push(missing ? "is required" : (issue.message ?? "is invalid"));
+    errors.add(key, missing ? "is required" : (issue.message ?? "is invalid"));
   }
-  return errors;
+  return errors.fieldErrors;
 }
 
 function body(request: FastifyRequest, message: string, code: string, errors: FieldErrors | null, extraMeta?: Record<string, unknown>): ErrorBody {

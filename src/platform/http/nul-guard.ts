@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { NotFoundError, ValidationError, type FieldErrors } from "../errors.js";
+import { FieldErrorCollector, NotFoundError } from "../errors.js";
 
 const NUL = "\u0000";
 // With the u flag a surrogate pair is one code point, so this matches only a lone surrogate.
@@ -24,28 +24,27 @@ export function registerNulGuard(app: FastifyInstance): void {
   app.addHook("preValidation", async (request) => {
     const params = request.params as Record<string, unknown> | undefined;
     if (params && Object.values(params).some((value) => typeof value === "string" && unstorable(value) !== null)) throw new NotFoundError();
-    // Paths are the client's member names: without a prototype, "constructor" is a name like any other.
-    const errors: FieldErrors = Object.create(null);
+    const errors = new FieldErrorCollector();
     collect(request.query, "query", errors);
     collect(request.body, "body", errors);
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    errors.throwIfAny();
   });
 }
 
-function collect(root: unknown, rootName: string, errors: FieldErrors): void {
+function collect(root: unknown, rootName: string, errors: FieldErrorCollector): void {
   const pending: [unknown, string][] = [[root, ""]];
   while (pending.length > 0) {
     const [value, path] = pending.pop() as [unknown, string];
     if (typeof value === "string") {
       const problem = unstorable(value);
-      if (problem) (errors[path || rootName] ??= []).push(problem);
+      if (problem) errors.add(path || rootName, problem);
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => pending.push([item, path ? `${path}.${index}` : String(index)]));
     } else if (value !== null && typeof value === "object") {
       for (const [key, item] of Object.entries(value)) {
         const itemPath = path ? `${path}.${key}` : key;
         const problem = unstorable(key);
-        if (problem) (errors[itemPath] ??= []).push(problem);
+        if (problem) errors.add(itemPath, problem);
         pending.push([item, itemPath]);
       }
     }

@@ -3,11 +3,18 @@ import { wireInteger } from "./schemas.js";
 
 export const MAX_PER_PAGE = 100;
 
-/** `page` and `per_page` query members; out of range is a 422, never a silent clamp. */
+/**
+ * What `page` and `per_page` may be; out of range is a 422, never a silent clamp. Query members
+ * wrap them in wireInteger, with their default inside so that the document shows it.
+ */
+export const pageNumberBounds = z.number().int().min(1).max(1_000_000);
+export const perPageBounds = z.number().int().min(1).max(MAX_PER_PAGE);
+
+/** `page` and `per_page` query members. */
 export function paginationQuery(defaultPerPage = 25) {
   return z.object({
-    page: wireInteger(z.number().int().min(1).max(1_000_000).default(1)),
-    per_page: wireInteger(z.number().int().min(1).max(MAX_PER_PAGE).default(defaultPerPage)),
+    page: wireInteger(pageNumberBounds.default(1)),
+    per_page: wireInteger(perPageBounds.default(defaultPerPage)),
   });
 }
 

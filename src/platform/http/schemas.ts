@@ -71,8 +71,25 @@ export function wireInteger<Schema extends z.ZodType<number | undefined>>(schema
   }, schema);
 }
 
-/** Path ids: positive integers; anything else is a 404 for the route's resource, decided by zod as 422. */
-export const idParam = wireInteger(z.number().int().min(1).max(2_147_483_647));
+/** The largest value of a PostgreSQL integer column, such as our serial ids. */
+export const INT32_MAX = 2_147_483_647;
+
+/** True when `value` could be the id of one of our rows: a positive integer an integer column holds. */
+export function isInt32Id(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= INT32_MAX;
+}
+
+/** An id in a JSON body: a positive integer an integer column holds. */
+export const int32Id = z.number().int().min(1).max(INT32_MAX);
+
+/**
+ * An id in a path or a query string. One it refuses is a 404 in a path (it names nothing: the
+ * error handler answers a path's validation failure so) and a 422 in a query string.
+ */
+export const idParam = wireInteger(int32Id);
+
+/** A true/false member of a query string, read as a boolean. */
+export const booleanQuery = z.enum(["true", "false"]).transform((value) => value === "true");
 
 /**
  * Every list's `search_query`: a case-insensitive substring, matched literally (escapeLike).

@@ -39,8 +39,7 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
       },
     },
     async (request) => {
-      const { page, per_page } = request.query;
-      const result = await pages.listPages(companyContext(request), { page, per_page }, requestedLanguage(request.query));
+      const result = await pages.listPages(companyContext(request), request.query);
       return listEnvelope(request, { custom_pages: result.rows }, result.pagination);
     },
   );

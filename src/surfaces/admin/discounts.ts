@@ -27,8 +27,7 @@ export async function discountRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const { page, per_page, search_query } = request.query;
-      const result = await discounts.listDiscounts(companyContext(request), { page, per_page }, search_query);
+      const result = await discounts.listDiscounts(companyContext(request), request.query);
       return listEnvelope(request, { discounts: result.rows }, result.pagination);
     },
   );

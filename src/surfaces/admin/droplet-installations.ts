@@ -13,7 +13,6 @@ import {
   installationUuidParams,
 } from "../../domain/droplets/schemas.js";
 import * as installations from "../../domain/droplets/service.js";
-import { ValidationError } from "../../platform/errors.js";
 import { companyContext } from "../../platform/http/app-context.js";
 import { envelope, listEnvelope } from "../../platform/http/envelope.js";
 import { withListMeta, withMeta } from "../../platform/http/schemas.js";
@@ -36,8 +35,7 @@ export async function dropletInstallationRoutes(fastify: FastifyInstance): Promi
       },
     },
     async (request) => {
-      const { page, per_page, category } = request.query;
-      const result = await installations.listInstallations(companyContext(request), { page, per_page }, category);
+      const result = await installations.listInstallations(companyContext(request), request.query);
       return listEnvelope(request, { droplet_installations: result.rows }, result.pagination);
     },
   );
@@ -85,15 +83,7 @@ export async function dropletInstallationRoutes(fastify: FastifyInstance): Promi
         response: { 200: withMeta({ droplet_installation: installationUpdated }) },
       },
     },
-    async (request) => {
-      if (request.body.uuid !== request.params.uuid) throw ValidationError.field("uuid", "must equal the uuid in the path");
-      const updated = await installations.updateInstallation(
-        companyContext(request),
-        request.params.uuid,
-        request.body.droplet_installation,
-      );
-      return envelope(request, { droplet_installation: updated });
-    },
+    async (request) => envelope(request, { droplet_installation: await installations.updateInstallation(companyContext(request), request.params.uuid, request.body) }),
   );
 
   app.delete(

@@ -32,8 +32,7 @@ export async function enrollmentPackRoutes(fastify: FastifyInstance): Promise<vo
       },
     },
     async (request) => {
-      const { page, per_page, search_query } = request.query;
-      const result = await enrollmentPacks.listEnrollmentPacks(companyContext(request), { page, per_page }, search_query);
+      const result = await enrollmentPacks.listEnrollmentPacks(companyContext(request), request.query);
       return listEnvelope(request, { enrollment_packs: result.rows }, result.pagination);
     },
   );

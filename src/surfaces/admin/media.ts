@@ -20,8 +20,7 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
       schema: { tags, security, summary: "List media, newest first", querystring: mediaListQuery, response: { 200: withListMeta({ media: z.array(mediaView) }) } },
     },
     async (request) => {
-      const { page, per_page, ...filter } = request.query;
-      const result = await media.listMedia(companyContext(request), { page, per_page }, filter);
+      const result = await media.listMedia(companyContext(request), request.query);
       return listEnvelope(request, { media: result.rows }, result.pagination);
     },
   );

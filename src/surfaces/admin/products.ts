@@ -32,8 +32,7 @@ export async function productRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const { page, per_page, search_query } = request.query;
-      const result = await products.listProducts(companyContext(request), { page, per_page }, search_query);
+      const result = await products.listProducts(companyContext(request), request.query);
       return listEnvelope(request, { products: result.rows }, result.pagination);
     },
   );

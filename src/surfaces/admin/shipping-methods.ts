@@ -32,8 +32,7 @@ export async function shippingMethodRoutes(fastify: FastifyInstance): Promise<vo
       },
     },
     async (request) => {
-      const { page, per_page, country_code, search_query } = request.query;
-      const result = await shippingMethods.listShippingMethods(companyContext(request), { page, per_page }, { countryCode: country_code, searchQuery: search_query });
+      const result = await shippingMethods.listShippingMethods(companyContext(request), request.query);
       return listEnvelope(request, { shipping_methods: result.rows }, result.pagination);
     },
   );

@@ -49,8 +49,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       },
     },
     async (request) => {
-      const { page, per_page, ...filters } = request.query;
-      const result = await orders.listSubscriptionOrders(companyContext(request), { page, per_page }, filters);
+      const result = await orders.listSubscriptionOrders(companyContext(request), request.query);
       const { total_count, total_pages, current_page } = result.pagination;
       return { subscription_orders: result.rows, meta: { ...meta(request), total_count, total_pages, current_page } };
     },
@@ -77,8 +76,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       },
     },
     async (request) => {
-      const { page: _page, ...filters } = request.query;
-      return envelope(request, await orders.subscriptionOrderStats(companyContext(request), filters));
+      return envelope(request, await orders.subscriptionOrderStats(companyContext(request), request.query));
     },
   );
 

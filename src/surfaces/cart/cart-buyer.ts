@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { logout, setAttribution, setSavedPaymentMethod } from "../../domain/carts/cart-buyer.js";
 import { attributionBody, cartResponse, cartTokenParams, savedPaymentMethodBody } from "../../domain/carts/schemas.js";
 import { checkPaymentMethodCredential, requiredPaymentMethodCredential } from "./cart-credentials.js";
-import { cartContext, sendCart } from "./cart-reply.js";
+import { cartContext } from "./cart-context.js";
+import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart buyer"];
 const response = { 200: cartResponse };

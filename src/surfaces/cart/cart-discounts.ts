@@ -2,7 +2,8 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { applyDiscountCodes, removeDiscountCodes } from "../../domain/carts/discounts.js";
 import { cartResponse, cartTokenParams, discountBody, removeDiscountBody } from "../../domain/carts/schemas.js";
-import { cartContext, sendCart } from "./cart-reply.js";
+import { cartContext } from "./cart-context.js";
+import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart discounts"];
 const response = { 200: cartResponse };
@@ -22,10 +23,7 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
         response,
       },
     },
-    async (request, reply) => {
-      const codes = [...(request.body.discount_codes ?? []), ...(request.body.discount_code === undefined ? [] : [request.body.discount_code])];
-      return sendCart(request, reply, await applyDiscountCodes(cartContext(request), request.params.cart_token, codes));
-    },
+    async (request, reply) => sendCart(request, reply, await applyDiscountCodes(cartContext(request), request.params.cart_token, request.body.discount_codes)),
   );
 
   app.delete(

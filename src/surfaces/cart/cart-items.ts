@@ -23,7 +23,8 @@ import {
 } from "../../domain/carts/schemas.js";
 import { requiredCompany } from "../../platform/http/company-auth.js";
 import { checkCompanyToken } from "./cart-credentials.js";
-import { cartContext, sendCart } from "./cart-reply.js";
+import { cartContext } from "./cart-context.js";
+import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart items"];
 const response = { 200: cartResponse };

@@ -15,7 +15,8 @@ import {
   updateCountryBody,
 } from "../../domain/carts/schemas.js";
 import { showCart } from "../../domain/carts/show-cart.js";
-import { cartContext, sendCart } from "./cart-reply.js";
+import { cartContext } from "./cart-context.js";
+import { sendCart } from "./cart-reply.js";
 
 const tags = ["Carts"];
 const response = { 200: cartResponse };
@@ -49,10 +50,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     "/:cart_token",
     { schema: { tags, summary: "Show a cart with its computed totals", params: cartTokenParams, querystring: showCartQuery, response } },
-    async (request, reply) => {
-      const includes = (request.query.payment_methods_includes ?? "").split(",").map((name) => name.trim());
-      return sendCart(request, reply, await showCart(cartContext(request), request.params.cart_token, includes));
-    },
+    async (request, reply) => sendCart(request, reply, await showCart(cartContext(request), request.params.cart_token, request.query.payment_methods_includes)),
   );
 
   app.patch(

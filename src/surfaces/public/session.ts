@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { sessionBody, sessionIssued } from "../../domain/tracking/schemas.js";
-import { newSessionId } from "../../platform/ids.js";
+import { startSession } from "../../domain/tracking/service.js";
 import { responseMetadata, shopContext } from "./context.js";
 
 const tags = ["Public SDK: sessions"];
@@ -21,11 +21,9 @@ export async function sessionRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const shop = request.body.metadata?.svc_shop ?? (request.body.svc_shop as string);
-      await shopContext(request, shop);
-      const svc_session = newSessionId();
-      const metadata = responseMetadata(request, { svc_shop: shop, svc_session, svc_locale: request.body.metadata?.svc_locale });
-      return reply.code(201).send({ status: 201 as const, svc_session, metadata });
+      const { svc_shop, svc_locale } = request.body;
+      const svc_session = startSession(await shopContext(request, svc_shop));
+      return reply.code(201).send({ status: 201 as const, svc_session, metadata: responseMetadata(request, { svc_shop, svc_session, svc_locale }) });
     },
   );
 }

@@ -1,7 +1,7 @@
 import { decodeJwt, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { CheckoutUrls } from "../../../src/domain/carts/links.js";
-import { fixedClock } from "../../../src/platform/clock.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
 
 const START = new Date("2026-05-01T12:00:00.000Z");
 const HOUR_MS = 60 * 60 * 1000;

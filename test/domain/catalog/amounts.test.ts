@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decimalText, FieldErrorCollector, isUnboundAmount, minorInCurrency } from "../../../src/domain/catalog/amounts.js";
+import { decimalText, isUnboundAmount, minorInCurrency } from "../../../src/domain/catalog/amounts.js";
+import { FieldErrorCollector } from "../../../src/platform/errors.js";
 import type { CountryView } from "../../../src/domain/catalog/reference-data.js";
 
 const kuwait: CountryView = { id: 1, iso: "KW", name: "Kuwait", currency_code: "KWD", currency_symbol: "KWD", decimal_places: 3 };

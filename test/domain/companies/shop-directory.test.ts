@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ShopDirectory } from "../../../src/domain/companies/shop-directory.js";
 import { createCompany } from "../../../src/domain/companies/service.js";
-import { fixedClock } from "../../../src/platform/clock.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database.js";
 
 let testDb: TestDatabase;

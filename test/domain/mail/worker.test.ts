@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queueMail } from "../../../src/domain/mail/outbox.js";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail, MAX_ATTEMPTS, type MailWorkerDeps, retryDelayMs, startMailWorker } from "../../../src/domain/mail/worker.js";
-import { fixedClock } from "../../../src/platform/clock.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
 import { createCompanyWithToken } from "../../helpers/fixtures.js";
 import { type SmtpSink, startSmtpSink } from "../../helpers/smtp-sink.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database.js";

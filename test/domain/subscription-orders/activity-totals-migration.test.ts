@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSubscriptionOrder, updateShippingAddress } from "../../../src/domain/subscription-orders/service.js";
 import type { Prisma } from "../../../src/generated/prisma/client.js";
-import { fixedClock } from "../../../src/platform/clock.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
 import { countryId, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
 import { createTestDatabase, rerunMigration, type TestDatabase } from "../../helpers/test-database.js";

@@ -23,7 +23,7 @@ describe("planSettingErrors", () => {
   it("needs a trial unit with a trial period and a period with a unit, and max_billing_cycles when allowed", () => {
     expect(planSettingErrors({ ...plain, trial_period: 7 })).toEqual({ "subscription_plan.trial_period_unit": ["is required when trial_period is set"] });
     expect(planSettingErrors({ ...plain, trial_period_unit: "day" })).toEqual({ "subscription_plan.trial_period": ["is required when trial_period_unit is set"] });
-    expect(planSettingErrors({ ...plain, allow_max_billing_cycles: true }, { prefix: "plan" })).toEqual({ "plan.max_billing_cycles": ["is required when allow_max_billing_cycles is true"] });
+    expect(planSettingErrors({ ...plain, allow_max_billing_cycles: true })).toEqual({ "subscription_plan.max_billing_cycles": ["is required when allow_max_billing_cycles is true"] });
   });
 
   it("needs type and amount together, and a percentage of at most 100 exactly", () => {

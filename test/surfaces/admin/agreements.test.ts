@@ -154,6 +154,16 @@ describe("POST /api/agreements", () => {
     expect(await t.db.prisma.agreement.count()).toBe(0);
   });
 
+  it("answers 422 for an id no row can have with the message every id of every resource gives", async () => {
+    const response = await create({ title: "T", description: "D", enrollment_pack_id: 0, company_country_ids: [2_147_483_648] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "agreement.enrollment_pack_id": ["Too small: expected number to be >=1"],
+      "agreement.company_country_ids.0": ["Too big: expected number to be <=2147483647"],
+    });
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+  });
+
   it("answers 422 for an unknown language code format", async () => {
     const response = await create({ title: "T", description: "D" }, { query: "?language_iso=not a language" });
     expect(response.status).toBe(422);

@@ -3,7 +3,7 @@ import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
 import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
 import type { Variant } from "../../../src/generated/prisma/client.js";
-import { fixedClock } from "../../../src/platform/clock.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
 import {
   type CompanyFixture,
   countryId,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { fixedClock } from "../../../src/platform/clock.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deepMerge, MAX_METADATA_BYTES, MAX_METADATA_DEPTH, metadataRefusal, removeKeys } from "../../../src/domain/carts/metadata.js";
+import { deepMerge, MAX_METADATA_BYTES, MAX_METADATA_DEPTH, metadataRefusal, removeKeys } from "../../../src/domain/carts/metadata-rules.js";
 
 describe("deepMerge", () => {
   it("merges nested objects and keeps what the patch does not mention", () => {

@@ -1,4 +1,4 @@
-import type { LoadedDiscount } from "./cart-state.js";
+import type { Prisma } from "../../generated/prisma/client.js";
 
 /** Codes are case-insensitive: stored and compared upper-cased. */
 export function normalizeCode(code: string): string {
@@ -7,7 +7,7 @@ export function normalizeCode(code: string): string {
 
 /** Why a code cannot be applied now, or null when it can. */
 export function discountProblem(
-  discount: Pick<LoadedDiscount, "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count"> | undefined,
+  discount: Pick<Prisma.DiscountGetPayload<object>, "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count"> | undefined,
   now: Date,
 ): string | null {
   if (discount === undefined) return "is not a valid code";
