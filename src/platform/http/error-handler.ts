@@ -102,6 +102,16 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return { status: known.status, body: body(request, known.message, known.code, null), headers: {} };
+  // Fastify gives what failed in reading the request a 4xx statusCode. A client that hangs up
+  // mid-body fails the request stream with Node's ECONNRESET, a code a lost database connection
+  // shares: the statusCode, which no database error carries, says whose fault it is.
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    if (fastifyError.code === "ECONNRESET") {
+      return { status, body: body(request, "The client closed the connection before its request arrived", "request_aborted", null), headers: {} };
+    }
+    return { status, body: body(request, fastifyError.message, "bad_request", null), headers: {} };
+  }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, body: body(request, "Database unavailable, retry shortly", "database_unavailable", null), headers: { "retry-after": "5" } };
   }
@@ -113,10 +123,6 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   }
   if (isRecordGone(error)) {
     return { status: 404, body: body(request, "Not found", "not_found", null), headers: {} };
-  }
-  const status = fastifyError.statusCode;
-  if (status && status >= 400 && status < 500) {
-    return { status, body: body(request, fastifyError.message, "bad_request", null), headers: {} };
   }
   return { status: 500, body: body(request, "Internal server error", "internal_error", null), headers: {} };
 }
