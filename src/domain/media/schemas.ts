@@ -81,7 +81,8 @@ export type MediaUpdateInput = z.infer<typeof mediaUpdateBody>["media"];
 
 export const mediaListQuery = paginationQuery().extend({
   media_type: z.enum(MEDIA_TYPES).optional(),
-  search_query: searchQuery.describe("Filters by title"),
+  search_query: searchQuery.describe("Filters by title: the English one or, with language_iso, its translation"),
+  ...languageIsoQuery.shape,
 });
 
 const nullableString = z.string().nullable();

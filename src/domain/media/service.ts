@@ -164,17 +164,31 @@ export async function getMedia(ctx: ServiceContext, id: number, language?: strin
   return toMediaView(await requireRow(ctx, id), language);
 }
 
-export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: { media_type?: string; search_query?: string }): Promise<Page<MediaView>> {
+export interface MediaFilter {
+  media_type?: string | undefined;
+  search_query?: string | undefined;
+  /** The language items are shown in, and whose translated titles the search matches besides the English ones. */
+  language_iso?: string | undefined;
+}
+
+/** Titles that contain `query`: the English one, or the translation into `language` a reader of it sees. */
+function titleSearch(query: string, language: string | undefined): Prisma.MediaWhereInput {
+  const title = { contains: escapeLike(query), mode: "insensitive" } as const;
+  if (!language || language === ENGLISH) return { title };
+  return { OR: [{ title }, { translations: { some: { language_iso: language, title } } }] };
+}
+
+export async function listMedia(ctx: ServiceContext, page: PageRequest, filter: MediaFilter): Promise<Page<MediaView>> {
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
     ...(filter.media_type ? { media_type: filter.media_type } : {}),
-    ...(filter.search_query ? { title: { contains: escapeLike(filter.search_query), mode: "insensitive" } } : {}),
+    ...(filter.search_query ? titleSearch(filter.search_query, filter.language_iso) : {}),
   };
   const [rows, total] = await Promise.all([
     ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
     ctx.db.media.count({ where }),
   ]);
-  return { rows: rows.map((row) => toMediaView(row)), pagination: pagination(page, total) };
+  return { rows: rows.map((row) => toMediaView(row, filter.language_iso)), pagination: pagination(page, total) };
 }
 
 export async function updateMedia(ctx: ServiceContext, id: number, input: MediaUpdateInput): Promise<MediaView> {

@@ -221,6 +221,27 @@ describe("GET /api/media", () => {
     expect(search.body.media.map((m: { title: string }) => m.title)).toEqual(["Alpha"]);
     expect((await call("GET", "/api/media?per_page=101", { token: acme.token })).status).toBe(422);
   });
+  it("translates title and description by language_iso as the show does, and searches the translated title too", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hello", description: "<p>English</p>", translations: { fr: { title: "Bonjour", description: "<p>Français</p>" } } });
+    await createMediaViaApi(call, acme.token, { title: "Goodbye", translations: { de: { title: "Tschüss" } } });
+    const list = (query: string) => call("GET", `/api/media?${query}`, { token: acme.token });
+    const french = await list("language_iso=fr_CA");
+    expect(french.status).toBe(200);
+    expect(french.body.media.map((m: { title: string; description: unknown }) => [m.title, m.description])).toEqual([
+      ["Goodbye", null],
+      ["Bonjour", { html: "<p>Français</p>" }],
+    ]);
+    const titles = async (query: string) => (await list(query)).body.media.map((m: { title: string }) => m.title);
+    expect(await titles("language_iso=fr&search_query=bonj")).toEqual(["Bonjour"]);
+    expect(await titles("language_iso=fr&search_query=hell")).toEqual(["Bonjour"]);
+    // Another language's title is not what this reader sees, so it does not match.
+    expect(await titles("language_iso=fr&search_query=tsch")).toEqual([]);
+    expect(await titles("search_query=bonj")).toEqual([]);
+    const invalid = await list("language_iso=french!");
+    expect(invalid.status).toBe(422);
+    expect(invalid.body).toMatchObject({ error_code: "validation_failed", errors: { language_iso: ["must be a language code such as fr or a locale such as fr_CA"] } });
+  });
+
   it("searches titles literally: % and _ match only themselves", async () => {
     await createMediaViaApi(call, acme.token, { title: "Save 50% today" });
     await createMediaViaApi(call, acme.token, { title: "Top 500 recipes" });
