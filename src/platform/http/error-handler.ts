@@ -16,7 +16,7 @@ interface ValidationIssue {
   keyword: string;
   message?: string;
   /** For an `invalid_union`: each branch's issues, their paths relative to the union. */
-  params?: { errors?: BranchIssue[][] };
+  params?: { errors?: BranchIssue[][]; issues?: { message: string }[] };
 }
 
 interface BranchIssue {
@@ -77,9 +77,15 @@ function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined,
     const key = segments.join(".") || (context === "querystring" ? "query" : "body");
     // zod words a missing member by its expected type ("expected string", "Invalid option"); say what the client can fix.
     const missing = segments.length > 0 && sentValue(source, segments) === undefined && issue.keyword !== "custom";
-    (errors[key] ??= []).push(missing ? "is required" : (issue.message ?? "is invalid"));
+    (errors[key] ??= []).push(...(missing ? ["is required"] : messagesOf(issue)));
   }
   return errors;
+}
+
+/** What to fix: for a record's key, the key schema's own messages, where zod says only "Invalid key in record". */
+function messagesOf(issue: ValidationIssue): string[] {
+  const keyIssues = issue.keyword === "invalid_key" ? (issue.params?.issues ?? []) : [];
+  return keyIssues.length > 0 ? keyIssues.map((keyIssue) => keyIssue.message) : [issue.message ?? "is invalid"];
 }
 
 function body(request: FastifyRequest, message: string, code: string, errors: FieldErrors | null, extraMeta?: Record<string, unknown>): ErrorBody {

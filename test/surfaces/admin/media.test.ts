@@ -311,6 +311,30 @@ describe("PUT /api/media/{id}", () => {
     expect(await t.db.prisma.media.count()).toBe(1);
   });
 
+  it("refuses translation and subtitle keys that are no ISO 639-1 language, as custom pages do (422, nothing changed)", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Own title", subtitles: { fr: "Bonjour" } });
+    const put = (body: Record<string, unknown>) => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { title: "Changed", ...body } } });
+    const translation = await put({ translations: { xx: { title: "Nonsense" } } });
+    expect(translation.status).toBe(422);
+    expect(translation.body.errors).toEqual({ "media.translations.xx": ["is not an ISO 639-1 language"] });
+    const subtitles = await put({ subtitles: { zz: "x" } });
+    expect(subtitles.status).toBe(422);
+    expect(subtitles.body.errors).toEqual({ "media.subtitles.zz": ["is not an ISO 639-1 language"] });
+    expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).toMatchObject({ title: "Own title", subtitles: { fr: "Bonjour" } });
+    expect(await t.db.prisma.mediaTranslation.count()).toBe(0);
+    expect((await call("GET", `/api/media/${media.id}?language_iso=xx`, { token: acme.token })).body.title).toBe("Own title");
+  });
+
+  it("refuses two keys naming one language (a withdrawn code and its current one): 422 on the repeated key, nothing created", async () => {
+    const translations = await create({ title: "x", media_type: "share", translations: { iw: { title: "ישן" }, he: { title: "חדש" } } });
+    expect(translations.status).toBe(422);
+    expect(translations.body.errors).toEqual({ "media.translations.he": ["names the same language as iw"] });
+    const subtitles = await create({ title: "x", media_type: "share", subtitles: { he: "a", fr: "b", iw: "c" } });
+    expect(subtitles.status).toBe(422);
+    expect(subtitles.body.errors).toEqual({ "media.subtitles.iw": ["names the same language as he"] });
+    expect(await t.db.prisma.media.count()).toBe(0);
+  });
+
   it("never reads a stored English translation, and removes one sent as null", async () => {
     const media = await createMediaViaApi(call, acme.token, { title: "Own title" });
     await t.db.prisma.mediaTranslation.create({ data: { media_id: media.id, language_iso: "en", title: "English Override" } });
