@@ -89,9 +89,12 @@ export function answerClientErrors({ clock, logger, headers }: { clock: Clock; l
  * it in the documented shape instead.
  */
 export function requireHostHeader(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request) => {
+  // A callback hook: it runs on every request, and allocates nothing for one that has a Host.
+  app.addHook("onRequest", (request, _reply, done) => {
     if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
-      throw new BadRequestError("The Host header is required", { code: "missing_host" });
+      done(new BadRequestError("The Host header is required", { code: "missing_host" }));
+      return;
     }
+    done();
   });
 }
