@@ -21,20 +21,20 @@ export async function publicOpenApiRoutes(fastify: FastifyInstance): Promise<voi
 }
 
 // Written by the surface's limiters (rate-limits.ts) on every response once they have counted the request.
-const WHEN = "Absent when the limiter's store could not be reached (the request is then not limited)";
-const RATE_LIMIT_HEADERS: Record<string, DocumentedHeader> = {
+const ABSENT_WHEN = "Absent when the limiter's store could not be reached (the request is then not limited)";
+const DOCUMENTED_RATE_LIMIT_HEADERS: Record<string, DocumentedHeader> = {
   "X-RateLimit-Limit": {
-    description: `Requests per minute allowed by the nearer of the two limits (per client IP, per visitor session). ${WHEN}`,
+    description: `Requests per minute allowed by the nearer of the two limits (per client IP, per visitor session). ${ABSENT_WHEN}`,
     schema: { type: "integer", minimum: 0 },
     on: ["2XX", "4XX", "5XX"],
   },
-  "X-RateLimit-Remaining": { description: `Requests left in that limit's current minute. ${WHEN}`, schema: { type: "integer", minimum: 0 }, on: ["2XX", "4XX", "5XX"] },
-  "X-RateLimit-Reset": { description: `Seconds until that limit's minute starts over. ${WHEN}`, schema: { type: "integer", minimum: 0 }, on: ["2XX", "4XX", "5XX"] },
+  "X-RateLimit-Remaining": { description: `Requests left in that limit's current minute. ${ABSENT_WHEN}`, schema: { type: "integer", minimum: 0 }, on: ["2XX", "4XX", "5XX"] },
+  "X-RateLimit-Reset": { description: `Seconds until that limit's minute starts over. ${ABSENT_WHEN}`, schema: { type: "integer", minimum: 0 }, on: ["2XX", "4XX", "5XX"] },
 };
 
 /** The OpenAPI document lists the rate limit headers on every public route registered after this call. */
 export function documentRateLimitHeaders(app: FastifyInstance): void {
   app.addHook("onRoute", (route) => {
-    route.config = { ...route.config, responseHeaders: { ...RATE_LIMIT_HEADERS, ...route.config?.responseHeaders } };
+    route.config = { ...route.config, responseHeaders: { ...DOCUMENTED_RATE_LIMIT_HEADERS, ...route.config?.responseHeaders } };
   });
 }
