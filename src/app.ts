@@ -8,6 +8,7 @@ import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
+import { answerClientErrors, requireHostHeader } from "./platform/http/client-errors.js";
 import { corsHeadersFor, isAllowedPreflight } from "./platform/http/cors.js";
 import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
@@ -102,9 +103,11 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     http: {
       headersTimeout: Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs),
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4))),
+      requireHostHeader: false,
     },
     return503OnClosing: true,
     frameworkErrors: answerRoutingError(config),
+    clientErrorHandler: answerClientErrors({ clock, logger, headers: SECURITY_HEADERS }),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -116,6 +119,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorateRequest("companyId", null);
   trackRunningHandlers(app);
 
+  requireHostHeader(app);
   registerJsonBodyParser(app);
   registerNulGuard(app);
   await app.register(rateLimiting);

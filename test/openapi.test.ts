@@ -2,6 +2,16 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { generateOpenApi, OPENAPI_PATH } from "../src/openapi-document.js";
 
+interface Operation {
+  security?: object[];
+  parameters?: Array<{ in: string; name: string }>;
+  responses: Record<string, { headers?: Record<string, { $ref: string }> }>;
+}
+
+function operationsOf(document: { paths: Record<string, Record<string, Operation>> }) {
+  return Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+}
+
 describe("openapi/openapi.json", () => {
   it("is the document the routes generate (run `npm run openapi` after changing a route or schema)", async () => {
     const generated = await generateOpenApi();
@@ -18,9 +28,48 @@ describe("openapi/openapi.json", () => {
     expect(operations.filter(({ path }) => !path.startsWith("/api/public/")).length).toBeGreaterThan(0);
     for (const { path, operation } of operations) {
       const errorBody = { description: "Default Response", content: { "application/json": { schema: { $ref: `#/components/schemas/${path.startsWith("/api/public/") ? "PublicError" : "Error"}` } } } };
-      expect(operation.responses["4XX"], path).toEqual(errorBody);
-      expect(operation.responses["5XX"], path).toEqual(errorBody);
+      for (const range of ["4XX", "5XX"]) {
+        const { headers: _headers, ...response } = operation.responses[range] as Record<string, unknown>;
+        expect(response, `${path} ${range}`).toEqual(errorBody);
+      }
     }
+  });
+
+  it("declares X-Request-Id on every response of every operation, each documented header once in components.headers", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const referenced = new Set<string>();
+    for (const { path, method, operation } of operationsOf(document)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect(response.headers?.["X-Request-Id"], `${method} ${path} ${status}`).toEqual({ $ref: "#/components/headers/X-Request-Id" });
+        for (const header of Object.values(response.headers ?? {})) referenced.add(header.$ref);
+      }
+    }
+    expect([...referenced].sort()).toEqual(Object.keys(document.components.headers).map((name) => `#/components/headers/${name}`).sort());
+    expect(document.components.headers["X-Request-Id"]).toMatchObject({ schema: { type: "string", format: "uuid" } });
+  });
+
+  it("declares WWW-Authenticate, Retry-After, Idempotent-Replayed and the public SDK's X-RateLimit-* headers on the responses that carry them", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const rateLimit = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+    for (const { path, method, operation } of operationsOf(document)) {
+      const what = `${method} ${path}`;
+      const authenticated = (operation.security ?? []).length > 0;
+      const idempotent = (operation.parameters ?? []).some((parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key");
+      const isPublic = path.startsWith("/api/public/");
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const names = Object.keys(response.headers ?? {});
+        const expected = ["X-Request-Id"];
+        if (status === "4XX" || status === "5XX") expected.push("Retry-After");
+        if (status === "4XX" && authenticated) expected.push("WWW-Authenticate");
+        if (status.startsWith("2") && idempotent) expected.push("Idempotent-Replayed");
+        if (isPublic) expected.push(...rateLimit);
+        expect(names.sort(), `${what} ${status}`).toEqual(expected.sort());
+      }
+    }
+    const withCredential = document.paths["/api/droplet_installations"].post;
+    expect(Object.keys(withCredential.responses["4XX"].headers)).toContain("WWW-Authenticate");
+    expect(Object.keys(withCredential.responses["201"].headers)).toContain("Idempotent-Replayed");
+    expect(Object.keys(document.paths["/api/public/v2025-06/session"].post.responses["201"].headers)).toEqual(expect.arrayContaining(rateLimit));
   });
 
   it("lists the error body with a required status and an optional ResponseMetadata in PublicError", async () => {

@@ -1,4 +1,5 @@
 import { request } from "undici";
+import { expect } from "vitest";
 
 export interface HttpResponse<Body = any> {
   status: number;
@@ -38,3 +39,17 @@ export function httpClient(baseUrl: string) {
 }
 
 export type Call = ReturnType<typeof httpClient>;
+
+/**
+ * An idempotent replay is the first response's body verbatim but for `meta.request_id` and
+ * `meta.timestamp`, which are the retry's own (its request id being its X-Request-Id header).
+ */
+export function expectReplayOf(retry: HttpResponse, first: HttpResponse): void {
+  expect(retry.status).toBe(first.status);
+  expect(retry.headers["idempotent-replayed"]).toBe("true");
+  expect(retry.body.meta.request_id).toBe(retry.headers["x-request-id"]);
+  expect(retry.body.meta.request_id).not.toBe(first.body.meta.request_id);
+  const metaOf = (response: HttpResponse) => `"request_id":"${response.body.meta.request_id}","timestamp":"${response.body.meta.timestamp}"`;
+  expect(retry.text).toContain(metaOf(retry));
+  expect(retry.text.replace(metaOf(retry), metaOf(first))).toBe(first.text);
+}

@@ -7,6 +7,7 @@ import { openDatabase } from "../../src/platform/db/database.js";
 import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
 import { type Call, httpClient } from "../helpers/http.js";
 import { capturingLogger } from "../helpers/log-capture.js";
+import { rawClient, waitUntil } from "../helpers/raw-http.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 let t: TestApp;
@@ -171,6 +172,21 @@ describe("errors in the documented shape", () => {
     expect(response.status).toBe(409);
     expectErrorBody(response.body, "conflict");
     expect(await t.db.prisma.label.count({ where: { name: "orphan" } })).toBe(0);
+  });
+
+  it("a client that hangs up in the middle of its body is a client error, logged at info, not a database outage", async () => {
+    const requestId = "0b7f8d5e-2c4a-4e1f-9a3b-6d5c4b3a2f10";
+    const client = await rawClient(Number(new URL(t.url).port));
+    client.socket.write(
+      `POST /api/droplet_installations HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${requestId}\r\nAuthorization: Bearer ${acme.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"droplet_uuid":`,
+    );
+    const ofRequest = () => logs.lines.map((line) => JSON.parse(line)).filter((line) => line.request_id === requestId);
+    expect(await waitUntil(() => ofRequest().length > 0, 2_000)).toBe(true);
+    client.socket.destroy();
+    expect(await waitUntil(() => ofRequest().some((line) => /^request (rejected|failed)$/.test(line.msg)), 2_000)).toBe(true);
+    const lines = ofRequest();
+    expect(lines.filter((line) => line.level >= 40)).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 30, msg: "request rejected", status: 400, error_code: "request_aborted" }));
   });
 
   it("500 reveals nothing but the request id, and logs the stack", async () => {

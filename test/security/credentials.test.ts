@@ -7,6 +7,7 @@ import { scopeFromSecret } from "../../src/platform/http/idempotency.js";
 import { changedTables, fingerprintQuery } from "../helpers/database-fingerprint.js";
 import { createCompanyWithToken } from "../helpers/fixtures.js";
 import { httpClient } from "../helpers/http.js";
+import { parseRawResponses, rawExchange } from "../helpers/raw-http.js";
 import { TEST_JWT_SECRET } from "../helpers/secrets.js";
 import { startTestApp } from "../helpers/test-app.js";
 import { documentOf, fillPath, type Operation, operationsOf } from "./openapi-operations.js";
@@ -71,6 +72,27 @@ describe("company API tokens", () => {
     expect(results.some((result) => result.startedAt < revokedAt && result.status === 200)).toBe(true);
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((result) => result.status === 401)).toBe(true);
+  });
+
+  it("are refused two at a time: two Authorization headers are a 400 ambiguous_credentials, not the first one's company", async () => {
+    const other = await createCompanyWithToken(t.db.prisma, "Other");
+    const droplet = await createDroplet(t.db.prisma, { name: "Ambiguous", category: "security", scopes: ["orders:read"] });
+    const port = Number(new URL(t.url).port);
+    const body = JSON.stringify({ droplet_uuid: droplet.uuid });
+    for (const [method, path, tokens] of [
+      ["GET", "/api/droplet_installations", [owner.token, other.token]],
+      ["POST", "/api/droplet_installations", [owner.token, other.token]],
+      ["POST", "/api/droplet_installations", [owner.token, owner.token]],
+    ] as const) {
+      const authorization = tokens.map((token, index) => `${index === 0 ? "Authorization" : "authorization"}: Bearer ${token}\r\n`).join("");
+      const request = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${authorization}Content-Type: application/json\r\nContent-Length: ${method === "POST" ? body.length : 0}\r\n\r\n${method === "POST" ? body : ""}`;
+      const [response] = parseRawResponses(await rawExchange(port, request));
+      expect(response?.status, `${method} ${path}`).toBe(400);
+      const error = JSON.parse(response?.body ?? "");
+      expect(error).toMatchObject({ error_code: "ambiguous_credentials", errors: null });
+      expect(error.meta.request_id).toBe(response?.headers["x-request-id"]);
+    }
+    expect(await t.db.prisma.dropletInstallation.count({ where: { droplet_id: droplet.id } })).toBe(0);
   });
 });
 

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { connect, type Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useBodyLimit } from "../../src/platform/http/body-limit.js";
 import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
 import { type Call, httpClient } from "../helpers/http.js";
+import { rawClient as connectRaw, sleep, waitUntil } from "../helpers/raw-http.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
 /** Slow, idle and noisy clients: timeouts, body limits per surface, the rate-limited 404. */
@@ -26,38 +26,7 @@ afterAll(async () => {
   await t.close();
 });
 
-interface RawClient {
-  socket: Socket;
-  received(): string;
-  closedAt(): number | null;
-}
-
-function rawClient(): Promise<RawClient> {
-  return new Promise((resolve, reject) => {
-    let data = "";
-    let closedAt: number | null = null;
-    const socket = connect({ host: "127.0.0.1", port }, () => resolve({ socket, received: () => data, closedAt: () => closedAt }));
-    socket.on("data", (chunk) => {
-      data += chunk.toString();
-    });
-    socket.on("error", () => {});
-    socket.on("close", () => {
-      closedAt = Date.now();
-    });
-    socket.once("error", reject);
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await sleep(25);
-  }
-  return true;
-}
+const rawClient = () => connectRaw(port);
 
 describe("slow clients", () => {
   it("a slowloris crowd trickling headers does not stop others being served, and is cut off after the headers timeout", async () => {

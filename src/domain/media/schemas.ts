@@ -4,6 +4,7 @@ import { ENGLISH, languageOf, languageParam } from "../../platform/http/language
 import { httpUrl, instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
+import { isLanguageCode } from "../custom-pages/iso-codes.js";
 
 export const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
 
@@ -13,7 +14,30 @@ export const slugSchema = z
   .max(100)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "may contain lowercase letters, digits and single hyphens");
 
-const languageCode = z.string().regex(/^[a-z]{2}$/, "must be a two-letter language code").transform(languageOf);
+// Translation and subtitle keys: ISO 639-1 languages, a withdrawn code read as its current one (iw as he).
+const languageKey = z
+  .string()
+  .regex(/^[a-z]{2}$/, "must be a two-letter language code")
+  .refine((code) => isLanguageCode(languageOf(code)), "is not an ISO 639-1 language");
+
+/** A record keyed by language, stored under each key's current code; two keys naming one language (iw, he) are a 422 on the later one. */
+function byLanguage<Value extends z.ZodType>(value: Value) {
+  return z.record(languageKey, value).transform((entries, ctx) => {
+    const current: Record<string, z.output<Value>> = {};
+    const sentAs = new Map<string, string>();
+    for (const [key, entry] of Object.entries(entries)) {
+      const language = languageOf(key);
+      const earlier = sentAs.get(language);
+      if (earlier === undefined) {
+        sentAs.set(language, key);
+        current[language] = entry;
+      } else {
+        ctx.addIssue({ code: "custom", path: [key], message: `names the same language as ${earlier}`, input: key });
+      }
+    }
+    return current;
+  });
+}
 const webUrl = httpUrl.nullable();
 const shortText = z.string().trim().max(255).nullable();
 const label = z.string().trim().min(1).max(100);
@@ -56,12 +80,11 @@ const mediaFields = {
   duration: z.number().int().min(0).max(10_000_000).nullable().optional().describe("Seconds"),
   watch: jsonObject.nullable().optional(),
   settings: jsonObject.nullable().optional(),
-  subtitles: z.record(languageCode, z.string().max(200_000)).nullable().optional().describe("Language code to subtitle text"),
-  translations: z
-    .record(languageCode, z.object({ title, description: descriptionInput.nullable().optional() }).nullable())
+  subtitles: byLanguage(z.string().max(200_000)).nullable().optional().describe("ISO 639-1 language code to subtitle text"),
+  translations: byLanguage(z.object({ title, description: descriptionInput.nullable().optional() }).nullable())
     .refine((translations) => !translations[ENGLISH], { path: [ENGLISH], message: "English is the media's own title and description: set those instead" })
     .optional()
-    .describe("Language code (not en: English is the media's own title and description) to translated title and description; null removes a translation"),
+    .describe("ISO 639-1 language code (not en: English is the media's own title and description) to translated title and description; null removes a translation"),
   prompts: z.array(z.record(z.string().max(100), z.unknown())).max(50).optional(),
   tags: z.array(label).max(50).optional(),
   ranks: z.array(label).max(50).optional(),
@@ -82,7 +105,8 @@ export type MediaUpdateInput = z.infer<typeof mediaUpdateBody>["media"];
 
 export const mediaListQuery = paginationQuery().extend({
   media_type: z.enum(MEDIA_TYPES).optional(),
-  search_query: searchQuery.describe("Filters by title"),
+  search_query: searchQuery.describe("Filters by title: the English one or, with language_iso, its translation"),
+  ...languageIsoQuery.shape,
 });
 
 const nullableString = z.string().nullable();

@@ -164,17 +164,24 @@ export async function getMedia(ctx: ServiceContext, id: number, language?: strin
   return toMediaView(await requireRow(ctx, id), language);
 }
 
+/** Titles that contain `query`: the English one, or the translation into `language` a reader of it sees. */
+function titleSearch(query: string, language: string | undefined): Prisma.MediaWhereInput {
+  const title = { contains: escapeLike(query), mode: "insensitive" } as const;
+  if (!language || language === ENGLISH) return { title };
+  return { OR: [{ title }, { translations: { some: { language_iso: language, title } } }] };
+}
+
 export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Promise<Page<MediaView>> {
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
     ...(query.media_type ? { media_type: query.media_type } : {}),
-    ...(query.search_query ? { title: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
+    ...(query.search_query ? titleSearch(query.search_query, query.language_iso) : {}),
   };
   const [rows, total] = await Promise.all([
     ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.media.count({ where }),
   ]);
-  return { rows: rows.map((row) => toMediaView(row)), pagination: pagination(query, total) };
+  return { rows: rows.map((row) => toMediaView(row, query.language_iso)), pagination: pagination(query, total) };
 }
 
 export async function updateMedia(ctx: ServiceContext, id: number, input: MediaUpdateInput): Promise<MediaView> {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { verifyCompanyToken } from "../auth/company-tokens.js";
-import { UnauthorizedError } from "../errors.js";
+import { BadRequestError, UnauthorizedError } from "../errors.js";
 
 /**
  * The one auth hook for company API tokens. A route says how much it needs in its config:
@@ -18,12 +18,31 @@ declare module "fastify" {
   }
 }
 
+/**
+ * The request's bearer token, null when it sends none. Node keeps the first of two Authorization
+ * headers and drops the other, so two credentials would silently count as the first: a 400.
+ */
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
+  if (sendsTwoAuthorizations(request.raw.rawHeaders)) {
+    throw new BadRequestError("Send one Authorization header: this request has more than one", { code: "ambiguous_credentials" });
+  }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw new UnauthorizedError("Authorization header must be 'Bearer <token>'", { code: "invalid_token" });
   return match[1];
+}
+
+const AUTHORIZATION = "authorization";
+
+// Only requests that send an Authorization header get here: one pass over their raw header names.
+function sendsTwoAuthorizations(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] as string;
+    if (name.length === AUTHORIZATION.length && name.toLowerCase() === AUTHORIZATION && ++seen > 1) return true;
+  }
+  return false;
 }
 
 export async function companyFromRequest(request: FastifyRequest): Promise<number | null> {

@@ -16,7 +16,7 @@ interface ValidationIssue {
   keyword: string;
   message?: string;
   /** For an `invalid_union`: each branch's issues, their paths relative to the union. */
-  params?: { errors?: BranchIssue[][] };
+  params?: { errors?: BranchIssue[][]; issues?: { message: string }[] };
 }
 
 interface BranchIssue {
@@ -77,9 +77,15 @@ function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined,
     const key = segments.join(".") || (context === "querystring" ? "query" : "body");
     // zod words a missing member by its expected type ("expected string", "Invalid option"); say what the client can fix.
     const missing = segments.length > 0 && sentValue(source, segments) === undefined && issue.keyword !== "custom";
-    errors.add(key, missing ? "is required" : (issue.message ?? "is invalid"));
+    for (const message of missing ? ["is required"] : messagesOf(issue)) errors.add(key, message);
   }
   return errors.fieldErrors;
+}
+
+/** What to fix: for a record's key, the key schema's own messages, where zod says only "Invalid key in record". */
+function messagesOf(issue: ValidationIssue): string[] {
+  const keyIssues = issue.keyword === "invalid_key" ? (issue.params?.issues ?? []) : [];
+  return keyIssues.length > 0 ? keyIssues.map((keyIssue) => keyIssue.message) : [issue.message ?? "is invalid"];
 }
 
 function body(request: FastifyRequest, message: string, code: string, errors: FieldErrors | null, extraMeta?: Record<string, unknown>): ErrorBody {
@@ -102,6 +108,16 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return { status: known.status, body: body(request, known.message, known.code, null), headers: {} };
+  // Fastify gives what failed in reading the request a 4xx statusCode. A client that hangs up
+  // mid-body fails the request stream with Node's ECONNRESET, a code a lost database connection
+  // shares: the statusCode, which no database error carries, says whose fault it is.
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    if (fastifyError.code === "ECONNRESET") {
+      return { status, body: body(request, "The client closed the connection before its request arrived", "request_aborted", null), headers: {} };
+    }
+    return { status, body: body(request, fastifyError.message, "bad_request", null), headers: {} };
+  }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, body: body(request, "Database unavailable, retry shortly", "database_unavailable", null), headers: { "retry-after": "5" } };
   }
@@ -113,10 +129,6 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   }
   if (isRecordGone(error)) {
     return { status: 404, body: body(request, "Not found", "not_found", null), headers: {} };
-  }
-  const status = fastifyError.statusCode;
-  if (status && status >= 400 && status < 500) {
-    return { status, body: body(request, fastifyError.message, "bad_request", null), headers: {} };
   }
   return { status: 500, body: body(request, "Internal server error", "internal_error", null), headers: {} };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ConflictError, ValidationError } from "../errors.js";
+import { withMetaOf } from "./envelope.js";
 
 /**
  * Idempotency keys, Stripe's contract, for every POST and PATCH of the surface that calls
@@ -10,7 +11,7 @@ import { ConflictError, ValidationError } from "../errors.js";
  *   concurrent requests exactly one wins), runs, and its response (status and body) is stored
  *   for 24 hours;
  * - a retry with the same key and the same request (method, URL, body) gets the stored
- *   response again, with `Idempotent-Replayed: true`, and runs nothing;
+ *   response again (its `meta` the retry's), with `Idempotent-Replayed: true`, and runs nothing;
  * - the same key with a different request is a 422 `idempotency_key_reused`;
  * - a retry while the first request still runs is a 409 `idempotency_key_in_progress`.
  *
@@ -95,7 +96,7 @@ export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOpt
       .code(outcome.status)
       .header("content-type", outcome.contentType)
       .header(REPLAYED_HEADER, "true")
-      .send(outcome.body);
+      .send(withMetaOf(request, outcome.body));
   });
 
   app.addHook("onSend", async (request, reply, payload) => {

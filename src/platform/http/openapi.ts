@@ -5,10 +5,20 @@ import { createJsonSchemaTransform, jsonSchemaTransformObject } from "fastify-ty
 import type { z } from "zod";
 import { errorBodySchema } from "./schemas.js";
 
+/** A response header, for the OpenAPI document: its `components.headers` entry and the responses of an operation that carry it. */
+export interface DocumentedHeader {
+  description: string;
+  schema: Record<string, unknown>;
+  /** "2XX" is each success response an operation lists. */
+  on: ReadonlyArray<"2XX" | "4XX" | "5XX">;
+}
+
 declare module "fastify" {
   interface FastifyContextConfig {
     /** The body of this route's 4XX and 5XX answers, for the OpenAPI document; errorBodySchema when unset. */
     errorBody?: z.ZodType;
+    /** Headers this route's responses carry besides those every operation documents, by name. */
+    responseHeaders?: Record<string, DocumentedHeader>;
   }
 }
 
@@ -16,6 +26,36 @@ export const API_TITLE = "svc-commerce API";
 export const API_VERSION = "1.0";
 
 const baseTransform = createJsonSchemaTransform({});
+
+// Seed 01 shows X-Request-Id on the company server's responses: it is on every response.
+const EVERY_OPERATION: Record<string, DocumentedHeader> = {
+  "X-Request-Id": {
+    description: "The request's id, the same value as the body's meta.request_id (a client's own UUID X-Request-Id is reused)",
+    schema: { type: "string", format: "uuid" },
+    on: ["2XX", "4XX", "5XX"],
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying. Present on a 429 (rate limited), a 409 idempotency_key_in_progress and a 503; absent otherwise",
+    schema: { type: "integer", minimum: 1 },
+    on: ["4XX", "5XX"],
+  },
+};
+const AUTHENTICATED_OPERATION: Record<string, DocumentedHeader> = {
+  "WWW-Authenticate": {
+    description: 'Present on a 401 (missing or invalid credential): `Bearer realm="svc-commerce"`; absent otherwise',
+    schema: { type: "string" },
+    on: ["4XX"],
+  },
+};
+const IDEMPOTENT_OPERATION: Record<string, DocumentedHeader> = {
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored response to an earlier request with the same Idempotency-Key, replayed; absent otherwise",
+    schema: { type: "string", enum: ["true"] },
+    on: ["2XX"],
+  },
+};
+// Where transform leaves each operation's headers for transformObject, which turns them into references.
+const RESPONSE_HEADERS_KEY = "x-response-headers";
 
 /**
  * The API reference page is the one HTML page we serve: it may load its own scripts, styles
@@ -63,9 +103,16 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
       const errorBody = input.route.config?.errorBody ?? errorBodySchema;
       const response = { ...(input.schema?.response as object | undefined), "4XX": errorBody, "5XX": errorBody };
       const transformed = baseTransform({ ...input, schema: { ...input.schema, response } });
-      return input.route.config?.idempotencyKey ? withIdempotencyKeyHeader(transformed) : transformed;
+      const responseHeaders = {
+        ...EVERY_OPERATION,
+        ...(input.schema?.security ? AUTHENTICATED_OPERATION : {}),
+        ...(input.route.config?.idempotencyKey ? IDEMPOTENT_OPERATION : {}),
+        ...input.route.config?.responseHeaders,
+      };
+      const documented = { ...transformed, schema: { ...transformed.schema, [RESPONSE_HEADERS_KEY]: responseHeaders } } as TransformResult;
+      return input.route.config?.idempotencyKey ? withIdempotencyKeyHeader(documented) : documented;
     },
-    transformObject: (input) => dropUnreferencedComponents(jsonSchemaTransformObject(input)),
+    transformObject: (input) => dropUnreferencedComponents(withResponseHeaders(jsonSchemaTransformObject(input))),
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: "/docs",
@@ -111,25 +158,65 @@ function withIdempotencyKeyHeader(transformed: TransformResult): TransformResult
 
 type OpenApiObject = ReturnType<typeof jsonSchemaTransformObject>;
 
+type Response = { headers?: Record<string, unknown> };
+type OperationObject = { responses?: Record<string, Response>; [RESPONSE_HEADERS_KEY]?: Record<string, DocumentedHeader> };
+type HeaderComponent = Omit<DocumentedHeader, "on">;
+
+/**
+ * Each operation's documented headers (left by transform) on the responses that carry them, as
+ * references to one `components.headers` entry per header.
+ */
+function withResponseHeaders(document: OpenApiObject): OpenApiObject {
+  const { paths = {}, components = {} } = document as { paths?: Record<string, Record<string, OperationObject>>; components?: Record<string, unknown> };
+  const headers: Record<string, HeaderComponent> = {};
+  const withReferences = (operation: OperationObject): OperationObject => {
+    const { [RESPONSE_HEADERS_KEY]: documented = {}, responses = {}, ...rest } = operation;
+    const referenced = Object.entries(responses).map(([status, response]): [string, Response] => {
+      const range = status.startsWith("2") ? "2XX" : status;
+      const carried = Object.entries(documented).filter(([, header]) => header.on.some((on) => on === range));
+      for (const [name, { on: _on, ...header }] of carried) {
+        if (headers[name] && JSON.stringify(headers[name]) !== JSON.stringify(header)) throw new Error(`the response header ${name} is documented in two ways`);
+        headers[name] = header;
+      }
+      const references = Object.fromEntries(carried.map(([name]) => [name, { $ref: `#/components/headers/${name}` }]));
+      return [status, carried.length === 0 ? response : { ...response, headers: { ...response.headers, ...references } }];
+    });
+    return { ...rest, responses: Object.fromEntries(referenced) };
+  };
+  const documentedPaths = Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [path, Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, withReferences(operation)]))]),
+  );
+  return { ...document, paths: documentedPaths, components: { ...components, headers } } as OpenApiObject;
+}
+
+// The component kinds an operation refers to and a surface's document may not need all of.
+const PRUNED_COMPONENTS = ["schemas", "headers"] as const;
+
 /**
  * zod registers an input and an output variant of every named schema; the document keeps only
- * the components an operation (or another kept component) refers to.
+ * the schemas and headers an operation (or another kept component) refers to.
  */
 function dropUnreferencedComponents(document: OpenApiObject): OpenApiObject {
-  const schemas = (document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas;
-  if (!schemas) return document;
-  const { components, ...rest } = document as { components: { schemas: Record<string, unknown> } };
+  const { components, ...rest } = document as { components?: Partial<Record<string, Record<string, unknown>>> };
+  if (!components) return document;
   const referenced = new Set<string>();
   const pending = [JSON.stringify(rest)];
   while (pending.length > 0) {
-    for (const match of (pending.pop() as string).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
-      const name = match[1] as string;
-      if (!referenced.has(name) && schemas[name]) {
-        referenced.add(name);
-        pending.push(JSON.stringify(schemas[name]));
+    for (const match of (pending.pop() as string).matchAll(/"#\/components\/(schemas|headers)\/([^"]+)"/g)) {
+      const [, kind, name] = match as unknown as [string, string, string];
+      const reference = `${kind}/${name}`;
+      const component = components[kind]?.[name];
+      if (!referenced.has(reference) && component) {
+        referenced.add(reference);
+        pending.push(JSON.stringify(component));
       }
     }
   }
-  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => referenced.has(name)));
-  return { ...document, components: { ...components, schemas: kept } } as OpenApiObject;
+  const kept = Object.fromEntries(
+    PRUNED_COMPONENTS.flatMap((kind) => {
+      const entries = components[kind];
+      return entries ? [[kind, Object.fromEntries(Object.entries(entries).filter(([name]) => referenced.has(`${kind}/${name}`)))]] : [];
+    }),
+  );
+  return { ...document, components: { ...components, ...kept } } as OpenApiObject;
 }

@@ -36,8 +36,10 @@ export function subdomainLabel(hostname: string | undefined, neutralHosts: Reado
 
 /**
  * Installs the company server's host check on the calling plugin's routes (after company
- * auth). The bearer token decides the company; a host naming another company's subdomain is a
- * 404, so a token sent to a shop it does not belong to finds nothing there.
+ * auth). The bearer token decides the company; a host that is not neutral must name the token's
+ * company's subdomain, else it is a 404: a token sent to a shop it does not belong to finds
+ * nothing there, and a subdomain no company has answers the same, so the answer does not tell
+ * which shops exist.
  */
 export function useCompanyHostCheck(app: FastifyInstance): void {
   const neutralHosts = new Set([new URL(app.config.publicBaseUrl).hostname.toLowerCase()]);
@@ -45,6 +47,6 @@ export function useCompanyHostCheck(app: FastifyInstance): void {
     const label = subdomainLabel(request.host, neutralHosts);
     if (label === null) return;
     const named = await findCompanyByShop(request.server.db.prisma, label);
-    if (named && named.id !== requiredCompany(request)) throw new NotFoundError();
+    if (named?.id !== requiredCompany(request)) throw new NotFoundError();
   });
 }

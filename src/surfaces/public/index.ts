@@ -9,7 +9,7 @@ import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
 import { eventRoutes } from "./events.js";
 import { publicMediaRoutes } from "./media.js";
-import { publicOpenApiRoutes } from "./openapi.js";
+import { documentRateLimitHeaders, publicOpenApiRoutes } from "./openapi.js";
 import { publicPlaylistRoutes } from "./playlists.js";
 import { RATE_LIMIT_HEADERS, registerPublicRateLimits } from "./rate-limits.js";
 import { sessionRoutes } from "./session.js";
@@ -42,6 +42,7 @@ export async function publicSurface(app: FastifyInstance, options: PublicSurface
   registerPublicErrorHandlers(app, options.notFoundPreHandler);
   await useCors(app, publicCorsPolicy(app.config));
   await registerPublicRateLimits(app);
+  documentRateLimitHeaders(app);
   await app.register(sessionRoutes);
   await app.register(eventRoutes);
   await app.register(affiliateRoutes);

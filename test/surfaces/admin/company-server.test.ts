@@ -42,7 +42,7 @@ describe("the company server's host check", () => {
   const paths = ["/api/company/labels", "/api/company/custom_pages", "/api/company/messaging/conversations"];
 
   it("serves the token's company on its own subdomain and on neutral hosts", async () => {
-    for (const host of [`${slug(acme)}.example.com`, `${slug(acme)}.example.com:443`, "localhost:3000", "127.0.0.1", "api.platform.test", "unknown-shop.example.com"]) {
+    for (const host of [`${slug(acme)}.example.com`, `${slug(acme)}.example.com:443`, "localhost:3000", "127.0.0.1", "api.platform.test"]) {
       for (const path of paths) {
         const response = await call("GET", path, { token: acme.token, headers: { host } });
         expect(response.status, `${host} ${path}`).toBe(200);
@@ -64,6 +64,17 @@ describe("the company server's host check", () => {
       expect(response.body).toMatchObject({ error_code: "not_found", errors: null });
     }
     expect(await t.db.prisma.label.count()).toBe(0);
+  });
+
+  it("answers a subdomain no company has exactly as another company's: 404, so the answer does not tell which shops exist", async () => {
+    const answers = [];
+    for (const host of [`${slug(globex)}.example.com`, "zzz-no-such-shop.example.com"]) {
+      const response = await call("GET", "/api/company/labels", { token: acme.token, headers: { host } });
+      const { meta: _meta, ...body } = response.body;
+      answers.push({ status: response.status, body });
+    }
+    expect(answers[0]).toEqual({ status: 404, body: { error_message: "Not found", error_code: "not_found", errors: null } });
+    expect(answers[1]).toEqual(answers[0]);
   });
 
   it("asks for a token first: 401 without one, whatever the host", async () => {

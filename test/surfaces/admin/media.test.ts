@@ -221,6 +221,27 @@ describe("GET /api/media", () => {
     expect(search.body.media.map((m: { title: string }) => m.title)).toEqual(["Alpha"]);
     expect((await call("GET", "/api/media?per_page=101", { token: acme.token })).status).toBe(422);
   });
+  it("translates title and description by language_iso as the show does, and searches the translated title too", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hello", description: "<p>English</p>", translations: { fr: { title: "Bonjour", description: "<p>Français</p>" } } });
+    await createMediaViaApi(call, acme.token, { title: "Goodbye", translations: { de: { title: "Tschüss" } } });
+    const list = (query: string) => call("GET", `/api/media?${query}`, { token: acme.token });
+    const french = await list("language_iso=fr_CA");
+    expect(french.status).toBe(200);
+    expect(french.body.media.map((m: { title: string; description: unknown }) => [m.title, m.description])).toEqual([
+      ["Goodbye", null],
+      ["Bonjour", { html: "<p>Français</p>" }],
+    ]);
+    const titles = async (query: string) => (await list(query)).body.media.map((m: { title: string }) => m.title);
+    expect(await titles("language_iso=fr&search_query=bonj")).toEqual(["Bonjour"]);
+    expect(await titles("language_iso=fr&search_query=hell")).toEqual(["Bonjour"]);
+    // Another language's title is not what this reader sees, so it does not match.
+    expect(await titles("language_iso=fr&search_query=tsch")).toEqual([]);
+    expect(await titles("search_query=bonj")).toEqual([]);
+    const invalid = await list("language_iso=french!");
+    expect(invalid.status).toBe(422);
+    expect(invalid.body).toMatchObject({ error_code: "validation_failed", errors: { language_iso: ["must be a language code such as fr or a locale such as fr_CA"] } });
+  });
+
   it("searches titles literally: % and _ match only themselves", async () => {
     await createMediaViaApi(call, acme.token, { title: "Save 50% today" });
     await createMediaViaApi(call, acme.token, { title: "Top 500 recipes" });
@@ -288,6 +309,30 @@ describe("PUT /api/media/{id}", () => {
     expect(post.status).toBe(422);
     expect(Object.keys(post.body.errors)).toEqual(["media.translations.en"]);
     expect(await t.db.prisma.media.count()).toBe(1);
+  });
+
+  it("refuses translation and subtitle keys that are no ISO 639-1 language, as custom pages do (422, nothing changed)", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Own title", subtitles: { fr: "Bonjour" } });
+    const put = (body: Record<string, unknown>) => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { title: "Changed", ...body } } });
+    const translation = await put({ translations: { xx: { title: "Nonsense" } } });
+    expect(translation.status).toBe(422);
+    expect(translation.body.errors).toEqual({ "media.translations.xx": ["is not an ISO 639-1 language"] });
+    const subtitles = await put({ subtitles: { zz: "x" } });
+    expect(subtitles.status).toBe(422);
+    expect(subtitles.body.errors).toEqual({ "media.subtitles.zz": ["is not an ISO 639-1 language"] });
+    expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).toMatchObject({ title: "Own title", subtitles: { fr: "Bonjour" } });
+    expect(await t.db.prisma.mediaTranslation.count()).toBe(0);
+    expect((await call("GET", `/api/media/${media.id}?language_iso=xx`, { token: acme.token })).body.title).toBe("Own title");
+  });
+
+  it("refuses two keys naming one language (a withdrawn code and its current one): 422 on the repeated key, nothing created", async () => {
+    const translations = await create({ title: "x", media_type: "share", translations: { iw: { title: "ישן" }, he: { title: "חדש" } } });
+    expect(translations.status).toBe(422);
+    expect(translations.body.errors).toEqual({ "media.translations.he": ["names the same language as iw"] });
+    const subtitles = await create({ title: "x", media_type: "share", subtitles: { he: "a", fr: "b", iw: "c" } });
+    expect(subtitles.status).toBe(422);
+    expect(subtitles.body.errors).toEqual({ "media.subtitles.iw": ["names the same language as he"] });
+    expect(await t.db.prisma.media.count()).toBe(0);
   });
 
   it("never reads a stored English translation, and removes one sent as null", async () => {

@@ -25,6 +25,10 @@ describe("the public SDK's interface description", () => {
     expect(referenced).toContain("PublicError");
     expect(Object.keys(sdk.components.schemas).sort()).toEqual([...new Set(referenced)].sort());
     expect(sdk.components.schemas).not.toHaveProperty("Error");
+    // Only the headers its operations declare: the SDK takes no credential and no Idempotency-Key.
+    const headers = [...JSON.stringify(sdk.paths).matchAll(/"#\/components\/headers\/([^"]+)"/g)].map((match) => match[1] as string);
+    expect(Object.keys(sdk.components.headers).sort()).toEqual([...new Set(headers)].sort());
+    expect(Object.keys(sdk.components.headers).sort()).toEqual(["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id"]);
   });
 
   it("is named in the combined document, whose own version stays the whole API's", async () => {
