@@ -15,8 +15,12 @@ export const installationCreateBody = z.object({
   scopes: scopes.optional().describe("Defaults to every scope the droplet declares"),
 });
 
+// UUIDs are case-insensitive (RFC 9562): read in lower case, as they are written, so a path and a
+// body naming one installation in different cases agree.
+const uuidInput = z.uuid().transform((uuid) => uuid.toLowerCase());
+
 export const installationUpdateBody = z.object({
-  uuid: z.uuid().describe("Must equal the uuid in the path"),
+  uuid: uuidInput.describe("Must equal the uuid in the path"),
   droplet_installation: z.object({
     active: z.boolean(),
     role_id: int32Id.nullable().optional(),
@@ -24,7 +28,7 @@ export const installationUpdateBody = z.object({
   }),
 });
 
-export const installationUuidParams = z.object({ uuid: z.uuid() });
+export const installationUuidParams = z.object({ uuid: uuidInput });
 
 // Field presence differs per operation, exactly as the specification's table says. Response
 // schemas shape the output: members a schema does not list are not serialized.

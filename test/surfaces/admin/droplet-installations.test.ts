@@ -187,6 +187,16 @@ describe("GET, PUT, DELETE /api/droplet_installations/{uuid}", () => {
     expect(row.active).toBe(true);
   });
 
+  it("takes the uuid in either letter case, in the path and in the body: both name one installation", async () => {
+    const created = (await install({ droplet_uuid: analytics.uuid })).body.droplet_installation;
+    const upper = created.uuid.toUpperCase();
+    for (const [pathUuid, bodyUuid] of [[created.uuid, upper], [upper, created.uuid], [upper, upper]]) {
+      const response = await call("PUT", `/api/droplet_installations/${pathUuid}`, { token: acme.token, body: { uuid: bodyUuid, droplet_installation: { active: true } } });
+      expect(response.status, `${pathUuid} / ${bodyUuid}`).toBe(200);
+      expect(response.body.droplet_installation.uuid).toBe(created.uuid);
+    }
+  });
+
   it("deletes, returning only uuid and id; the installation is gone", async () => {
     const created = (await install({ droplet_uuid: analytics.uuid })).body.droplet_installation;
     const response = await call("DELETE", `/api/droplet_installations/${created.uuid}`, { token: acme.token });
