@@ -1,8 +1,8 @@
-import { ValidationError } from "../../platform/errors.js";
-import type { CartContext } from "./context.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
+import { ValidationError } from "../../platform/errors.js";
 import { discountProblem, normalizeCode } from "../catalog/discount-rules.js";
 import type { LoadedDiscount } from "./cart-state.js";
+import type { CartContext } from "./context.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
 import { NO_DISCOUNT_CODE } from "./schemas.js";
 
@@ -14,9 +14,7 @@ export const MAX_CODES_PER_CART = 10;
  * expired or exhausted code makes the request a 422 under `discount_codes` and nothing changes.
  */
 export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
-  const requested = [...new Set(codes.map(normalizeCode))].filter((code) => code !== "");
-  // No code sent at all is a missing member; codes that are all blank name none.
-  if (requested.length === 0) throw ValidationError.field("discount_codes", codes.length === 0 ? "is required" : NO_DISCOUNT_CODE);
+  const requested = requestedCodes(codes);
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     const [applied, rows] = await Promise.all([
       appliedCodes(sql, cart.id),
@@ -40,11 +38,19 @@ export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: s
 
 /** Removes codes; a code that is not applied is already removed, so it is not an error. */
 export function removeDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
-  const removed = new Set(codes.map(normalizeCode));
+  const removed = new Set(requestedCodes(codes));
   return mutateCart(ctx, cartToken, async (sql, cart) => {
     const applied = await appliedCodes(sql, cart.id);
     await setCodes(sql, cart.id, applied.filter((code) => !removed.has(code)));
   });
+}
+
+/** The distinct codes a request names, normalized; a request that names none is a 422. */
+function requestedCodes(codes: string[]): string[] {
+  const requested = [...new Set(codes.map(normalizeCode))].filter((code) => code !== "");
+  // No code sent at all is a missing member; codes that are all blank name none.
+  if (requested.length === 0) throw ValidationError.field("discount_codes", codes.length === 0 ? "is required" : NO_DISCOUNT_CODE);
+  return requested;
 }
 
 async function appliedCodes(sql: SqlTransaction, cartId: number): Promise<string[]> {

@@ -125,14 +125,16 @@ export const NO_DISCOUNT_CODE = "must name at least one code";
 const discountCode = z.string().min(1).max(100);
 const discountCodes = z.array(discountCode).min(1, NO_DISCOUNT_CODE).max(20);
 
-/** Both members may be sent: the service sees one list, `discount_code` last. */
-export const discountBody = z
+/**
+ * Adding and removing codes take one shape. Both members may be sent: the service sees one
+ * list, `discount_code` last.
+ */
+export const discountCodesBody = z
   .object({
     discount_codes: discountCodes.optional(),
     discount_code: discountCode.optional().describe("A single code, as older storefront scripts send"),
   })
   .transform(({ discount_codes = [], discount_code }) => ({ discount_codes: discount_code === undefined ? discount_codes : [...discount_codes, discount_code] }));
-export const removeDiscountBody = z.object({ discount_codes: discountCodes });
 
 export const appendMetadataBody = z.object({ metadata: metadataObject });
 export const replaceMetadataBody = z.object({ metadata: metadataObject });

@@ -45,6 +45,15 @@ describe("discount codes", () => {
 
     const removed = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["prod5", "NOT-APPLIED"] } }));
     expect(removed.cart.discount_codes).toEqual(["TENOFF", "FREESHIP"]);
+
+    const removedSingle = parseCart(await call("DELETE", `/api/carts/${cart.cart_token}/discount`, { body: { discount_code: "freeship" } }));
+    expect(removedSingle.cart.discount_codes).toEqual(["TENOFF"]);
+    for (const body of [{}, { discount_codes: [] }, { discount_codes: ["  "] }]) {
+      const refused = await call("DELETE", `/api/carts/${cart.cart_token}/discount`, { body });
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(refused.body.errors), JSON.stringify(body)).toEqual(["discount_codes"]);
+    }
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart.discount_codes).toEqual(["TENOFF"]);
   });
 
   it("refuses the whole request (422 errors.discount_codes) when any code is unknown, inactive, expired, not started or exhausted", async () => {
