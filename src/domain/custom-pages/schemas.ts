@@ -1,19 +1,26 @@
 import { z } from "zod";
-import { ENGLISH, languageParam } from "../../platform/http/language.js";
+import { ENGLISH, isLanguageCode, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
-import { countryCodeProblem, isLanguageCode, isLowercaseCountryCode } from "./iso-codes.js";
+import { countryCodeProblem, isLowercaseCountryCode } from "./country-codes.js";
 
 // A page's translations are written in ISO 639-1 languages only, whatever a read may ask for.
 const writtenLanguage = languageParam.refine(isLanguageCode, "is not an ISO 639-1 language");
 const countryCode = z.string().refine(isLowercaseCountryCode, { error: (issue) => countryCodeProblem(issue.input) });
 
-/** `lang` chooses the translation to read (English, then the page's first language, as fallback). */
-export const pageReadQuery = z.object({
+const readLanguageFields = {
   lang: languageParam.optional().describe("Translation to read (fr, or a locale such as fr_CA); falls back to English"),
   language_iso: languageParam.optional().describe("The conventions' name for `lang`; `lang` wins when both are sent"),
-});
-export const pageListQuery = paginationQuery().extend(pageReadQuery.shape);
+};
+
+/** The language a read asks for: `lang`, else `language_iso`, else English. */
+function readLanguage<T extends { lang?: string | undefined; language_iso?: string | undefined }>({ lang, language_iso, ...rest }: T) {
+  return { ...rest, lang: lang ?? language_iso ?? ENGLISH };
+}
+
+/** `lang` chooses the translation to read (English, then the page's first language, as fallback). */
+export const pageReadQuery = z.object(readLanguageFields).transform(readLanguage);
+export const pageListQuery = paginationQuery().extend(readLanguageFields).transform(readLanguage);
 
 export const pageIdParams = z.object({ pageId: idParam });
 export const pageIdSnakeParams = z.object({ page_id: idParam });
@@ -63,8 +70,3 @@ export type PageListQuery = z.infer<typeof pageListQuery>;
 export type CustomPageView = z.infer<typeof customPageSchema>;
 export type PageCreateInput = z.infer<typeof pageCreateBody>["custom_page"];
 export type PageUpdateInput = z.infer<typeof pageUpdateBody>["custom_page"];
-
-/** The language a read asks for: `lang`, else `language_iso`, else English. */
-export function requestedLanguage(query: z.infer<typeof pageReadQuery>): string {
-  return query.lang ?? query.language_iso ?? ENGLISH;
-}

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { requireLabel } from "../labels/service.js";
-import { type CustomPageView, type PageCreateInput, type PageListQuery, type PageUpdateInput, requestedLanguage } from "./schemas.js";
+import { type CustomPageView, type PageCreateInput, type PageListQuery, type PageUpdateInput } from "./schemas.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { pickTranslation } from "./translations.js";
 
@@ -60,12 +60,11 @@ function uniqueCountries(codes: string[]): string[] {
 
 export async function listPages(ctx: ServiceContext, query: PageListQuery): Promise<Page<CustomPageView>> {
   const where = { company_id: ctx.companyId };
-  const lang = requestedLanguage(query);
   const [rows, total] = await Promise.all([
     ctx.db.customPage.findMany({ where, include: withTranslations, orderBy: [{ position: "asc" }, { id: "asc" }], ...pageWindow(query) }),
     ctx.db.customPage.count({ where }),
   ]);
-  return { rows: rows.map((row) => toView(row, lang)), pagination: pagination(query, total) };
+  return { rows: rows.map((row) => toView(row, query.lang)), pagination: pagination(query, total) };
 }
 
 export async function getPage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {

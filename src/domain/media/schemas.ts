@@ -1,10 +1,9 @@
 import { z } from "zod";
+import { ENGLISH, isLanguageCode, languageOf, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { ENGLISH, languageOf, languageParam } from "../../platform/http/language.js";
 import { httpUrl, instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
-import { isLanguageCode } from "../custom-pages/iso-codes.js";
 
 export const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
 

@@ -28,6 +28,16 @@ export function languageOf(codeOrLocale: string): string {
   return CURRENT_LANGUAGE.get(language) ?? language;
 }
 
+const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
+
+/**
+ * A lowercase ISO 639-1 language code ("en"): what a translation may be written in, however
+ * leniently a read names its language.
+ */
+export function isLanguageCode(code: string): boolean {
+  return /^[a-z]{2}$/.test(code) && languageNames.of(code) !== undefined;
+}
+
 /**
  * A request's language (every `language_iso`, and custom pages' `lang`), read as the
  * two-letter language translations are stored under; anything else is a 422.

@@ -9,7 +9,6 @@ import {
   pageListQuery,
   pageReadQuery,
   pageUpdateBody,
-  requestedLanguage,
 } from "../../domain/custom-pages/schemas.js";
 import * as pages from "../../domain/custom-pages/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
@@ -68,7 +67,7 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
       schema: { tags, security, servers, summary: "Show a custom page", params: pageIdParams, querystring: pageReadQuery, response: { 200: onePage } },
     },
     async (request) =>
-      envelope(request, { custom_page: await pages.getPage(companyContext(request), request.params.pageId, requestedLanguage(request.query)) }),
+      envelope(request, { custom_page: await pages.getPage(companyContext(request), request.params.pageId, request.query.lang) }),
   );
 
   app.put(
@@ -96,7 +95,7 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
       schema: { tags, security, servers, summary: "Delete a custom page", params: pageIdParams, querystring: pageReadQuery, response: { 200: onePage } },
     },
     async (request) =>
-      envelope(request, { custom_page: await pages.deletePage(companyContext(request), request.params.pageId, requestedLanguage(request.query)) }),
+      envelope(request, { custom_page: await pages.deletePage(companyContext(request), request.params.pageId, request.query.lang) }),
   );
 
   app.get(
@@ -114,7 +113,7 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
       },
     },
     async (request) =>
-      envelope(request, { custom_page: await pages.sendToTop(companyContext(request), request.params.page_id, requestedLanguage(request.query)) }),
+      envelope(request, { custom_page: await pages.sendToTop(companyContext(request), request.params.page_id, request.query.lang) }),
   );
 
   app.get(
@@ -132,6 +131,6 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
       },
     },
     async (request) =>
-      envelope(request, { custom_page: await pages.duplicatePage(companyContext(request), request.params.pageId, requestedLanguage(request.query)) }),
+      envelope(request, { custom_page: await pages.duplicatePage(companyContext(request), request.params.pageId, request.query.lang) }),
   );
 }

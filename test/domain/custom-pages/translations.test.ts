@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { isLanguageCode, isLowercaseCountryCode } from "../../../src/domain/custom-pages/iso-codes.js";
+import { isLowercaseCountryCode } from "../../../src/domain/custom-pages/country-codes.js";
 import { pickTranslation } from "../../../src/domain/custom-pages/translations.js";
+import { isLanguageCode } from "../../../src/platform/http/language.js";
 
 describe("pickTranslation", () => {
   const fr = { lang: "fr", title: "Bonjour" };

@@ -11,8 +11,6 @@ const COUNTRY_CODES = new Set(
    um us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw xk`.split(/\s+/),
 );
 
-const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
-
 /** A lowercase ISO 3166-1 alpha-2 country code ("us"): the form custom pages store. */
 export function isLowercaseCountryCode(code: string): boolean {
   return COUNTRY_CODES.has(code);
@@ -21,9 +19,4 @@ export function isLowercaseCountryCode(code: string): boolean {
 /** Why `code` is refused as a country: the United Kingdom's code is the one most often mistaken. */
 export function countryCodeProblem(code: unknown): string {
   return code === "uk" ? "is not a country code: the United Kingdom is gb" : "must be a lowercase ISO 3166-1 alpha-2 country code such as us";
-}
-
-/** A lowercase ISO 639-1 language code ("en"). */
-export function isLanguageCode(code: string): boolean {
-  return /^[a-z]{2}$/.test(code) && languageNames.of(code) !== undefined;
 }
