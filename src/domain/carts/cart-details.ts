@@ -1,6 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ConflictError, ValidationError } from "../../platform/errors.js";
-import { requireCountry } from "../catalog/reference-data.js";
+import { requireCountry, UNKNOWN_COUNTRY } from "../catalog/reference-data.js";
 import { buyerFromToken, emailWithBuyer } from "./buyer-token.js";
 import type { CartContext, CartTx } from "./context.js";
 import { type CartOutcome, mutateCartWithPrisma } from "./mutate.js";
@@ -104,7 +104,7 @@ export function changeLanguage(ctx: CartContext, cartToken: string, languageIso:
 export function updateCountry(ctx: CartContext, cartToken: string, countryCode: string): Promise<CartOutcome> {
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const country = await tx.country.findUnique({ where: { iso: countryCode } });
-    if (country === null) throw ValidationError.field("country_code", "is not a supported country");
+    if (country === null) throw ValidationError.field("country_code", UNKNOWN_COUNTRY);
     if (country.id === cart.countryId) return;
     const unpriced = await tx.cartItem.findMany({
       where: { cart_id: cart.id, enrollment: false, variant: { prices: { none: { country_id: country.id } } } },

@@ -1,6 +1,7 @@
+import type { SqlPool } from "../../platform/db/sql.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { newCartToken } from "../../platform/ids.js";
-import type { SqlPool } from "../../platform/db/sql.js";
+import { UNKNOWN_COUNTRY } from "../catalog/reference-data.js";
 import { shopKey } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
 import { buyerFromToken, emailWithBuyer } from "./buyer-token.js";
@@ -20,7 +21,7 @@ import type { CreateCartInput } from "./schemas.js";
 export async function createCart(ctx: CartContext, input: CreateCartInput, userToken: string | null): Promise<CartOutcome> {
   const { company, country } = await shopAndCountry(ctx.sql, input.svc_shop, input.country_code);
   if (company === null) throw new NotFoundError("Shop not found");
-  if (country === null) throw ValidationError.field("country_code", "is not a supported country");
+  if (country === null) throw ValidationError.field("country_code", UNKNOWN_COUNTRY);
   const buyer = userToken === null ? null : await buyerFromToken(ctx, ctx.db, userToken, company.id);
   const pack =
     input.enrollment_pack_id === undefined

@@ -3,6 +3,7 @@ import { languageParam } from "../../platform/http/language.js";
 import { httpUrl, idParam, int32Id } from "../../platform/http/schemas.js";
 import { attributionSignals } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
+import { countryCode } from "../catalog/fields.js";
 
 // Request and response shapes of the cart surface. The response schemas are the contract
 // storefronts read: the OpenAPI document is generated from them and tests parse every cart
@@ -21,7 +22,6 @@ export const cartItemParams = cartTokenParams.extend({
   item_id: idParam.describe("A line of the cart"),
 });
 
-const countryCode = z.string().regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 two-letter code").transform((value) => value.toUpperCase());
 const metadataObject = z.record(z.string(), z.unknown());
 
 const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;

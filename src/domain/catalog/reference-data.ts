@@ -60,6 +60,9 @@ export async function findCountry(db: Db, iso: string): Promise<CountryView | nu
   return (await countriesByIso(db, [iso])).get(iso) ?? null;
 }
 
+/** What a body naming no reference country is told, wherever it names one. */
+export const UNKNOWN_COUNTRY = "does not name a country";
+
 type CountryReference = { country_id?: number | undefined; country_code?: string | undefined };
 
 /**
@@ -82,7 +85,7 @@ export async function resolveCountry(
     select: { id: true, iso: true },
   });
   if (!country) {
-    errors.add(`${path}.${reference.country_id !== undefined ? "country_id" : "country_code"}`, "does not name a country");
+    errors.add(`${path}.${reference.country_id !== undefined ? "country_id" : "country_code"}`, UNKNOWN_COUNTRY);
     return null;
   }
   // Both sent and naming two countries: storing one of them would ship or bill to a guess.
