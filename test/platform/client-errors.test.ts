@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDroplet } from "../../src/domain/droplets/service.js";
 import { isUuid } from "../../src/platform/ids.js";
 import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
 import { parseRawResponses, type RawResponse, rawExchange } from "../helpers/raw-http.js";
@@ -12,11 +13,15 @@ import { startTestApp, type TestApp } from "../helpers/test-app.js";
 let t: TestApp;
 let port: number;
 let acme: CompanyFixture;
+/** A body that would install a droplet, were the request run: a refusal that ran it would show. */
+let installBody: string;
 
 beforeAll(async () => {
   t = await startTestApp();
   port = Number(new URL(t.url).port);
   acme = await createCompanyWithToken(t.db.prisma);
+  const droplet = await createDroplet(t.db.prisma, { name: "Parser", category: "security", scopes: ["orders:read"] });
+  installBody = JSON.stringify({ droplet_uuid: droplet.uuid });
 });
 afterAll(async () => {
   await t.close();
@@ -49,7 +54,7 @@ describe("requests the HTTP parser refuses", () => {
 
   it("answers Content-Length together with Transfer-Encoding with a 400 in the documented shape, running nothing", async () => {
     const [response, ...more] = await exchange(
-      `POST /api/droplet_installations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${acme.token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      `POST /api/droplet_installations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${acme.token}\r\nContent-Type: application/json\r\nContent-Length: ${installBody.length}\r\nTransfer-Encoding: chunked\r\n\r\n${installBody.length.toString(16)}\r\n${installBody}\r\n0\r\n\r\n`,
     );
     expectDocumentedError(response, 400, "bad_request");
     expect(response?.headers.connection).toBe("close");
