@@ -5,7 +5,7 @@
 // company's cheapest active method for the country (none: free).
 
 import type { Prisma } from "../../generated/prisma/client.js";
-import { ValidationError, type FieldErrors } from "../../platform/errors.js";
+import { FieldErrorCollector } from "../../platform/errors.js";
 import { computeTotals, type TotalsLine } from "../carts/totals.js";
 import { type AdjustingPlan, priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
@@ -98,9 +98,9 @@ export function priceWithCatalog(catalog: CountryCatalog, request: PricingReques
     adjustment: plan === null ? null : priceAdjustmentOf(plan, decimalPlaces),
   };
 
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   const lines: TotalsLine[] = [];
-  const report = (index: number, message: string, path = request.errorPath) => (errors[path(index)] ??= []).push(message);
+  const report = (index: number, message: string, path = request.errorPath) => errors.add(path(index), message);
   request.items.forEach((item, index) => {
     const variant = variantsById.get(item.variant_id);
     if (!variant) return report(index, "does not name an available variant of this company");
@@ -119,7 +119,7 @@ export function priceWithCatalog(catalog: CountryCatalog, request: PricingReques
       subscription,
     });
   });
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  errors.throwIfAny();
 
   const totals = computeTotals({
     decimalPlaces,
