@@ -3,9 +3,9 @@
 // after PayPal has answered: a PayPal failure or timeout leaves everything as it was.
 
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import type { PaypalClient } from "../payments/paypal-client.js";
-import { refuseEdit } from "./lifecycle.js";
+import { refuseEdit, type SubscriptionStatus } from "./lifecycle.js";
 import { appendActivity, changeOrder, type OrderContext, raise, requireOrderRow, statusOf } from "./records.js";
 import type { SubscriptionOrderView } from "./schemas.js";
 import { attachPaymentMethod } from "./service.js";
@@ -35,10 +35,16 @@ export async function startPaypalApproval(
 
 // authorize_paypal claims the approval ("authorizing", until claimed_until) before it asks PayPal,
 // so that calls with the same token (a reloaded or double-loaded return page) do not all ask
-// PayPal, which accepts an approved setup token once and refuses it after. They wait for the
-// claim's outcome instead: completed, they answer with the order; released (PayPal failed), one
-// of them claims it and asks PayPal itself. A claim whose holder died lapses after the longest
-// PayPal call plus this margin for our own writes.
+// PayPal, which accepts an approved setup token once and refuses it after. The holder stores
+// PayPal's answer on the approval ("vaulted", one statement) before it takes the order's row lock
+// to put the account on the order ("completed"). So a claim covers PayPal's call and that
+// statement only, never a wait for the order's lock (a plan update holds it while it reprices):
+// it cannot lapse while its holder waits there, and a call that finds the approval vaulted
+// completes it from what is stored without asking PayPal. The other calls poll the approval's
+// status: vaulted or completed, they complete it or answer with the order; released (PayPal
+// failed), one of them claims it and asks PayPal itself. A claim whose holder died lapses after
+// the longest PayPal call plus this margin for storing the answer; only a holder stalled longer
+// than that between PayPal's answer and storing it lets another call ask PayPal again.
 const CLAIM_MARGIN_MS = 5_000;
 const CLAIM_POLL_MS = 50;
 
@@ -49,22 +55,34 @@ const CLAIM_POLL_MS = 50;
  * also while another call is completing it.
  */
 export async function authorizePaypal(ctx: OrderContext, paypal: PaypalClient, id: number, token: string): Promise<SubscriptionOrderView> {
-  await requireOrderRow(ctx.db, ctx.companyId, id);
+  await orderStatus(ctx, id);
   const approval = await ctx.db.paypalApproval.findFirst({ where: { token, subscription_order_id: id, company_id: ctx.companyId }, select: { id: true } });
   if (!approval) throw ValidationError.field("token", "does not name a PayPal approval started for this subscription order");
   const claimMs = paypal.longestCallMs + CLAIM_MARGIN_MS;
   for (let waitedMs = 0; ; waitedMs += CLAIM_POLL_MS) {
-    const { status } = await ctx.db.paypalApproval.findUniqueOrThrow({ where: { id: approval.id }, select: { status: true } });
-    // Read after the status: a completion commits the approval and the order together.
-    const row = await requireOrderRow(ctx.db, ctx.companyId, id);
-    if (status === "completed") return toView(row, ctx.clock.now());
-    const refusal = refuseEdit(statusOf(row), "update_payment");
-    if (refusal) raise(refusal);
-    const claimedUntil = await claimApproval(ctx, approval.id, claimMs);
-    if (claimedUntil) return completeApproval(ctx, paypal, { orderId: id, approvalId: approval.id, token, claimedUntil });
+    const { status, claimed_until } = await ctx.db.paypalApproval.findUniqueOrThrow({ where: { id: approval.id }, select: { status: true, claimed_until: true } });
+    if (status === "completed") return toView(await requireOrderRow(ctx.db, ctx.companyId, id), ctx.clock.now());
+    if (status === "vaulted") return completeApproval(ctx, id, approval.id);
+    if (status === "created" || (claimed_until !== null && claimed_until < ctx.clock.now())) {
+      // The order may have been cancelled while this call waited: PayPal is not asked for it.
+      const refusal = refuseEdit(await orderStatus(ctx, id), "update_payment");
+      if (refusal) raise(refusal);
+      const claimedUntil = await claimApproval(ctx, approval.id, claimMs);
+      if (claimedUntil) {
+        await vaultApproval(ctx, paypal, { approvalId: approval.id, token, claimedUntil });
+        return completeApproval(ctx, id, approval.id);
+      }
+    }
     if (waitedMs >= claimMs) throw new ConflictError("Another request is still completing this PayPal approval; try again", { code: "paypal_approval_in_progress" });
     await sleep(CLAIM_POLL_MS);
   }
+}
+
+/** The order's status alone (a waiting call reads the whole order once, at the end); 404 for an order that is not the company's. */
+async function orderStatus(ctx: OrderContext, id: number): Promise<SubscriptionStatus> {
+  const order = await ctx.db.subscriptionOrder.findFirst({ where: { id, company_id: ctx.companyId }, select: { status: true } });
+  if (!order) throw new NotFoundError("Subscription order not found");
+  return statusOf(order);
 }
 
 /** Claims an approval nobody holds (or whose claim lapsed); returns the claim's end, or null when another call holds it. */
@@ -78,35 +96,11 @@ async function claimApproval(ctx: OrderContext, approvalId: number, claimMs: num
   return claimed === 1 ? claimedUntil : null;
 }
 
-/** Asks PayPal for the saved account and stores it on the order; on any failure the claim is released for a retry. */
-async function completeApproval(
-  ctx: OrderContext,
-  paypal: PaypalClient,
-  claim: { orderId: number; approvalId: number; token: string; claimedUntil: Date },
-): Promise<SubscriptionOrderView> {
+/** Asks PayPal for the saved account and stores its answer on the approval; a PayPal failure releases the claim for a retry. */
+async function vaultApproval(ctx: OrderContext, paypal: PaypalClient, claim: { approvalId: number; token: string; claimedUntil: Date }): Promise<void> {
+  let saved;
   try {
-    const saved = await paypal.createPaymentToken(claim.token);
-    return await changeOrder(ctx, claim.orderId, async (tx, locked) => {
-      const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
-      if (lateRefusal) raise(lateRefusal);
-      // Completions happen under the order's lock: one whose claim lapsed meanwhile finds it done.
-      const approval = await tx.paypalApproval.findUniqueOrThrow({ where: { id: claim.approvalId }, select: { status: true } });
-      if (approval.status === "completed") return toView(locked, ctx.clock.now());
-      const method = await tx.paymentMethod.create({
-        data: {
-          company_id: ctx.companyId,
-          user_id: locked.customer_id,
-          kind: "paypal",
-          paypal_email: saved.email,
-          external_id: saved.id,
-        },
-      });
-      await tx.paypalApproval.update({
-        where: { id: claim.approvalId },
-        data: { status: "completed", claimed_until: null, payment_method_id: method.id, completed_at: ctx.clock.now() },
-      });
-      return attachPaymentMethod(tx, ctx, locked, method.id);
-    });
+    saved = await paypal.createPaymentToken(claim.token);
   } catch (error) {
     await ctx.db.paypalApproval.updateMany({
       where: { id: claim.approvalId, status: "authorizing", claimed_until: claim.claimedUntil },
@@ -114,4 +108,29 @@ async function completeApproval(
     });
     throw error;
   }
+  // Stored whoever holds the claim by now: PayPal vaults a setup token once, so this is the only
+  // answer there will be, also when this call stalled past its claim and another one took it.
+  await ctx.db.paypalApproval.updateMany({
+    where: { id: claim.approvalId, status: { in: ["created", "authorizing"] } },
+    data: { status: "vaulted", claimed_until: null, payment_token_id: saved.id, paypal_email: saved.email },
+  });
+}
+
+/** Puts a vaulted approval's PayPal account on the order, under the order's lock, once; answers with the order. */
+async function completeApproval(ctx: OrderContext, orderId: number, approvalId: number): Promise<SubscriptionOrderView> {
+  return changeOrder(ctx, orderId, async (tx, locked) => {
+    const approval = await tx.paypalApproval.findUniqueOrThrow({ where: { id: approvalId }, select: { status: true, payment_token_id: true, paypal_email: true } });
+    // Another call completed it while this one waited for the lock.
+    if (approval.status === "completed") return toView(locked, ctx.clock.now());
+    const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
+    if (lateRefusal) raise(lateRefusal);
+    const method = await tx.paymentMethod.create({
+      data: { company_id: ctx.companyId, user_id: locked.customer_id, kind: "paypal", paypal_email: approval.paypal_email, external_id: approval.payment_token_id },
+    });
+    await tx.paypalApproval.update({
+      where: { id: approvalId },
+      data: { status: "completed", payment_method_id: method.id, completed_at: ctx.clock.now() },
+    });
+    return attachPaymentMethod(tx, ctx, locked, method.id);
+  });
 }

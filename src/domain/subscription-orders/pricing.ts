@@ -5,8 +5,10 @@
 // company's cheapest active method for the country (none: free).
 
 import type { Prisma } from "../../generated/prisma/client.js";
-import { ValidationError, type FieldErrors } from "../../platform/errors.js";
+import { FieldErrorCollector } from "../../platform/errors.js";
+import { formatMoneyDisplay } from "../../platform/money.js";
 import { computeTotals, type TotalsLine } from "../carts/totals.js";
+import { MAX_MINOR_AMOUNT } from "../catalog/amounts.js";
 import { type AdjustingPlan, priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 
@@ -28,13 +30,16 @@ export interface PricingRequest {
   plan: PricedPlan | null;
   buyerId: number | null;
   items: ItemToPrice[];
-  /** Where a problem with the item at an index is reported ("items.0.variant_id"). */
-  errorPath: (index: number) => string;
+  /**
+   * Where the items are reported ("items"): a problem with one at `${itemsPath}.${index}.variant_id`
+   * or `.quantity`, an order that together they take past what it can hold at itemsPath.
+   */
+  itemsPath: string;
   /**
    * Where an item without a price in the country is reported, when that is the country's fault
-   * rather than the item's (an address change); errorPath otherwise.
+   * rather than the item's (an address change); the item's variant_id otherwise.
    */
-  unpricedErrorPath?: (index: number) => string;
+  unpricedErrorPath?: string;
 }
 
 export interface PricedLine {
@@ -87,7 +92,10 @@ export async function readCountryCatalog(
   };
 }
 
-/** Prices a request with what readCountryCatalog read for its country and plan; a ValidationError names the items that do not price. */
+/**
+ * Prices a request with what readCountryCatalog read for its country and plan. A ValidationError
+ * names the items that do not price, or an amount the order's columns cannot store.
+ */
 export function priceWithCatalog(catalog: CountryCatalog, request: PricingRequest): PricedOrder {
   const { plan } = request;
   const { country, variantsById, offered, taxRate, shippingMethod } = catalog;
@@ -98,15 +106,17 @@ export function priceWithCatalog(catalog: CountryCatalog, request: PricingReques
     adjustment: plan === null ? null : priceAdjustmentOf(plan, decimalPlaces),
   };
 
-  const errors: FieldErrors = {};
+  const errors = new FieldErrorCollector();
   const lines: TotalsLine[] = [];
-  const report = (index: number, message: string, path = request.errorPath) => (errors[path(index)] ??= []).push(message);
+  const skus: string[] = [];
+  const variantPath = (index: number) => `${request.itemsPath}.${index}.variant_id`;
   request.items.forEach((item, index) => {
     const variant = variantsById.get(item.variant_id);
-    if (!variant) return report(index, "does not name an available variant of this company");
-    if (offered.size > 0 && !offered.has(variant.product_id)) return report(index, `${variant.sku} is not offered with this subscription plan`);
+    if (!variant) return errors.add(variantPath(index), "does not name an available variant of this company");
+    if (offered.size > 0 && !offered.has(variant.product_id)) return errors.add(variantPath(index), `${variant.sku} is not offered with this subscription plan`);
     const price = variant.prices[0];
-    if (!price) return report(index, `${variant.sku} has no price in ${country.name}`, request.unpricedErrorPath);
+    if (!price) return errors.add(request.unpricedErrorPath ?? variantPath(index), `${variant.sku} has no price in ${country.name}`);
+    skus.push(variant.sku);
     lines.push({
       key: String(index),
       productId: variant.product_id,
@@ -119,7 +129,7 @@ export function priceWithCatalog(catalog: CountryCatalog, request: PricingReques
       subscription,
     });
   });
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  errors.throwIfAny();
 
   const totals = computeTotals({
     decimalPlaces,
@@ -131,7 +141,7 @@ export function priceWithCatalog(catalog: CountryCatalog, request: PricingReques
     transactionFee: 0,
     enrollmentFee: 0,
   });
-  return {
+  const priced: PricedOrder = {
     currency: { code: country.currency.code, decimal_places: decimalPlaces },
     shipping_method_id: shippingMethod?.id ?? null,
     subtotal: totals.subTotal,
@@ -141,6 +151,30 @@ export function priceWithCatalog(catalog: CountryCatalog, request: PricingReques
     total: totals.amountTotal,
     lines: totals.lines.map((line) => ({ unit_price: line.unitPrice, subtotal: line.lineSubtotal, discount: line.discount, tax: line.tax })),
   };
+  checkStorable(priced, request, skus, errors);
+  errors.throwIfAny();
+  return priced;
+}
+
+/** A priced line's stored amounts, and a priced order's. */
+export const LINE_AMOUNTS = ["unit_price", "subtotal", "discount", "tax"] as const;
+const ORDER_AMOUNTS = ["subtotal", "discount", "tax", "shipping", "total"] as const;
+
+/**
+ * Amounts are stored as minor units in 32-bit integer columns, which a variant's price (up to
+ * the maximum itself) times a quantity (up to 9,999) can pass: such a line names its item's
+ * quantity, lines that only together pass it name the items, and nothing is stored.
+ */
+function checkStorable(priced: PricedOrder, { items, itemsPath }: PricingRequest, skus: string[], errors: FieldErrorCollector): void {
+  const { code, decimal_places } = priced.currency;
+  const display = (minor: number) => formatMoneyDisplay(minor, code, decimal_places);
+  const tooLarge = `come to more than the largest amount a subscription order can hold (${display(MAX_MINOR_AMOUNT)})`;
+  priced.lines.forEach((line, index) => {
+    if (LINE_AMOUNTS.some((amount) => line[amount] > MAX_MINOR_AMOUNT)) {
+      errors.add(`${itemsPath}.${index}.quantity`, `${items[index]?.quantity} x ${skus[index]} at ${display(line.unit_price)} ${tooLarge}`);
+    }
+  });
+  if (errors.empty && ORDER_AMOUNTS.some((amount) => priced[amount] > MAX_MINOR_AMOUNT)) errors.add(itemsPath, `together ${tooLarge}`);
 }
 
 /** The stored totals columns of a priced order. */

@@ -7,7 +7,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import { ValidationError } from "../../platform/errors.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
-import { type CountryCatalog, type PricedOrder, type PricedPlan, type PricingRequest, priceItems, priceWithCatalog, readCountryCatalog, totalsColumns } from "./pricing.js";
+import { type CountryCatalog, LINE_AMOUNTS, type PricedOrder, type PricedPlan, type PricingRequest, priceItems, priceWithCatalog, readCountryCatalog, totalsColumns } from "./pricing.js";
 import { appendActivities, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
 import { totalSnapshot } from "./views.js";
 
@@ -42,8 +42,6 @@ interface Repricing {
 // memory per step, however many subscribers the plan has.
 const PLAN_REPRICING_BATCH = 500;
 
-const LINE_AMOUNTS = ["unit_price", "subtotal", "discount", "tax"] as const;
-
 function pricingRequest(companyId: number, order: StoredOrder, plan: PricedPlan | null): PricingRequest {
   return {
     companyId,
@@ -52,7 +50,7 @@ function pricingRequest(companyId: number, order: StoredOrder, plan: PricedPlan 
     plan,
     buyerId: order.buyer_id,
     items: order.items,
-    errorPath: (index) => `items.${index}.variant_id`,
+    itemsPath: "items",
   };
 }
 
@@ -103,7 +101,8 @@ async function storeRepricings(tx: Tx, ctx: OrderContext, repricings: Repricing[
 
 /**
  * Reprices one order (inside changeOrder) as its next bill will charge it, and stores what
- * changed. An item that no longer prices is a 422 naming it. Returns the order as stored.
+ * changed. An item that no longer prices, or an amount past what the order can hold, is a 422
+ * naming the item (or the items). Returns the order as stored.
  */
 export async function repriceOrder(tx: Tx, ctx: OrderContext, row: OrderRow): Promise<OrderRow> {
   const repricing = { order: row, priced: await priceItems(tx, pricingRequest(ctx.companyId, row, row.subscription_plan)) };
@@ -112,7 +111,7 @@ export async function repriceOrder(tx: Tx, ctx: OrderContext, row: OrderRow): Pr
   return requireOrderRow(tx, ctx.companyId, row.id);
 }
 
-/** The pricing of an order with what was read for its country, or null when an item no longer prices. */
+/** The pricing of an order with what was read for its country, or null when it no longer prices (priceWithCatalog's 422). */
 function priceIfPossible(catalog: CountryCatalog, request: PricingRequest): PricedOrder | null {
   try {
     return priceWithCatalog(catalog, request);
@@ -127,7 +126,8 @@ function priceIfPossible(catalog: CountryCatalog, request: PricingRequest): Pric
  * transaction that updated it. Their rows are locked first, in id order, as every order
  * change locks its order: changes in flight finish first, later ones wait for the plan update and
  * price with the new plan. An order whose items no longer all price (a variant gone, or not
- * priced in its country) keeps its stored amounts until its next change, which reports the item.
+ * priced in its country) or that would come to more than its amounts can hold keeps its stored
+ * amounts until its next change, which reports the item: one such order does not fail the update.
  */
 export async function repricePlanOrders(tx: Tx, ctx: OrderContext, plan: PricedPlan): Promise<void> {
   const locked = await tx.$queryRaw<Array<{ id: number }>>`

@@ -168,7 +168,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
       plan: heldPlan,
       buyerId: input.buyer_id ?? null,
       items: input.items,
-      errorPath: itemPath,
+      itemsPath: path("items"),
     });
     const nextBillDate = input.next_bill_date
       ? new Date(input.next_bill_date)
@@ -289,7 +289,7 @@ export async function updateSubscriptionItems(ctx: OrderContext, id: number, inp
         plan: row.subscription_plan,
         buyerId: row.buyer_id,
         items: planned,
-        errorPath: (index) => `items.${index}.variant_id`,
+        itemsPath: "items",
       });
       const keptIds = planned.flatMap((item) => (item.id === null ? [] : [item.id]));
       await tx.subscriptionOrderItem.deleteMany({ where: { subscription_order_id: row.id, id: { notIn: keptIds } } });
@@ -325,8 +325,8 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
       items: row.items,
       // An item whose variant is gone, or that the plan no longer offers, is the item's problem
       // whatever the address; only a missing price is the new country's.
-      errorPath: (index) => `items.${index}.variant_id`,
-      unpricedErrorPath: () => (address.country_id !== undefined ? "address.country_id" : "address.country_code"),
+      itemsPath: "items",
+      unpricedErrorPath: address.country_id !== undefined ? "address.country_id" : "address.country_code",
     });
     for (const [index, item] of row.items.entries()) {
       await tx.subscriptionOrderItem.update({ where: { id: item.id }, data: lineColumns(priced.lines[index]) });

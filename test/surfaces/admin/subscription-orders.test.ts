@@ -466,6 +466,32 @@ describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
     expect(row.activities).toHaveLength(1);
   });
 
+  // Found by a review: amounts are int4 columns, and a line or total past them was a 500.
+  it("answers 422 for a line or an order that would come to more than an order can hold, also on create; nothing changes", async () => {
+    const db = t.db.prisma;
+    // $12,000,000.00 each, $10,800,000.00 with the plan's 10% off: two make more than $21,474,836.47.
+    const { variants: [gold, platinum] } = await createProduct(db, acme.id, { title: "Bullion", variants: [{ prices: { US: 1_200_000_000 } }, { prices: { US: 1_200_000_000 } }] });
+    if (!gold || !platinum) throw new Error("two variants were created");
+    const order = await createOrder();
+    const before = await stored(order.id);
+    const limit = "come to more than the largest amount a subscription order can hold ($21,474,836.47)";
+
+    for (const update of [true, false]) {
+      const line = await patch(order.id, "", { update, items: [{ id: order.items[0].id, quantity: 1 }, { variant_id: gold.id, quantity: 2 }] });
+      expect(line.status).toBe(422);
+      expect(line.body.errors).toEqual({ "items.1.quantity": [`2 x ${gold.sku} at $10,800,000.00 ${limit}`] });
+      const total = await patch(order.id, "", { update, items: [{ variant_id: gold.id, quantity: 1 }, { variant_id: platinum.id, quantity: 1 }] });
+      expect(total.status).toBe(422);
+      expect(total.body.errors).toEqual({ items: [`together ${limit}`] });
+    }
+    expect(await stored(order.id)).toEqual(before);
+
+    const created = await call("POST", BASE, { token: acme.token, body: orderBody({ items: [{ variant_id: gold.id, quantity: 2 }] }) });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual({ "subscription_order.items.0.quantity": [`2 x ${gold.sku} at $10,800,000.00 ${limit}`] });
+    expect(await db.subscriptionOrder.count()).toBe(1);
+  });
+
   it("answers 409 on a cancelled order and 404 for another company's", async () => {
     const order = await createOrder();
     expect((await patch(order.id, "", { update: true, items: [{ id: order.items[0].id, quantity: 1 }] }, globex.token)).status).toBe(404);
@@ -545,6 +571,18 @@ describe("PATCH .../update_shipping_address", () => {
     expect(deleted.status).toBe(422);
     expect(deleted.body.errors).toEqual({ "items.1.variant_id": ["does not name an available variant of this company"] });
     await unchanged();
+  });
+
+  it("answers 422 on the item when the new country's price takes its line past what an order can hold; nothing changes", async () => {
+    const db = t.db.prisma;
+    const JP = await countryId(db, "JP");
+    const rug = (await createProduct(db, acme.id, { title: "Rug", variants: [{ prices: { US: 100, JP: 2_000_000_000 } }] })).variant;
+    const order = await createOrder({ items: [{ variant_id: rug.id, quantity: 2 }] });
+    const before = await stored(order.id);
+    const response = await patch(order.id, "update_shipping_address", { address: usAddress(JP) });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "items.0.quantity": [`2 x ${rug.sku} at ¥1,800,000,000 come to more than the largest amount a subscription order can hold (¥2,147,483,647)`] });
+    expect(await stored(order.id)).toEqual(before);
   });
 
   it("answers 409 on a cancelled order and 404 for another company's", async () => {
@@ -878,6 +916,39 @@ describe("repricing stored orders", () => {
 
     await patch(order.id, "send_autoship_reminder_email");
     expect(actions(await show(order.id))).toEqual(["created", "repriced", "reminder_email_queued", "reminder_email_queued"]);
+  });
+
+  // Found by a review: the database refused the amounts (int4) of an order priced past them,
+  // which failed the whole plan update (500) and so blocked every price adjustment of the plan.
+  describe("an order whose line would come to more than an order can hold", () => {
+    async function pricedPast() {
+      const db = t.db.prisma;
+      const tenOff = await createPlan(db, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+      const { product, variant: crate } = await createProduct(db, acme.id, { title: "Crate", variants: [{ prices: { US: 100 } }] });
+      const big = await createOrder({ subscription_plan_id: tenOff.id, items: [{ variant_id: crate.id, quantity: 300 }] });
+      const live = await createOrder({ subscription_plan_id: tenOff.id });
+      const repriced = await call("PUT", `/api/products/${product.id}`, { token: acme.token, body: { product: { variants: [{ id: crate.id, prices: [{ country_code: "US", price: "100000.00" }] }] } } });
+      expect(repriced.status).toBe(200);
+      return { tenOff, crate, big, live, before: await stored(big.id) };
+    }
+
+    it("keeps its stored amounts through its plan's new price adjustment, which reprices the plan's other orders", async () => {
+      const { tenOff, big, live, before } = await pricedPast();
+      // 300 x $80,000.00 still come to more than the order can hold.
+      const response = await putPlan(tenOff.id, { price_adjustment_amount: 20 });
+      expect(response.status).toBe(200);
+      expect(await show(live.id)).toMatchObject({ total: 57.95, activities: [{ action: "created" }, { action: "repriced", after: { total: 57.95 } }] });
+      expect(await stored(big.id)).toEqual(before);
+    });
+
+    it("makes its reminder a 422 on the item's quantity; nothing is queued or changed", async () => {
+      const { crate, big, before } = await pricedPast();
+      const response = await patch(big.id, "send_autoship_reminder_email");
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "items.0.quantity": [`300 x ${crate.sku} at $90,000.00 come to more than the largest amount a subscription order can hold ($21,474,836.47)`] });
+      expect(await t.db.prisma.mailOutbox.count()).toBe(0);
+      expect(await stored(big.id)).toEqual(before);
+    });
   });
 
   it("the reminder answers 422 for an order whose items no longer price, and queues nothing", async () => {
