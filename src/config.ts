@@ -115,7 +115,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
   }
   const env = parsed.data;
   if (env.NODE_ENV === "production") {
-    const missing = (["DATABASE_URL", "JWT_SECRET", "COOKIE_SECRET"] as const).filter((key) => !env[key]);
+    const missing = (["DATABASE_URL", "JWT_SECRET", "COOKIE_SECRET", "PUBLIC_BASE_URL"] as const).filter((key) => !env[key]);
     if (missing.length > 0) {
       throw new ConfigError(`Invalid environment:\n${missing.map((key) => `  ${key}: is required in production`).join("\n")}`);
     }

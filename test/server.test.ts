@@ -42,6 +42,7 @@ describe("server process", () => {
         NODE_ENV: "production",
         JWT_SECRET: "j".repeat(32),
         COOKIE_SECRET: "c".repeat(32),
+        PUBLIC_BASE_URL: "http://127.0.0.1",
       });
       expect(server.output()).toContain("migrations applied");
       expect(server.output()).not.toContain("shown only this once");

@@ -36,17 +36,20 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
   });
 
-  it("refuses production without a database and secrets, naming each", () => {
+  it("refuses production without a database, secrets and its public address, naming each", () => {
     const attempt = () => loadConfig({ NODE_ENV: "production" });
     expect(attempt).toThrow(/DATABASE_URL: is required in production/);
     expect(attempt).toThrow(/JWT_SECRET: is required in production/);
+    expect(attempt).toThrow(/PUBLIC_BASE_URL: is required in production/);
     const ok = loadConfig({
       NODE_ENV: "production",
       DATABASE_URL: "postgresql://app@db:5432/app",
       JWT_SECRET: "x".repeat(32),
       COOKIE_SECRET: "y".repeat(32),
+      PUBLIC_BASE_URL: "https://api.shop.example",
     });
     expect(ok.seedDemo).toBe(false);
+    expect(ok.publicBaseUrl).toBe("https://api.shop.example");
   });
 
   it("treats empty strings as unset and parses lists and booleans", () => {
