@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pino from "pino";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { type Database, openDatabase, openEmbedded } from "../../src/platform/db/database.js";
 import { migrate, readMigrations } from "../../src/platform/db/migrator.js";
 import { TEST_DB_PREFIX, withAdminClient } from "./database-server.js";
@@ -10,6 +10,21 @@ export interface TestDatabase {
   url: string | null;
   /** Closes the connections and drops the database. */
   destroy(): Promise<void>;
+}
+
+/**
+ * A migrated database of the test file's own, registered as the file's hooks (made before its
+ * tests, dropped after them); `assign` hands it to the file's variable.
+ */
+export function useTestDatabase(assign: (testDb: TestDatabase) => void): void {
+  let testDb: TestDatabase | undefined;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    assign(testDb);
+  });
+  afterAll(async () => {
+    await testDb?.destroy();
+  });
 }
 
 /**

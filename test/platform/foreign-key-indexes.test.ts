@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { describe, expect, it } from "vitest";
+import { type TestDatabase, useTestDatabase } from "../helpers/test-database.js";
 
 /**
  * Deleting a row makes PostgreSQL check (or cascade to) every foreign key that references it.
@@ -16,12 +16,7 @@ const NEVER_DELETED = new Set(["countries", "currencies", "languages", "droplets
 
 let testDb: TestDatabase;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+useTestDatabase((created) => (testDb = created));
 
 describe("foreign keys", () => {
   it("to tables the application deletes from are backed by an index led by the referencing column", async () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectedUdt, readSchemaModels } from "../helpers/prisma-schema.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { type TestDatabase, useTestDatabase } from "../helpers/test-database.js";
 
 /**
  * Migrations are written by hand or diffed offline, never by `prisma migrate dev`, so this test
@@ -17,12 +17,7 @@ interface ColumnRow {
   is_nullable: "YES" | "NO";
 }
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+useTestDatabase((created) => (testDb = created));
 
 describe("migrations applied to an empty database", () => {
   it("create exactly the tables of schema.prisma", async () => {

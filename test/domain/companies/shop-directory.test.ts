@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ShopDirectory } from "../../../src/domain/companies/shop-directory.js";
 import { createCompany } from "../../../src/domain/companies/service.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
-import { createTestDatabase, type TestDatabase } from "../../helpers/test-database.js";
+import { type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 let testDb: TestDatabase;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-
-afterAll(async () => {
-  await testDb.destroy();
-});
+useTestDatabase((created) => (testDb = created));
 
 describe("ShopDirectory", () => {
   it("finds a shop by domain or first label, in any case", async () => {

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCompanyWithToken } from "../../helpers/fixtures.js";
-import { createTestDatabase, rerunMigration, type TestDatabase } from "../../helpers/test-database.js";
+import { rerunMigration, type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 // Translations stored before 20261124111000 could be keyed by a withdrawn ISO 639-1 code (iw),
 // which reads now take as its current one (he): the migration moves them there.
 const MIGRATION = "20261124111000_current_language_codes";
 
 let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+useTestDatabase((created) => (testDb = created));
 
 describe(MIGRATION, () => {
   it("moves custom page and media translations from withdrawn codes to current ones, dropping the withdrawn one where a current one already exists", async () => {

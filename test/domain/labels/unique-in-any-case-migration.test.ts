@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCompanyWithToken } from "../../helpers/fixtures.js";
-import { createTestDatabase, rerunMigration, type TestDatabase } from "../../helpers/test-database.js";
+import { rerunMigration, type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 // Before 20261124111001 label names were unique with exact case only, so a company could hold
 // "Promo" and "promo"; the migration makes them distinct so the index on lower(name) can exist.
 const MIGRATION = "20261124111001_labels_unique_in_any_case";
 
 let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+useTestDatabase((created) => (testDb = created));
 
 describe(MIGRATION, () => {
   it("appends its id to every label but the oldest that differs from another only in case, then refuses such names", async () => {

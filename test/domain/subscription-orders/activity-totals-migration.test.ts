@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSubscriptionOrder, updateShippingAddress } from "../../../src/domain/subscription-orders/service.js";
 import type { Prisma } from "../../../src/generated/prisma/client.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
 import { countryId, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
-import { createTestDatabase, rerunMigration, type TestDatabase } from "../../helpers/test-database.js";
+import { rerunMigration, type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 // Activities stored before 20261124093000 held `total` in minor units without a currency; the
 // migration gives each snapshot its currency and the wire's units.
 const MIGRATION = "20261124093000_activity_totals_in_currency_units";
 
 let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+useTestDatabase((created) => (testDb = created));
 
 describe(MIGRATION, () => {
   it("converts each stored total in the currency of its moment, and leaves the rest as it was", async () => {

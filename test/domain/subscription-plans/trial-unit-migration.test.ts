@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCompanyWithToken, createPlan } from "../../helpers/fixtures.js";
-import { createTestDatabase, rerunMigration, type TestDatabase } from "../../helpers/test-database.js";
+import { rerunMigration, type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 // Before 20261125090000 a plan could store a trial unit without a period; the rule now refuses
 // that, so the migration clears such units (they meant no trial).
 const MIGRATION = "20261125090000_trial_unit_needs_a_period";
 
 let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb.destroy();
-});
+useTestDatabase((created) => (testDb = created));
 
 describe(MIGRATION, () => {
   it("clears a trial unit stored without a period and leaves complete trials and plain plans alone", async () => {
