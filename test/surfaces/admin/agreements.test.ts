@@ -556,6 +556,15 @@ describe("GET /api/agreements", () => {
     expect(response.body.meta.pagination).toEqual({ current_page: 2, total_pages: 2, total_count: 3, per_page: 2 });
   });
 
+  it("still counts the matches on a page past the end, and counts none when nothing matches", async () => {
+    for (const title of ["A", "B", "C"]) await createId({ title });
+    const past = await call("GET", "/api/agreements?page=5&per_page=2&search_query=a", { token: acme.token });
+    expect(past.body.agreements).toEqual([]);
+    expect(past.body.meta.pagination).toEqual({ current_page: 5, total_pages: 1, total_count: 1, per_page: 2 });
+    const none = await call("GET", "/api/agreements?search_query=zzz", { token: acme.token });
+    expect(none.body.meta.pagination).toEqual({ current_page: 1, total_pages: 0, total_count: 0, per_page: 25 });
+  });
+
   it("sorts by every documented attribute in both directions", async () => {
     const b = await createId({ title: "banana", active: false });
     const a = await createId({ title: "Apple", show_at_checkout: true, required_on_checkout: true });
