@@ -84,6 +84,33 @@ describe("lone surrogates", () => {
   });
 });
 
+/** Found by the security audit: free-form members (media settings, cart metadata) stored 1e309, which JSON.parse reads as Infinity, as null. */
+describe("numbers past double range", () => {
+  const NOT_FINITE = ["must be a finite number"];
+
+  it("in media settings: 422 naming each, nothing written", async () => {
+    const before = await t.db.prisma.media.count();
+    const response = await call("POST", "/api/media", {
+      token: acme.token,
+      rawBody: '{"media":{"title":"Inf","media_type":"share","settings":{"a":1e309,"b":[1,-1e400],"c":{"d":1.5}}}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.errors).toEqual({ "media.settings.a": NOT_FINITE, "media.settings.b.1": NOT_FINITE });
+    expect(await t.db.prisma.media.count()).toBe(before);
+  });
+
+  it("in cart metadata: 422 naming it, the metadata unchanged", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const base = `/api/carts/${cart.cart_token}`;
+    expect((await call("PATCH", `${base}/append_metadata`, { body: { metadata: { kept: 1e308 } } })).status).toBe(200);
+    const response = await call("PATCH", `${base}/append_metadata`, { rawBody: '{"metadata":{"inf":1e309}}', headers: { "content-type": "application/json" } });
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.errors).toEqual({ "metadata.inf": NOT_FINITE });
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).metadata).toEqual({ kept: 1e308 });
+  });
+});
+
 const rawJson = (rawBody: string) => ({ rawBody, headers: { "content-type": "application/json" } });
 /** A JSON object `depth` levels deep: {"a":{"a":...1...}}. */
 const nestedObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;

@@ -27,6 +27,8 @@ function unstorable(text: string): string | null {
  * - U+0000, which PostgreSQL text cannot hold, and a lone UTF-16 surrogate (JSON's "\ud800"
  *   escapes can carry one), which is no text at all: jsonb refuses it and a text column would
  *   silently keep U+FFFD. Either failed inside the database as a 500 or corrupted the value.
+ * - A number past double range (1e309), which JSON.parse reads as Infinity: a typed member
+ *   refuses it, but a free-form one (media settings, cart metadata) stored it as null, silently.
  * - Nesting deeper than MAX_NESTING_DEPTH.
  *
  * Walks without recursion and never below that depth, so any body a body limit lets through is fine.
@@ -49,6 +51,8 @@ function collect(root: unknown, rootName: string, errors: FieldErrorCollector): 
     if (typeof value === "string") {
       const problem = unstorable(value);
       if (problem) errors.add(path || rootName, problem);
+    } else if (typeof value === "number") {
+      if (!Number.isFinite(value)) errors.add(path || rootName, "must be a finite number");
     } else if (value !== null && typeof value === "object") {
       if (depth > MAX_NESTING_DEPTH) {
         errors.add(path || rootName, `is nested too deeply (at most ${MAX_NESTING_DEPTH} levels of objects and arrays)`);
