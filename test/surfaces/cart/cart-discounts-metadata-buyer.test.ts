@@ -5,13 +5,14 @@ import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import {
   type CompanyFixture,
   createCard,
+  createCompanyWithToken,
   createDiscount,
   createProduct,
   createShippingMethod,
   createUserWithToken,
 } from "../../helpers/fixtures.js";
-import type { Call } from "../../helpers/http.js";
-import type { TestApp } from "../../helpers/test-app.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 const NOW = new Date("2026-03-15T12:00:00.000Z");
@@ -104,6 +105,37 @@ describe("discount codes", () => {
     expect(next.cart.discount_codes).toEqual([]);
     expect(next.cart.discount_total).toBe("0.00");
     expect(next.cart.messages.warnings).toEqual(["Discount code FLEETING was removed: it is not active"]);
+  });
+});
+
+describe("discount code attempts", () => {
+  // Found by the security audit: one client tried about 6,000 codes a second (20 a request).
+  it("are limited per client address: past DISCOUNT_RATE_LIMIT_PER_MINUTE a 429 with Retry-After, on any cart, changing nothing; removing codes is not limited", async () => {
+    const limited = await startTestApp({ env: { DISCOUNT_RATE_LIMIT_PER_MINUTE: "3" } });
+    try {
+      const limitedCall = httpClient(limited.url);
+      const shop = await createCompanyWithToken(limited.db.prisma, "Limited");
+      await createDiscount(limited.db.prisma, shop.id, { code: "REAL", amount: "10" });
+      const { cart } = await createCartOverHttp(limitedCall, shop);
+      const { cart: another } = await createCartOverHttp(limitedCall, shop);
+      const attempt = (token: string, code: string) => limitedCall("POST", `/api/carts/${token}/discount`, { body: { discount_codes: [code] } });
+      const statuses = [];
+      for (const code of ["GUESS1", "GUESS2", "GUESS3"]) statuses.push((await attempt(cart.cart_token, code)).status);
+      expect(statuses).toEqual([422, 422, 422]);
+      for (const response of [await attempt(cart.cart_token, "REAL"), await attempt(another.cart_token, "REAL")]) {
+        expect(response.status).toBe(429);
+        expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
+        expect(response.headers["x-ratelimit-limit"]).toBeUndefined();
+        expect(response.body).toMatchObject({ error_code: "rate_limited", errors: null });
+      }
+      for (const token of [cart.cart_token, another.cart_token]) {
+        expect((await limited.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: token } })).discount_codes).toEqual([]);
+      }
+      expect((await limitedCall("DELETE", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["REAL"] } })).status).toBe(200);
+      expect((await limitedCall("GET", `/api/carts/${cart.cart_token}`)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });
 
