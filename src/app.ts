@@ -12,13 +12,13 @@ import { answerClientErrors, requireHostHeader } from "./platform/http/client-er
 import { corsHeadersFor, isAllowedPreflight } from "./platform/http/cors.js";
 import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
-import { registerNulGuard } from "./platform/http/nul-guard.js";
 import { registerOpenApi } from "./platform/http/openapi.js";
 import { operationsRoutes } from "./platform/http/operations.js";
 import { rateLimiting } from "./platform/http/rate-limit.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./platform/http/request-id.js";
 import { responseSerializerCompiler } from "./platform/http/response-serializer.js";
 import { trackRunningHandlers } from "./platform/http/running-handlers.js";
+import { registerStorableInputGuard } from "./platform/http/storable-input.js";
 import { adminSurface } from "./surfaces/admin/index.js";
 import { CART_PREFIX, cartCorsPolicy, cartSurface } from "./surfaces/cart/index.js";
 import { sendPublicError } from "./surfaces/public/errors.js";
@@ -121,7 +121,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
 
   requireHostHeader(app);
   registerJsonBodyParser(app);
-  registerNulGuard(app);
+  registerStorableInputGuard(app);
   await app.register(rateLimiting);
   // One budget per client for every unknown path, whichever surface's 404 answers it.
   const notFoundPreHandler = app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 });

@@ -49,6 +49,7 @@ const envSchema = z.object({
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   NOT_FOUND_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  DISCOUNT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   SEED_DEMO: booleanFromEnv.optional(),
   TRUST_PROXY: booleanFromEnv.default(false),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
@@ -79,7 +80,7 @@ export interface Config {
   paypal: { apiBase: string; clientId: string; clientSecret: string; timeoutMs: number };
   mail: { smtpUrl: string | undefined; from: string };
   redisUrl: string | undefined;
-  rateLimits: { publicPerMinute: number; sessionPerMinute: number; notFoundPerMinute: number };
+  rateLimits: { publicPerMinute: number; sessionPerMinute: number; notFoundPerMinute: number; discountPerMinute: number };
   seedDemo: boolean;
   trustProxy: boolean;
   shutdownGraceMs: number;
@@ -155,6 +156,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
       publicPerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,
       sessionPerMinute: env.SESSION_RATE_LIMIT_PER_MINUTE,
       notFoundPerMinute: env.NOT_FOUND_RATE_LIMIT_PER_MINUTE,
+      discountPerMinute: env.DISCOUNT_RATE_LIMIT_PER_MINUTE,
     },
     seedDemo: env.SEED_DEMO ?? env.NODE_ENV === "development",
     trustProxy: env.TRUST_PROXY,

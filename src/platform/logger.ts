@@ -4,11 +4,19 @@ import pino, { type Logger, type LoggerOptions } from "pino";
 // Query members that carry credentials (the cart's `jwt`, PayPal's `token`).
 const SECRET_QUERY_MEMBERS = /([?&](?:jwt|token|access_token|api_token)=)[^&]*/gi;
 
-// A cart token (ct_...) is its cart's credential, and cart routes carry it as a path segment.
-const CART_TOKEN_SEGMENTS = /(^|\/)ct_[0-9A-Za-z]+(?=[/?#]|$)/g;
+// A cart token (ct_ and 22 base62 characters) is its cart's credential. Cart routes carry it as
+// a path segment, but whatever follows it (";x", ".json", "%0A") it is still the token.
+const CART_TOKENS = /(?<![0-9A-Za-z])ct_[0-9A-Za-z]{22}/g;
+
+// Letters, digits and -._~ mean the same percent-encoded ("%6Awt" is "jwt", RFC 3986 §2.3):
+// the server decodes them, so they are decoded before secrets are looked for.
+const ENCODED_UNRESERVED = /%(2[dD]|2[eE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])/g;
 
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY_MEMBERS, "$1[REDACTED]").replace(CART_TOKEN_SEGMENTS, "$1:cart_token");
+  return url
+    .replace(ENCODED_UNRESERVED, (_encoded, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(SECRET_QUERY_MEMBERS, "$1[REDACTED]")
+    .replace(CART_TOKENS, ":cart_token");
 }
 
 /**

@@ -264,6 +264,29 @@ describe("logs", () => {
     expect(text).toContain("/api/carts/:cart_token/items/7/variant");
     expect(text).not.toContain(cartToken);
   });
+
+  // Found by the security audit: only a token followed by /, ? or # (or nothing) was redacted.
+  it("never contain a cart token, whatever follows it and however its characters are encoded", async () => {
+    const cartToken = "ct_9876543210abcdefghijXY";
+    for (const path of [`${cartToken};x`, `${cartToken}.json`, `${cartToken}%0A`, `${cartToken}%20/items`, `%63t_${cartToken.slice(3)}`, `ct_%39${cartToken.slice(4)}`]) {
+      await call("GET", `/api/carts/${path}`);
+    }
+    const text = logs.text();
+    expect(text).toContain("/api/carts/:cart_token;x");
+    expect(text).toContain("/api/carts/:cart_token.json");
+    expect(text).toContain("/api/carts/:cart_token%0A");
+    expect(text).not.toContain(cartToken.slice(4));
+  });
+
+  it("never contain a secret query member whose name is percent-encoded (%6Awt is jwt to the server)", async () => {
+    for (const name of ["%6Awt", "j%77t", "%74oken"]) {
+      await call("GET", `/api/droplet_installations?${name}=eyJhbGciOiJIUzI1NiJ9.encodedsecret.sig&page=1`, { token: acme.token });
+    }
+    const text = logs.text();
+    expect(text).toContain("/api/droplet_installations?jwt=[REDACTED]&page=1");
+    expect(text).toContain("/api/droplet_installations?token=[REDACTED]&page=1");
+    expect(text).not.toContain("encodedsecret");
+  });
 });
 
 describe("operations", () => {

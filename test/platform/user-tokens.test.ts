@@ -54,4 +54,12 @@ describe("user tokens", () => {
     await rejection(await sign({ sub: "seven", company_id: 3, role: "rep", exp: epoch + 60 }));
     await rejection("not.a.jwt");
   });
+
+  it("refuses a sub no user id can be (0, past int4, twenty digits) and accepts the int4 maximum", async () => {
+    for (const sub of ["0", "2147483648", "99999999999999999999"]) {
+      expect((await rejection(await sign({ sub, company_id: 3, role: "rep", exp: epoch + 60 }))).message, sub).toBe("Invalid user token");
+    }
+    const largest = await sign({ sub: "2147483647", company_id: 3, role: "rep", exp: epoch + 60 });
+    expect(await verifyUserToken(largest, key, now)).toEqual({ userId: 2_147_483_647, companyId: 3, role: "rep" });
+  });
 });

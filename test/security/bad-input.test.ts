@@ -25,7 +25,7 @@ const UNLIMITED = "1000000";
 // PayPal is a third party: a local fake stands in, so the PayPal operations run for real.
 const paypal = await startFakePaypal();
 const t = await startTestApp({
-  env: { ...fakePaypalEnv(paypal.url), NOT_FOUND_RATE_LIMIT_PER_MINUTE: UNLIMITED, PUBLIC_RATE_LIMIT_PER_MINUTE: UNLIMITED, SESSION_RATE_LIMIT_PER_MINUTE: UNLIMITED },
+  env: { ...fakePaypalEnv(paypal.url), NOT_FOUND_RATE_LIMIT_PER_MINUTE: UNLIMITED, PUBLIC_RATE_LIMIT_PER_MINUTE: UNLIMITED, SESSION_RATE_LIMIT_PER_MINUTE: UNLIMITED, DISCOUNT_RATE_LIMIT_PER_MINUTE: UNLIMITED },
 });
 const call = httpClient(t.url);
 const owner = await createCompanyWithToken(t.db.prisma, "Fuzzed");

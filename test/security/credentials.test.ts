@@ -120,6 +120,9 @@ if (jwtOperations.length > 0) describe("user JWTs over HTTP", () => {
       ["a wrong key", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("1").setExpirationTime(now + 600).sign(new TextEncoder().encode("x".repeat(40)))],
       ["no exp", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("1").sign(secret)],
       ["an expired exp", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("1").setExpirationTime(now - 60).sign(secret)],
+      // Signed with the right key, as a login service with 64-bit user ids would: it used to reach the user lookup, a 500.
+      ["a sub past int4", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("2147483648").setExpirationTime(now + 600).sign(secret)],
+      ["a twenty-digit sub", await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setSubject("9".repeat(20)).setExpirationTime(now + 600).sign(secret)],
     ];
   }
 

@@ -1,6 +1,6 @@
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { ValidationError } from "../../platform/errors.js";
-import { discountProblem, normalizeCode } from "../catalog/discount-rules.js";
+import { codeRefusal, normalizeCode } from "../catalog/discount-rules.js";
 import type { LoadedDiscount } from "./cart-state.js";
 import type { CartContext } from "./context.js";
 import { type CartOutcome, mutateCart } from "./mutate.js";
@@ -12,6 +12,7 @@ export const MAX_CODES_PER_CART = 10;
 /**
  * Adds codes to those already applied. All or nothing: any unknown, inactive, not yet valid,
  * expired or exhausted code makes the request a 422 under `discount_codes` and nothing changes.
+ * Its message does not tell an inactive or not yet valid code from an unknown one (codeRefusal).
  */
 export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const requested = requestedCodes(codes);
@@ -26,7 +27,7 @@ export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: s
     const byCode = new Map(rows.map((row) => [row.code, row]));
     const now = ctx.clock.now();
     const problems = requested.flatMap((code) => {
-      const problem = discountProblem(byCode.get(code), now);
+      const problem = codeRefusal(byCode.get(code), now);
       return problem === null ? [] : [`${code} ${problem}`];
     });
     if (problems.length > 0) throw new ValidationError({ discount_codes: problems });

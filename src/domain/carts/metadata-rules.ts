@@ -49,8 +49,8 @@ function removePath(object: JsonObject, path: string[]): JsonObject {
 }
 
 /**
- * Deeper nesting is refused (422): no storefront needs it, and every serializer between here
- * and PostgreSQL recurses per level (a few thousand levels overflowed the stack: a 500).
+ * Deeper nesting is refused (422): no storefront needs it, and the metadata is stored on and
+ * read with its cart. Stricter than the bound every request is held to (platform/http/storable-input.ts).
  */
 export const MAX_METADATA_DEPTH = 32;
 

@@ -5,15 +5,26 @@ export function normalizeCode(code: string): string {
   return code.trim().toUpperCase();
 }
 
+type DiscountValidity = Pick<Prisma.DiscountGetPayload<object>, "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count">;
+
+const UNKNOWN_CODE = "is not a valid code";
+
 /** Why a code cannot be applied now, or null when it can. */
-export function discountProblem(
-  discount: Pick<Prisma.DiscountGetPayload<object>, "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count"> | undefined,
-  now: Date,
-): string | null {
-  if (discount === undefined) return "is not a valid code";
+export function discountProblem(discount: DiscountValidity | undefined, now: Date): string | null {
+  if (discount === undefined) return UNKNOWN_CODE;
   if (!discount.active) return "is not active";
   if (discount.starts_at !== null && discount.starts_at > now) return "is not valid yet";
   if (discount.ends_at !== null && discount.ends_at <= now) return "has expired";
   if (discount.usage_limit !== null && discount.usage_count >= discount.usage_limit) return "has reached its usage limit";
   return null;
+}
+
+/**
+ * What a shopper applying a code is told, or null when it applies. A switched-off code (staff,
+ * internal) and one not released yet answer as an unknown one: saying so told anyone guessing
+ * codes that they exist. An expired or exhausted code was public: it keeps its own message.
+ */
+export function codeRefusal(discount: DiscountValidity | undefined, now: Date): string | null {
+  const unreleased = discount !== undefined && (!discount.active || (discount.starts_at !== null && discount.starts_at > now));
+  return unreleased ? UNKNOWN_CODE : discountProblem(discount, now);
 }

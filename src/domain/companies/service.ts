@@ -11,13 +11,17 @@ export interface CompanyInput {
 
 const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
-/** "https://Acme.Example.com/" and "acme.example.com" name the same shop. */
+/**
+ * "https://Acme.Example.com/", "acme.example.com." (fully qualified: a browser keeps the dot in
+ * location.hostname) and "acme.example.com" name the same shop.
+ */
 export function normalizeShop(shop: string): string {
   return shop
     .trim()
     .toLowerCase()
     .replace(/^[a-z]+:\/\//, "")
-    .replace(/[/:].*$/, "");
+    .replace(/[/:].*$/, "")
+    .replace(/\.$/, "");
 }
 
 export async function createCompany(db: Db, input: CompanyInput) {

@@ -84,7 +84,7 @@ const mediaFields = {
     .refine((translations) => !translations[ENGLISH], { path: [ENGLISH], message: "English is the media's own title and description: set those instead" })
     .optional()
     .describe("ISO 639-1 language code (not en: English is the media's own title and description) to translated title and description; null removes a translation"),
-  prompts: z.array(z.record(z.string().max(100), z.unknown())).max(50).optional(),
+  prompts: z.array(jsonObject).max(50).optional(),
   tags: z.array(label).max(50).optional(),
   ranks: z.array(label).max(50).optional(),
   cta_enabled: z.boolean().optional(),

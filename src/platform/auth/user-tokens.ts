@@ -1,6 +1,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 import { UnauthorizedError } from "../errors.js";
+import { int32Id } from "../http/schemas.js";
 
 /**
  * User tokens (reps and customers) are HS256 JWTs signed with JWT_SECRET. The algorithm is
@@ -18,7 +19,9 @@ export interface UserClaims {
 const ALGORITHM = "HS256";
 
 const claimsSchema = z.object({
-  sub: z.string().regex(/^\d+$/),
+  // The user's id as a string (DESIGN.md). One no users row can hold (past int4, twenty digits)
+  // names nobody: it is an invalid token, where the user lookup failed on it as a 500.
+  sub: z.string().regex(/^\d+$/).transform(Number).pipe(int32Id),
   company_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]),
   role: z.enum(["rep", "customer"]),
   exp: z.number(),
@@ -45,7 +48,7 @@ export async function verifyUserToken(token: string, key: UserTokenKey, now: Dat
   }
   const claims = claimsSchema.safeParse(payload);
   if (!claims.success) throw new UnauthorizedError("Invalid user token", { code: "invalid_user_token" });
-  return { userId: Number(claims.data.sub), companyId: claims.data.company_id, role: claims.data.role };
+  return { userId: claims.data.sub, companyId: claims.data.company_id, role: claims.data.role };
 }
 
 export async function signUserToken(claims: UserClaims, key: UserTokenKey, expiresInSeconds = 3600, now: Date = new Date()): Promise<string> {

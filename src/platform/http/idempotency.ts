@@ -165,15 +165,11 @@ async function claim(request: FastifyRequest, scope: string, key: string, finger
 /**
  * Same method, URL and body (member order aside): a retry, not a new request. No body counts as
  * `{}`, which is how the JSON parser reads an empty one: SDKs send a body-less call with or
- * without `Content-Type: application/json`, and a retry may do the other.
+ * without `Content-Type: application/json`, and a retry may do the other. JSON.stringify
+ * recurses per level: the storable-input guard has refused deeper bodies before this runs.
  */
 function fingerprintOf(request: FastifyRequest): string {
-  let body: string;
-  try {
-    body = JSON.stringify(request.body === undefined ? {} : request.body, sortedKeys);
-  } catch {
-    throw ValidationError.field("body", "is nested too deeply");
-  }
+  const body = JSON.stringify(request.body === undefined ? {} : request.body, sortedKeys);
   return createHash("sha256").update(`${request.method} ${request.url}\n${body}`).digest("hex");
 }
 

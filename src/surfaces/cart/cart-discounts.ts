@@ -7,6 +7,7 @@ import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart discounts"];
 const response = { 200: cartResponse };
+const NO_RATE_LIMIT_HEADERS = { "x-ratelimit-limit": false, "x-ratelimit-remaining": false, "x-ratelimit-reset": false } as const;
 
 export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -14,10 +15,22 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
   app.post(
     "/:cart_token/discount",
     {
+      // Each attempt may try 20 codes, and a new cart costs one request: attempts are counted per
+      // client address (an IPv6 /64 as one), so that guessing codes takes years rather than minutes.
+      // A 429 says when to retry (Retry-After); the X-RateLimit-* headers are the public SDK's only.
+      config: {
+        rateLimit: {
+          max: fastify.config.rateLimits.discountPerMinute,
+          timeWindow: 60_000,
+          addHeadersOnExceeding: NO_RATE_LIMIT_HEADERS,
+          addHeaders: NO_RATE_LIMIT_HEADERS,
+        },
+      },
       schema: {
         tags,
         summary: "Apply discount codes",
-        description: "Adds the codes to those applied. Any unknown, inactive, expired or exhausted code makes the request a 422 (`errors.discount_codes`) and nothing changes.",
+        description:
+          "Adds the codes to those applied. Any unknown, inactive, expired or exhausted code makes the request a 422 (`errors.discount_codes`) and nothing changes; an inactive or not yet valid code is told 'is not a valid code', as an unknown one. Attempts are limited per client address (`DISCOUNT_RATE_LIMIT_PER_MINUTE`, 30 a minute by default): past it, a 429 with Retry-After.",
         params: cartTokenParams,
         body: discountCodesBody,
         response,

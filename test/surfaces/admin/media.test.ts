@@ -104,6 +104,9 @@ describe("POST /api/media", () => {
       [{ title: "x", media_type: "share", product_ids: [999999] }, "media.product_ids"],
       [{ title: "x", media_type: "share", user_id: 999999 }, "media.user_id"],
       [{ title: "x".repeat(256), media_type: "share" }, "media.title"],
+      [{ title: "x", media_type: "share", settings: { note: "x".repeat(16_384) } }, "media.settings"],
+      // A prompt is held to the size settings and watch are (it had no bound but the body's).
+      [{ title: "x", media_type: "share", prompts: [{ question: "Why?" }, { note: "x".repeat(16_384) }] }, "media.prompts.1"],
     ] as const) {
       const response = await create(media as Record<string, unknown>);
       expect(response.status, JSON.stringify(media)).toBe(422);

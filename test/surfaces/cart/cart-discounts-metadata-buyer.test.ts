@@ -1,16 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { MAX_NESTING_DEPTH } from "../../../src/platform/http/storable-input.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import {
   type CompanyFixture,
   createCard,
+  createCompanyWithToken,
   createDiscount,
   createProduct,
   createShippingMethod,
   createUserWithToken,
 } from "../../helpers/fixtures.js";
-import type { Call } from "../../helpers/http.js";
-import type { TestApp } from "../../helpers/test-app.js";
+import { type Call, httpClient } from "../../helpers/http.js";
+import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
 const NOW = new Date("2026-03-15T12:00:00.000Z");
@@ -68,7 +70,8 @@ describe("discount codes", () => {
     const response = await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["GOOD", "NOPE", "OFF", "OLD", "SOON", "USEDUP", "THEIRS"] } });
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual({
-      discount_codes: ["NOPE is not a valid code", "OFF is not active", "OLD has expired", "SOON is not valid yet", "USEDUP has reached its usage limit", "THEIRS is not a valid code"],
+      // Switched-off and unreleased codes answer as unknown ones: a shopper guessing codes learns nothing of them.
+      discount_codes: ["NOPE is not a valid code", "OFF is not a valid code", "OLD has expired", "SOON is not a valid code", "USEDUP has reached its usage limit", "THEIRS is not a valid code"],
     });
     expect((await stored(cart.cart_token)).discount_codes).toEqual([]);
     const empty = await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: {} });
@@ -105,6 +108,37 @@ describe("discount codes", () => {
   });
 });
 
+describe("discount code attempts", () => {
+  // Found by the security audit: one client tried about 6,000 codes a second (20 a request).
+  it("are limited per client address: past DISCOUNT_RATE_LIMIT_PER_MINUTE a 429 with Retry-After, on any cart, changing nothing; removing codes is not limited", async () => {
+    const limited = await startTestApp({ env: { DISCOUNT_RATE_LIMIT_PER_MINUTE: "3" } });
+    try {
+      const limitedCall = httpClient(limited.url);
+      const shop = await createCompanyWithToken(limited.db.prisma, "Limited");
+      await createDiscount(limited.db.prisma, shop.id, { code: "REAL", amount: "10" });
+      const { cart } = await createCartOverHttp(limitedCall, shop);
+      const { cart: another } = await createCartOverHttp(limitedCall, shop);
+      const attempt = (token: string, code: string) => limitedCall("POST", `/api/carts/${token}/discount`, { body: { discount_codes: [code] } });
+      const statuses = [];
+      for (const code of ["GUESS1", "GUESS2", "GUESS3"]) statuses.push((await attempt(cart.cart_token, code)).status);
+      expect(statuses).toEqual([422, 422, 422]);
+      for (const response of [await attempt(cart.cart_token, "REAL"), await attempt(another.cart_token, "REAL")]) {
+        expect(response.status).toBe(429);
+        expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
+        expect(response.headers["x-ratelimit-limit"]).toBeUndefined();
+        expect(response.body).toMatchObject({ error_code: "rate_limited", errors: null });
+      }
+      for (const token of [cart.cart_token, another.cart_token]) {
+        expect((await limited.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: token } })).discount_codes).toEqual([]);
+      }
+      expect((await limitedCall("DELETE", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["REAL"] } })).status).toBe(200);
+      expect((await limitedCall("GET", `/api/carts/${cart.cart_token}`)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe("metadata", () => {
   it("appends with a deep merge, removes dot-notation keys, merges json_data and replaces with PATCH /metadata", async () => {
     const { cart } = await createCartOverHttp(call, acme);
@@ -136,12 +170,13 @@ describe("metadata", () => {
       expect(response.status, path).toBe(422);
       expect(Object.keys(response.body.errors)).toEqual([field]);
     }
-    // Found by the bad-input suite: a few thousand levels overflowed the stack (500).
+    // Found by the bad-input suite: a few thousand levels overflowed the stack (500). Past the
+    // platform's bound on every request (MAX_NESTING_DEPTH), that bound refuses it where it is passed.
     for (const depth of [3_000, 20_000]) {
       const rawBody = `{"json_data":{"deep":${"[".repeat(depth)}1${"]".repeat(depth)}}}`;
       const response = await call("PATCH", `${base}/json_data`, { rawBody, headers: { "content-type": "application/json" } });
       expect(response.status, String(depth)).toBe(422);
-      expect(response.body.errors).toEqual({ json_data: [expect.stringMatching(/levels deep/)] });
+      expect(response.body.errors).toEqual({ [`json_data.deep${".0".repeat(MAX_NESTING_DEPTH - 2)}`]: [expect.stringMatching(/nested too deeply/)] });
     }
     expect((await stored(cart.cart_token)).metadata).toEqual({});
     expect((await call("PATCH", "/api/carts/ct_0000000000000000000000/append_metadata", { body: { metadata: {} } })).status).toBe(404);

@@ -77,6 +77,14 @@ describe("POST /api/carts", () => {
     expect(row.company_id).toBe(acme.id);
   });
 
+  // A browser keeps the root's dot in location.hostname when a visitor opens the shop as "acme.example.com.".
+  it("names the shop by its fully qualified domain too (a trailing dot)", async () => {
+    for (const svc_shop of [`${acme.shop}.`, `${acme.shop.split(".")[0]}.`]) {
+      const { cart } = await createCartOverHttp(call, acme, { svc_shop });
+      expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).company_id, svc_shop).toBe(acme.id);
+    }
+  });
+
   it("keeps order urls (with the {order_token} placeholder) and maps the deprecated visitor_token", async () => {
     const { cart } = await createCartOverHttp(call, acme, {
       order_confirmation_url: "https://shop.example.com/thanks/{order_token}",

@@ -29,7 +29,8 @@ const lead = (contact: Record<string, unknown> = { name: "Ada", email: "ada@exam
 describe("POST /session", () => {
   it("issues a new ss_ session for a shop named by domain or first label: 201 with metadata", async () => {
     const firstLabel = acme.shop.split(".")[0] as string;
-    for (const body of [{ metadata: { svc_shop: acme.shop, svc_locale: "fr_FR" } }, { svc_shop: firstLabel }, { svc_shop: acme.shop, metadata: null }]) {
+    // A fully qualified name too (its trailing dot kept, as a browser's location.hostname does).
+    for (const body of [{ metadata: { svc_shop: acme.shop, svc_locale: "fr_FR" } }, { svc_shop: firstLabel }, { svc_shop: acme.shop, metadata: null }, { svc_shop: `${acme.shop}.` }]) {
       const response = await call("POST", `${PUBLIC_PREFIX}/session`, { body });
       expect(response.status).toBe(201);
       expect(response.body.status).toBe(201);

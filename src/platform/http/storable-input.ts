@@ -1,0 +1,71 @@
+import type { FastifyInstance } from "fastify";
+import { FieldErrorCollector, NotFoundError } from "../errors.js";
+
+const NUL = "\u0000";
+// With the u flag a surrogate pair is one code point, so this matches only a lone surrogate.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Objects and arrays nested deeper than this are refused. No request needs it, and everything
+ * after validation that serializes a free-form member (JSON.stringify, Prisma's JSON encoder,
+ * the idempotency fingerprint) recurses per level: a few thousand levels overflowed the stack
+ * as a 500. Cart metadata keeps a stricter bound of its own.
+ */
+export const MAX_NESTING_DEPTH = 64;
+
+/** Why PostgreSQL could not store the string, or null when it can. */
+function unstorable(text: string): string | null {
+  if (text.includes(NUL)) return "must not contain the NUL character";
+  if (LONE_SURROGATE.test(text)) return "must be valid Unicode text (no lone surrogate)";
+  return null;
+}
+
+/**
+ * What no request may carry, checked on every request before validation, as a 422 naming each
+ * field (in a path parameter, a 404: it names nothing):
+ *
+ * - U+0000, which PostgreSQL text cannot hold, and a lone UTF-16 surrogate (JSON's "\ud800"
+ *   escapes can carry one), which is no text at all: jsonb refuses it and a text column would
+ *   silently keep U+FFFD. Either failed inside the database as a 500 or corrupted the value.
+ * - A number past double range (1e309), which JSON.parse reads as Infinity: a typed member
+ *   refuses it, but a free-form one (media settings, cart metadata) stored it as null, silently.
+ * - Nesting deeper than MAX_NESTING_DEPTH.
+ *
+ * Walks without recursion and never below that depth, so any body a body limit lets through is fine.
+ */
+export function registerStorableInputGuard(app: FastifyInstance): void {
+  app.addHook("preValidation", async (request) => {
+    const params = request.params as Record<string, unknown> | undefined;
+    if (params && Object.values(params).some((value) => typeof value === "string" && unstorable(value) !== null)) throw new NotFoundError();
+    const errors = new FieldErrorCollector();
+    collect(request.query, "query", errors);
+    collect(request.body, "body", errors);
+    errors.throwIfAny();
+  });
+}
+
+function collect(root: unknown, rootName: string, errors: FieldErrorCollector): void {
+  const pending: [unknown, string, number][] = [[root, "", 1]];
+  while (pending.length > 0) {
+    const [value, path, depth] = pending.pop() as [unknown, string, number];
+    if (typeof value === "string") {
+      const problem = unstorable(value);
+      if (problem) errors.add(path || rootName, problem);
+    } else if (typeof value === "number") {
+      if (!Number.isFinite(value)) errors.add(path || rootName, "must be a finite number");
+    } else if (value !== null && typeof value === "object") {
+      if (depth > MAX_NESTING_DEPTH) {
+        errors.add(path || rootName, `is nested too deeply (at most ${MAX_NESTING_DEPTH} levels of objects and arrays)`);
+      } else if (Array.isArray(value)) {
+        value.forEach((item, index) => pending.push([item, path ? `${path}.${index}` : String(index), depth + 1]));
+      } else {
+        for (const [key, item] of Object.entries(value)) {
+          const itemPath = path ? `${path}.${key}` : key;
+          const problem = unstorable(key);
+          if (problem) errors.add(itemPath, problem);
+          pending.push([item, itemPath, depth + 1]);
+        }
+      }
+    }
+  }
+}
