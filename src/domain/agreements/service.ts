@@ -158,6 +158,20 @@ async function writeTranslation(tx: Prisma.TransactionClient, agreementId: numbe
   await tx.agreementTranslation.create({ data: { agreement_id: agreementId, language_iso: languageIso, title: input.title as string, description: input.description as string } });
 }
 
+// Updates of one agreement queue behind its row lock: they need more room than Prisma's 2 s and 5 s defaults.
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+
+/**
+ * Locks the company's agreement for the rest of the transaction, or 404. Concurrent updates of
+ * one agreement take turns here, each reading what the one before it left: two replacements of
+ * its countries or two first writes of a translation cannot interleave (a union of both sets, a
+ * duplicate key, a deadlock), and the last one wins.
+ */
+async function lockAgreement(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM agreements WHERE id = ${id} AND company_id = ${companyId} FOR UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Agreement not found");
+}
+
 /**
  * Content goes to the language the request names: English onto the agreement itself, another
  * language into its translation, leaving English as it was. Everything else is the same in
@@ -166,11 +180,11 @@ async function writeTranslation(tx: Prisma.TransactionClient, agreementId: numbe
 export async function updateAgreement(ctx: SqlServiceContext, id: number, languageIso: string | undefined, input: AgreementUpdateInput): Promise<AgreementView> {
   const language = writtenLanguage(languageIso);
   await ctx.db.$transaction(async (tx) => {
-    const current = await tx.agreement.findFirst({
-      where: { id, company_id: ctx.companyId },
+    await lockAgreement(tx, ctx.companyId, id);
+    const current = await tx.agreement.findUniqueOrThrow({
+      where: { id },
       include: { attachments: { select: { id: true } }, translations: { where: { language_iso: language }, select: { id: true } } },
     });
-    if (!current) throw new NotFoundError("Agreement not found");
     const translation = current.translations[0];
     const languageKnown = language === ENGLISH || (await tx.language.findUnique({ where: { iso: language }, select: { iso: true } })) !== null;
     const errors = new FieldErrorCollector();
@@ -191,7 +205,7 @@ export async function updateAgreement(ctx: SqlServiceContext, id: number, langua
       where: { id },
       data: { ...(language === ENGLISH ? contentData(input) : {}), ...flagData(input), updated_at: ctx.clock.now() },
     });
-  });
+  }, TRANSACTION_OPTIONS);
   return findAgreementView(ctx, id, language);
 }
 

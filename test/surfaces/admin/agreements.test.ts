@@ -12,6 +12,7 @@ let acmePack: { id: number };
 let globexPack: { id: number };
 let acmeUS: { id: number };
 let acmeCA: { id: number };
+let acmeMX: { id: number };
 let globexUS: { id: number };
 
 const AGREEMENT_KEYS = [
@@ -39,6 +40,7 @@ useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   globexPack = await createEnrollmentPack(t.db.prisma, globex.id);
   acmeUS = await enableCompanyCountry(t.db.prisma, acme.id, "US");
   acmeCA = await enableCompanyCountry(t.db.prisma, acme.id, "CA");
+  acmeMX = await enableCompanyCountry(t.db.prisma, acme.id, "MX");
   globexUS = await enableCompanyCountry(t.db.prisma, globex.id, "US");
 });
 
@@ -406,6 +408,30 @@ describe("PUT /api/agreements/{id}", () => {
     expect(invalid.status).toBe(422);
     expect(Object.keys(invalid.body.errors).sort()).toEqual(["agreement.description", "agreement.title"]);
     expect(await snapshot()).toBe(before);
+  });
+
+  it("takes concurrent updates of one agreement in turns: each answers 200 and the last one's countries replace the set", async () => {
+    const sets = [[acmeUS.id], [acmeCA.id], [acmeMX.id], [acmeUS.id, acmeCA.id], [acmeCA.id, acmeMX.id], [acmeUS.id, acmeMX.id]];
+    for (let round = 0; round < 6; round++) {
+      const id = await createId({ company_country_ids: [acmeUS.id, acmeCA.id, acmeMX.id] });
+      const responses = await Promise.all(sets.map((set) => update(id, { company_country_ids: set })));
+      expect(responses.map((response) => response.status)).toEqual(sets.map(() => 200));
+      // Each answer shows the set it sent: the next update had not started when it was read.
+      expect(responses.map((response) => response.body.agreement.company_country_ids.sort())).toEqual(sets.map((set) => [...set].sort()));
+      const stored = (await show(id)).body.agreement.company_country_ids.sort();
+      expect(sets.map((set) => [...set].sort())).toContainEqual(stored);
+    }
+  });
+
+  it("takes concurrent first writes of one translation in turns: each answers 200 and one of them is stored whole", async () => {
+    const id = await createId();
+    const titles = ["Eins", "Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht"];
+    const responses = await Promise.all(titles.map((title) => update(id, { title, description: `${title} Beschreibung` }, "?language_iso=de")));
+    expect(responses.map((response) => response.status)).toEqual(titles.map(() => 200));
+    const stored = (await show(id, "?language_iso=de")).body.agreement;
+    expect(titles).toContain(stored.title);
+    expect(stored.description).toBe(`${stored.title} Beschreibung`);
+    expect(await t.db.prisma.agreementTranslation.count({ where: { agreement_id: id } })).toBe(1);
   });
 
   it("answers 404 for another company's agreement and changes nothing; 401 without a token", async () => {
