@@ -501,6 +501,18 @@ describe("POST /api/agreements/{id}/clone", () => {
     expect(copy.title.endsWith(" (Copy)")).toBe(true);
   });
 
+  it("shortens a title between characters, never inside an emoji, counting code points as the title's schema does", async () => {
+    // 254 code points: 248 fit before " (Copy)", the emoji (two UTF-16 units) being the 248th.
+    const id = await createId({ title: `${"a".repeat(247)}😀${"b".repeat(6)}` });
+    // The family emoji is five code points joined into one character, the 246th to 250th.
+    await update(id, { title: `${"b".repeat(245)}👩‍👩‍👧${"c".repeat(4)}`, description: "Beschreibung" }, "?language_iso=de");
+    const copy = (await call("POST", `/api/agreements/${id}/clone`, { token: acme.token })).body.agreement;
+    expect(copy.title).toBe(`${"a".repeat(247)}😀 (Copy)`);
+    expect([...copy.title]).toHaveLength(255);
+    expect((await show(copy.id, "?language_iso=de")).body.agreement.title).toBe(`${"b".repeat(245)} (Copy)`);
+    expect((await update(copy.id, { title: copy.title })).status).toBe(200);
+  });
+
   it("answers 404 for another company's agreement and clones nothing", async () => {
     const foreign = await createId({}, globex.token);
     expect((await call("POST", `/api/agreements/${foreign}/clone`, { token: acme.token })).status).toBe(404);
