@@ -564,6 +564,69 @@ describe("bulk operations", () => {
     expect(await t.db.prisma.agreement.count()).toBe(4);
   });
 
+  it("bulk_clone copies 100 agreements whole: titles marked, translations, attachments, countries, pack and flags; copies inactive", async () => {
+    const ids: number[] = [];
+    for (let index = 0; index < 100; index++) {
+      ids.push(
+        await createId({
+          ...richAgreement(),
+          title: `Terms ${index}`,
+          description: `Terms ${index} in English`,
+          company_country_ids: index % 2 === 0 ? [acmeUS.id, acmeMX.id] : [acmeCA.id],
+          attachments_attributes: Array.from({ length: 3 }, (_, k) => ({ url: `https://cdn.example.com/${index}/${k}.pdf`, filename: `${k}.pdf`, content_size: k, metadata: { k } })),
+        }),
+      );
+    }
+    await Promise.all(ids.map((id, index) => update(id, { title: `Conditions ${index}`, description: `Conditions ${index} en français` }, "?language_iso=fr")));
+    const originals = await t.db.prisma.agreement.findMany({ where: { id: { in: ids } }, include: { translations: true, attachments: { orderBy: { id: "asc" } }, countries: true } });
+    const requested = [...ids].reverse();
+    const response = await call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: requested } });
+    expect(response.status).toBe(200);
+    const copies: Array<{ id: number; title: string }> = response.body.agreements;
+    expect(copies.map((copy) => copy.title)).toEqual(requested.map((id) => `${originals.find((original) => original.id === id)?.title} (Copy)`));
+    const stored = await t.db.prisma.agreement.findMany({ where: { id: { in: copies.map((copy) => copy.id) } }, include: { translations: true, attachments: { orderBy: { id: "asc" } }, countries: true } });
+    const content = (agreement: (typeof originals)[number]) => ({
+      description: agreement.description,
+      show_at_checkout: agreement.show_at_checkout,
+      default_checked: agreement.default_checked,
+      required_on_checkout: agreement.required_on_checkout,
+      required: agreement.required,
+      enrollment_pack_id: agreement.enrollment_pack_id,
+      translations: agreement.translations.map((translation) => [translation.language_iso, translation.title, translation.description]),
+      attachments: agreement.attachments.map((attachment) => [attachment.url, attachment.filename, attachment.kind, attachment.content_type, attachment.content_size, attachment.metadata]),
+      countries: agreement.countries.map((country) => country.company_country_id).sort(),
+    });
+    requested.forEach((originalId, index) => {
+      const original = originals.find((row) => row.id === originalId) as (typeof originals)[number];
+      const copy = stored.find((row) => row.id === copies[index]?.id) as (typeof originals)[number];
+      expect(copy).toMatchObject({ title: `${original.title} (Copy)`, active: false, company_id: acme.id });
+      expect(content(copy)).toEqual({
+        ...content(original),
+        translations: original.translations.map((translation) => [translation.language_iso, `${translation.title} (Copy)`, translation.description]),
+      });
+      expect(copy.attachments.map((attachment) => attachment.id).some((attachmentId) => original.attachments.some((attachment) => attachment.id === attachmentId))).toBe(false);
+    });
+    expect(await t.db.prisma.agreement.count()).toBe(200);
+    expect((await show(copies[0]?.id as number, "?language_iso=fr")).body.agreement).toMatchObject({ title: "Conditions 99 (Copy)", description: "Conditions 99 en français" });
+  });
+
+  it("bulk_clone copies 100 agreements of 50 attachments and 9 translations each within its transaction's time, also six at once", async () => {
+    await t.db.sql.query(
+      `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Bulk ' || g, repeat('x', 20000), now() FROM generate_series(1, 100) g`,
+      [acme.id],
+    );
+    await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, filename, metadata, updated_at)
+      SELECT a.id, 'https://files.example.com/' || a.id || '/' || k || '.pdf', k || '.pdf', jsonb_build_object('k', k), now() FROM agreements a, generate_series(1, 50) k`);
+    await t.db.sql.query(`INSERT INTO agreement_translations (agreement_id, language_iso, title, description, updated_at)
+      SELECT a.id, l, 'T ' || l || ' ' || a.id, repeat('y', 20000), now() FROM agreements a, unnest(ARRAY['ar','de','es','fr','it','ja','nl','pt','zh']) l`);
+    const ids = (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+    const responses = await Promise.all([1, 2, 3, 4, 5, 6].map(() => call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: ids } })));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(await t.db.prisma.agreement.count()).toBe(700);
+    expect(await t.db.prisma.agreementAttachment.count()).toBe(35_000);
+    expect(await t.db.prisma.agreementTranslation.count({ where: { title: { endsWith: " (Copy)" } } })).toBe(5_400);
+  });
+
   it("bulk_clone is all or nothing: 422 naming foreign ids; 401 without a token", async () => {
     const mine = await createId();
     const foreign = await createId({}, globex.token);
