@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { int32Id, timestamp } from "../../platform/http/schemas.js";
+import { int32Id, textFilter, timestamp } from "../../platform/http/schemas.js";
 
 const scope = z.string().min(1).max(100);
 const scopes = z.array(scope).max(200);
 
 export const installationListQuery = paginationQuery(10).extend({
-  category: z.string().min(1).max(100).optional().describe("Filter by droplet category"),
+  category: textFilter(100).describe("Filter by droplet category, case-insensitively; blank filters nothing"),
 });
 
 export const installationCreateBody = z.object({

@@ -138,6 +138,24 @@ describe("GET /api/droplet_installations", () => {
     expect(second.body.meta.pagination).toEqual({ current_page: 2, total_pages: 2, total_count: 2, per_page: 1 });
   });
 
+  it("matches the category case-insensitively and trimmed, literally; a blank category filters nothing", async () => {
+    const pattern = await createDroplet(t.db.prisma, { name: "Patterned", category: "a_b%", scopes: ["orders:read"] });
+    await install({ droplet_uuid: analytics.uuid });
+    await install({ droplet_uuid: mailer.uuid });
+    await install({ droplet_uuid: pattern.uuid });
+    const names = async (query: string) => {
+      const response = await call("GET", `/api/droplet_installations?${query}`, { token: acme.token });
+      expect(response.status, query).toBe(200);
+      return response.body.droplet_installations.map((i: { droplet_name: string }) => i.droplet_name);
+    };
+    expect(await names("category=MARKETING")).toEqual(["Mailer"]);
+    expect(await names("category=%20Reporting%20")).toEqual(["Analytics"]);
+    expect(await names("category=A_B%25")).toEqual(["Patterned"]);
+    expect(await names("category=a%25")).toEqual([]);
+    expect(await names("category=%25")).toEqual([]);
+    for (const blank of ["category=", "category=%20%20"]) expect(await names(blank)).toEqual(["Patterned", "Mailer", "Analytics"]);
+  });
+
   it("answers 422 for per_page over 100, page 0 and non-numbers", async () => {
     for (const query of ["per_page=101", "per_page=0", "page=0", "page=abc", "page=1&page=2"]) {
       const response = await call("GET", `/api/droplet_installations?${query}`, { token: acme.token });
