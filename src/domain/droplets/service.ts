@@ -6,13 +6,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../../platform/er
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isUuid, newUuid } from "../../platform/ids.js";
 import { effectiveScopes, undeclaredScopes } from "./scopes.js";
-import type { InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
-
-export interface DropletInput {
-  name: string;
-  category: string;
-  scopes: string[];
-}
+import type { DropletInput, InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
 
 /** Droplets are a platform catalog, not a company's: operators add them (CLI). */
 export async function createDroplet(db: Db, input: DropletInput) {

@@ -81,6 +81,16 @@ describe("POST /api/droplet_installations", () => {
     expect(await t.db.prisma.dropletInstallation.count()).toBe(0);
   });
 
+  it("holds requested scopes to the rules droplets declare them by: 1-100 characters without whitespace", async () => {
+    const response = await install({ droplet_uuid: analytics.uuid, scopes: ["orders read", "", "s".repeat(101)] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "scopes.0": ["must not contain whitespace"],
+      "scopes.1": ["Too small: expected string to have >=1 characters"],
+      "scopes.2": ["Too big: expected string to have <=100 characters"],
+    });
+  });
+
   it("answers 409 for a second installation of the same droplet, also when requests race", async () => {
     expect((await install({ droplet_uuid: analytics.uuid })).status).toBe(201);
     const second = await install({ droplet_uuid: analytics.uuid });
