@@ -156,6 +156,14 @@ describe("POST /api/agreements", () => {
     expect(await t.db.prisma.agreement.count()).toBe(0);
   });
 
+  it("answers 422 with one message for a content_size past 2^53-1, and stores 2^53-1 exactly", async () => {
+    const tooBig = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", content_size: 9_007_199_254_740_992 }] });
+    expect(tooBig.status).toBe(422);
+    expect(tooBig.body.errors).toEqual({ "agreement.attachments_attributes.0.content_size": ["Too big: expected int to be <=9007199254740991"] });
+    const largest = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", content_size: Number.MAX_SAFE_INTEGER }] });
+    expect(largest.body.agreement.attachments[0].content_size).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
   it("answers 422 for an id no row can have with the message every id of every resource gives", async () => {
     const response = await create({ title: "T", description: "D", enrollment_pack_id: 0, company_country_ids: [2_147_483_648] });
     expect(response.status).toBe(422);
