@@ -1,9 +1,12 @@
 import { parseArgs } from "node:util";
+import type { z } from "zod";
 import { ConfigError, loadConfig } from "./config.js";
 import { demoBanner, seedDemo } from "./demo-seed.js";
 import { createCompany } from "./domain/companies/service.js";
+import { dropletInput } from "./domain/droplets/schemas.js";
 import { createDroplet } from "./domain/droplets/service.js";
 import { createSavedCard } from "./domain/payment-methods/service.js";
+import { roleInput } from "./domain/roles/schemas.js";
 import { createRole } from "./domain/roles/service.js";
 import { createUser } from "./domain/users/service.js";
 import { issueCompanyToken, revokeCompanyToken } from "./platform/auth/company-tokens.js";
@@ -35,6 +38,21 @@ function positiveInt(options: Options, name: string): number {
   const value = required(options, name);
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer`);
   return Number(value);
+}
+
+/**
+ * The options read by the domain's own schema, each member named as its option, so the CLI
+ * holds what it stores to the rules the API holds it to. What the schema refuses is a usage
+ * error: one line naming every option (and list item) at fault.
+ */
+function validated<Schema extends z.ZodObject>(schema: Schema, input: z.input<Schema>): z.output<Schema> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const faults = result.error.issues.map(({ path: [option, index], message }) => {
+    const item = typeof index === "number" ? ` ${JSON.stringify((input as Record<string, unknown[]>)[String(option)]?.[index])}` : "";
+    return `--${String(option)}${item} ${message}`;
+  });
+  throw new UsageError(faults.join("; "));
 }
 
 const list = (value: string): string[] =>
@@ -84,7 +102,7 @@ const commands: Record<string, Command> = {
     usage: "--name NAME --category CAT --scopes a,b,c",
     options: ["name", "category", "scopes"],
     prepare(o) {
-      const input = { name: required(o, "name"), category: required(o, "category"), scopes: list(required(o, "scopes")) };
+      const input = validated(dropletInput, { name: required(o, "name"), category: required(o, "category"), scopes: list(required(o, "scopes")) });
       return async (db) => {
         const droplet = await createDroplet(db.prisma, input);
         return { droplet: { uuid: droplet.uuid, name: droplet.name, category: droplet.category, scopes: droplet.scopes } };
@@ -95,7 +113,7 @@ const commands: Record<string, Command> = {
     usage: "--company ID --name NAME --permissions a,b",
     options: ["company", "name", "permissions"],
     prepare(o) {
-      const input = { companyId: positiveInt(o, "company"), name: required(o, "name"), permissions: list(o.permissions ?? "") };
+      const input = { companyId: positiveInt(o, "company"), ...validated(roleInput, { name: required(o, "name"), permissions: list(o.permissions ?? "") }) };
       return async (db) => {
         const role = await createRole(db.prisma, input);
         return { role: { id: role.id, name: role.name, permissions: role.permissions } };

@@ -115,6 +115,33 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     expect(method).toMatchObject({ user_id: customer.json.user.id, kind: "credit_card", last_four: "4242" });
   });
 
+  it("holds droplets and roles to the API's rules: trimmed names, scopes of 1-100 characters without whitespace, at most 200, each once", async () => {
+    const company = (await cli("companies:create", "--name", "Cyberdyne", "--shop", "cyberdyne.example.com")).json.company;
+    const droplet = await cli("droplets:create", "--name", " Reports ", "--category", " Reporting ", "--scopes", "orders:read,orders:read, products:read");
+    expectOneJsonLine(droplet);
+    expect(droplet.json.droplet).toMatchObject({ name: "Reports", category: "Reporting", scopes: ["orders:read", "products:read"] });
+    const role = await cli("roles:create", "--company", String(company.id), "--name", " Auditors ", "--permissions", "orders:read, orders:read");
+    expectOneJsonLine(role);
+    expect(role.json.role).toEqual({ id: expect.any(Number), name: "Auditors", permissions: ["orders:read"] });
+    const droplets = await testDb.database.prisma.droplet.count();
+    const roles = await testDb.database.prisma.role.count();
+    const dropletUsage = "usage: droplets:create --name NAME --category CAT --scopes a,b,c";
+    const refusals: Array<[string[], string]> = [
+      [["droplets:create", "--name", "  ", "--category", " ", "--scopes", "a,bad scope"], `--name must not be blank; --category must not be blank; --scopes "bad scope" must not contain whitespace; ${dropletUsage}`],
+      [["droplets:create", "--name", "Long", "--category", "misc", "--scopes", `short,${"s".repeat(101)}`], `--scopes "${"s".repeat(101)}" Too big: expected string to have <=100 characters; ${dropletUsage}`],
+      [["droplets:create", "--name", "Many", "--category", "misc", "--scopes", Array.from({ length: 201 }, (_, index) => `s${index}`).join(",")], `--scopes Too big: expected array to have <=200 items; ${dropletUsage}`],
+      [["roles:create", "--company", String(company.id), "--name", " ", "--permissions", "orders read"], '--name must not be blank; --permissions "orders read" must not contain whitespace; usage: roles:create --company ID --name NAME --permissions a,b'],
+    ];
+    for (const [args, message] of refusals) {
+      const run = await cli(...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([message]);
+    }
+    expect(await testDb.database.prisma.droplet.count()).toBe(droplets);
+    expect(await testDb.database.prisma.role.count()).toBe(roles);
+  });
+
   it("reports migrations", async () => {
     const run = await cli("db:migrate");
     expectOneJsonLine(run);

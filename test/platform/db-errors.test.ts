@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDatabaseUnavailable, isUniqueViolation } from "../../src/platform/db/errors.js";
+import { isDatabaseUnavailable, isTransactionTimeout, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
 
 /** The shapes the drivers really produce (seen in the database-outage fault script). */
 describe("isDatabaseUnavailable", () => {
@@ -22,5 +22,23 @@ describe("isDatabaseUnavailable", () => {
     error.cause = error;
     expect(isDatabaseUnavailable(error)).toBe(false);
     expect(isUniqueViolation(Object.assign(new Error("dup"), { meta: { driverAdapterError: { cause: { code: "23505" } } } }))).toBe(true);
+  });
+});
+
+describe("isWriteConflict", () => {
+  it("recognises a deadlock or serialization failure from a Prisma model query, a raw query and plain pg", () => {
+    const driverAdapterError = (originalCode: string) => ({ name: "DriverAdapterError", cause: { originalCode, originalMessage: "deadlock detected", kind: "TransactionWriteConflict" } });
+    expect(isWriteConflict(Object.assign(new Error("Invalid `tx.company.update()` invocation"), { code: "P2034", meta: { driverAdapterError: driverAdapterError("40P01") } }))).toBe(true);
+    expect(isWriteConflict(Object.assign(new Error("Raw query failed. Code: `40001`"), { code: "P2010", meta: { driverAdapterError: driverAdapterError("40001") } }))).toBe(true);
+    expect(isWriteConflict(Object.assign(new Error("deadlock detected"), { code: "40P01" }))).toBe(true);
+    expect(isWriteConflict(Object.assign(new Error("dup"), { code: "P2002" }))).toBe(false);
+    expect(isWriteConflict(Object.assign(new Error("expired"), { code: "P2028" }))).toBe(false);
+  });
+});
+
+describe("isTransactionTimeout", () => {
+  it("recognises Prisma's transaction errors, and not a write conflict", () => {
+    expect(isTransactionTimeout(Object.assign(new Error("Transaction API error: A query cannot be executed on an expired transaction."), { code: "P2028" }))).toBe(true);
+    expect(isTransactionTimeout(Object.assign(new Error("deadlock"), { code: "P2034" }))).toBe(false);
   });
 });

@@ -33,6 +33,28 @@ beforeAll(async () => {
         await app.db.prisma.label.create({ data: { company_id: 2_147_483_000, name: "orphan" } });
         return {};
       });
+      // Two transactions taking two locks in opposite orders: PostgreSQL rolls one of them back.
+      app.post("/test/deadlock", async () => {
+        const lockBoth = (first: number, second: number) =>
+          app.db.prisma.$transaction(async (tx) => {
+            await tx.$executeRaw`SELECT pg_advisory_xact_lock(${first})`;
+            await tx.$executeRaw`SELECT pg_sleep(0.1)`;
+            await tx.$executeRaw`SELECT pg_advisory_xact_lock(${second})`;
+          });
+        await Promise.all([lockBoth(7_001, 7_002), lockBoth(7_002, 7_001)]);
+        return {};
+      });
+      // A transaction still at work when its timeout ends: Prisma rolls it back (P2028).
+      app.post("/test/transaction-expired", async () => {
+        await app.db.prisma.$transaction(
+          async (tx) => {
+            await tx.$executeRaw`SELECT pg_sleep(0.2)`;
+            await tx.$executeRaw`SELECT 1`;
+          },
+          { timeout: 50 },
+        );
+        return {};
+      });
       // The body as the parser left it, and whether its objects kept Object.prototype.
       app.post("/test/echo", async (request) => {
         const body = request.body as { nested: object };
@@ -172,6 +194,21 @@ describe("errors in the documented shape", () => {
     expect(response.status).toBe(409);
     expectErrorBody(response.body, "conflict");
     expect(await t.db.prisma.label.count({ where: { name: "orphan" } })).toBe(0);
+  });
+
+  it("a transaction PostgreSQL rolled back as a deadlock is a 409 the client may retry, not a 500", async () => {
+    const response = await call("POST", "/test/deadlock");
+    expect(response.status).toBe(409);
+    expectErrorBody(response.body, "write_conflict");
+    expect(response.headers["retry-after"]).toBe("1");
+  });
+
+  it("a transaction that ran out of time is a 503 the client may retry, not a 500 nor a conflict", async () => {
+    const response = await call("POST", "/test/transaction-expired");
+    expect(response.status).toBe(503);
+    expectErrorBody(response.body, "database_busy");
+    expect(response.body.error_message).toBe("The database did not finish in time, retry shortly");
+    expect(response.headers["retry-after"]).toBe("5");
   });
 
   it("a client that hangs up in the middle of its body is a client error, logged at info, not a database outage", async () => {

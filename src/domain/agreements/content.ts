@@ -33,8 +33,27 @@ export function showPath(id: number, languageIso: string): string {
   return languageIso === ENGLISH ? `/api/agreements/${id}` : `/api/agreements/${id}?language_iso=${encodeURIComponent(languageIso)}`;
 }
 
-/** "Terms" -> "Terms (Copy)", shortened so that the result still fits a title. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+const codePointLength = (text: string): number => [...text].length;
+
+/**
+ * "Terms" -> "Terms (Copy)", shortened so that the result still fits a title. A title's length
+ * is counted in code points, as its schema counts it, and the cut falls between user-perceived
+ * characters: never inside a surrogate pair (which would store U+FFFD), an emoji sequence or a
+ * letter with its combining marks.
+ */
 export function copyTitle(title: string): string {
-  return title.slice(0, TITLE_MAX_LENGTH - COPY_MARK.length) + COPY_MARK;
+  const room = TITLE_MAX_LENGTH - codePointLength(COPY_MARK);
+  if (codePointLength(title) <= room) return title + COPY_MARK;
+  let kept = "";
+  let keptLength = 0;
+  for (const { segment } of graphemes.segment(title)) {
+    const length = codePointLength(segment);
+    if (keptLength + length > room) break;
+    kept += segment;
+    keptLength += length;
+  }
+  return kept + COPY_MARK;
 }
 

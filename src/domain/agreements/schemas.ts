@@ -26,7 +26,8 @@ const attachmentFields = {
   filename: z.string().max(255).nullable().optional(),
   kind: z.string().max(100).nullable().optional(),
   content_type: z.string().max(255).nullable().optional(),
-  content_size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional().describe("Bytes"),
+  // int() already bounds it to 2^53-1 (a .max of its own gave a second message for one rule).
+  content_size: z.number().int().min(0).nullable().optional().describe("Bytes"),
   metadata: z.record(z.string(), z.unknown()).optional(),
 };
 

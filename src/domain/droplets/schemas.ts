@@ -1,12 +1,24 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { int32Id, timestamp } from "../../platform/http/schemas.js";
+import { int32Id, textFilter, timestamp } from "../../platform/http/schemas.js";
 
-const scope = z.string().min(1).max(100);
+// Scopes (and role permissions, the same strings) are names such as orders:read.
+const scope = z.string().min(1).max(100).regex(/^\S*$/, "must not contain whitespace");
 const scopes = z.array(scope).max(200);
 
+/** Scopes as a droplet or a role declares them: each once, in the order first given. */
+export const declaredScopes = scopes.transform((list) => [...new Set(list)]);
+
+/** A droplet of the platform catalog as an operator declares it (CLI droplets:create). */
+export const dropletInput = z.object({
+  name: z.string().trim().min(1, "must not be blank").max(255),
+  // A category the list's filter can name.
+  category: z.string().trim().min(1, "must not be blank").max(100),
+  scopes: declaredScopes,
+});
+
 export const installationListQuery = paginationQuery(10).extend({
-  category: z.string().min(1).max(100).optional().describe("Filter by droplet category"),
+  category: textFilter(100).describe("Filter by droplet category, case-insensitively; blank filters nothing"),
 });
 
 export const installationCreateBody = z.object({
@@ -52,6 +64,7 @@ export const installationUpdated = installationBase
   .meta({ id: "DropletInstallationUpdated" });
 export const installationDeleted = z.object({ uuid: z.uuid(), id: z.number().int() });
 
+export type DropletInput = z.infer<typeof dropletInput>;
 export type InstallationListQuery = z.infer<typeof installationListQuery>;
 export type InstallationCreateInput = z.infer<typeof installationCreateBody>;
 export type InstallationUpdateBody = z.infer<typeof installationUpdateBody>;

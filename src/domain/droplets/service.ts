@@ -1,17 +1,12 @@
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { escapeLike } from "../../platform/db/like.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isUuid, newUuid } from "../../platform/ids.js";
 import { effectiveScopes, undeclaredScopes } from "./scopes.js";
-import type { InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
-
-export interface DropletInput {
-  name: string;
-  category: string;
-  scopes: string[];
-}
+import type { DropletInput, InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
 
 /** Droplets are a platform catalog, not a company's: operators add them (CLI). */
 export async function createDroplet(db: Db, input: DropletInput) {
@@ -70,7 +65,9 @@ function requireDeclared(declared: string[], requested: string[], path: string):
 }
 
 export async function listInstallations(ctx: ServiceContext, query: InstallationListQuery): Promise<Page<InstallationView>> {
-  const where = { company_id: ctx.companyId, ...(query.category ? { droplet: { category: query.category } } : {}) };
+  // Prisma's case-insensitive equals is an ILIKE: the category must match literally.
+  const category = query.category ? { droplet: { category: { equals: escapeLike(query.category), mode: "insensitive" as const } } } : {};
+  const where = { company_id: ctx.companyId, ...category };
   const [rows, total] = await Promise.all([
     ctx.db.dropletInstallation.findMany({ where, include: withDropletAndRole, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.dropletInstallation.count({ where }),

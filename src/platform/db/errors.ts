@@ -1,7 +1,8 @@
 /**
- * Recognises database failures that are not bugs: the server being unreachable (a 503 the
- * client may retry), constraint violations a service did not translate itself, and a record
- * deleted by a concurrent request between a service's read and its write.
+ * Recognises database failures that are not bugs: the server being unreachable or too slow (a
+ * 503 the client may retry), a transaction PostgreSQL rolled back for conflicting with another
+ * (a 409 the client may retry), constraint violations a service did not translate itself, and a
+ * record deleted by a concurrent request between a service's read and its write.
  */
 
 // Prisma error codes for "cannot reach / lost the server / pool exhausted".
@@ -34,6 +35,33 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (code && (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_NODE_CODES.has(code))) return true;
     if (kind && UNAVAILABLE_MESSAGES.test(kind)) return true;
     if (typeof link.message === "string" && UNAVAILABLE_MESSAGES.test(link.message)) return true;
+  }
+  return false;
+}
+
+// PostgreSQL SQLSTATEs: serialization failure, deadlock detected.
+const WRITE_CONFLICT_SQLSTATES = new Set(["40001", "40P01"]);
+
+/**
+ * A transaction PostgreSQL rolled back because it conflicted with a concurrent one (Prisma P2034,
+ * SQLSTATE 40001 or 40P01; a raw statement's arrives as P2010 with the SQLSTATE as the driver
+ * adapter's `originalCode`). Nothing of it was written, and the same request may succeed again.
+ */
+export function isWriteConflict(error: unknown): boolean {
+  for (const link of causeChain(error)) {
+    if (link.code === "P2034") return true;
+    if (WRITE_CONFLICT_SQLSTATES.has(String(link.code)) || WRITE_CONFLICT_SQLSTATES.has(String(link.originalCode))) return true;
+  }
+  return false;
+}
+
+/**
+ * Prisma's P2028: an interactive transaction that found no connection within its `maxWait` or
+ * ran past its `timeout` (Prisma rolled it back). Under load a retry may succeed.
+ */
+export function isTransactionTimeout(error: unknown): boolean {
+  for (const link of causeChain(error)) {
+    if (link.code === "P2028") return true;
   }
   return false;
 }

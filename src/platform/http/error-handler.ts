@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isUniqueViolation } from "../db/errors.js";
+import { isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isTransactionTimeout, isUniqueViolation, isWriteConflict } from "../db/errors.js";
 import { AppError, FieldErrorCollector, type FieldErrors } from "../errors.js";
 import { meta } from "./envelope.js";
 import type { ErrorBody } from "./schemas.js";
@@ -120,6 +120,12 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   }
   if (isDatabaseUnavailable(error)) {
     return { status: 503, body: body(request, "Database unavailable, retry shortly", "database_unavailable", null), headers: { "retry-after": "5" } };
+  }
+  if (isTransactionTimeout(error)) {
+    return { status: 503, body: body(request, "The database did not finish in time, retry shortly", "database_busy", null), headers: { "retry-after": "5" } };
+  }
+  if (isWriteConflict(error)) {
+    return { status: 409, body: body(request, "Conflicts with a concurrent change, retry the request", "write_conflict", null), headers: { "retry-after": "1" } };
   }
   if (isUniqueViolation(error)) {
     return { status: 409, body: body(request, "Conflicts with an existing record", "conflict", null), headers: {} };

@@ -35,7 +35,7 @@ const EVERY_OPERATION: Record<string, DocumentedHeader> = {
     on: ["2XX", "4XX", "5XX"],
   },
   "Retry-After": {
-    description: "Seconds to wait before retrying. Present on a 429 (rate limited), a 409 idempotency_key_in_progress and a 503; absent otherwise",
+    description: "Seconds to wait before retrying. Present on a 429 (rate limited), a 409 idempotency_key_in_progress or write_conflict and a 503; absent otherwise",
     schema: { type: "integer", minimum: 1 },
     on: ["4XX", "5XX"],
   },

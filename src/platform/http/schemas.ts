@@ -92,15 +92,20 @@ export const idParam = wireInteger(int32Id);
 export const booleanQuery = z.enum(["true", "false"]).transform((value) => value === "true");
 
 /**
- * Every list's `search_query`: a case-insensitive substring, matched literally (escapeLike).
- * Surrounding spaces are dropped and an empty query filters nothing.
+ * A list's text filter in the query string: surrounding spaces are dropped, and a blank one
+ * filters nothing (an empty search box or an "All" choice of an admin screen sends it).
  */
-export const searchQuery = z
-  .string()
-  .trim()
-  .max(255)
-  .transform((query) => query || undefined)
-  .optional();
+export function textFilter(maxLength: number) {
+  return z
+    .string()
+    .trim()
+    .max(maxLength)
+    .transform((text) => text || undefined)
+    .optional();
+}
+
+/** Every list's `search_query`: a case-insensitive substring, matched literally (escapeLike). */
+export const searchQuery = textFilter(255);
 
 /** A link clients follow or render: http or https only, never javascript: or data:. */
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);

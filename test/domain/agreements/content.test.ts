@@ -26,6 +26,16 @@ describe("the agreement language rule", () => {
     expect(long).toHaveLength(255);
     expect(long.endsWith(" (Copy)")).toBe(true);
   });
+
+  it("cuts a long title between user-perceived characters, counting code points as the title's schema does", () => {
+    // An emoji is one code point (two UTF-16 units): the 248th still fits.
+    expect(copyTitle(`${"a".repeat(247)}😀bbbbbb`)).toBe(`${"a".repeat(247)}😀 (Copy)`);
+    expect(copyTitle(`${"a".repeat(248)}😀`)).toBe(`${"a".repeat(248)} (Copy)`);
+    // A family (five code points joined) and a letter with its combining accent stay whole or go whole.
+    expect(copyTitle(`${"b".repeat(245)}👩‍👩‍👧cccc`)).toBe(`${"b".repeat(245)} (Copy)`);
+    expect(copyTitle(`${"e".repeat(247)}e\u0301xx`)).toBe(`${"e".repeat(247)} (Copy)`);
+    expect(copyTitle(`${"a".repeat(240)}😀`)).toBe(`${"a".repeat(240)}😀 (Copy)`);
+  });
 });
 
 describe("escapeLike", () => {

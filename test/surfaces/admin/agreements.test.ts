@@ -12,6 +12,7 @@ let acmePack: { id: number };
 let globexPack: { id: number };
 let acmeUS: { id: number };
 let acmeCA: { id: number };
+let acmeMX: { id: number };
 let globexUS: { id: number };
 
 const AGREEMENT_KEYS = [
@@ -39,6 +40,7 @@ useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
   globexPack = await createEnrollmentPack(t.db.prisma, globex.id);
   acmeUS = await enableCompanyCountry(t.db.prisma, acme.id, "US");
   acmeCA = await enableCompanyCountry(t.db.prisma, acme.id, "CA");
+  acmeMX = await enableCompanyCountry(t.db.prisma, acme.id, "MX");
   globexUS = await enableCompanyCountry(t.db.prisma, globex.id, "US");
 });
 
@@ -152,6 +154,14 @@ describe("POST /api/agreements", () => {
     );
     expect((await call("POST", "/api/agreements", { token: acme.token, body: {} })).body.errors).toEqual({ agreement: ["is required"] });
     expect(await t.db.prisma.agreement.count()).toBe(0);
+  });
+
+  it("answers 422 with one message for a content_size past 2^53-1, and stores 2^53-1 exactly", async () => {
+    const tooBig = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", content_size: 9_007_199_254_740_992 }] });
+    expect(tooBig.status).toBe(422);
+    expect(tooBig.body.errors).toEqual({ "agreement.attachments_attributes.0.content_size": ["Too big: expected int to be <=9007199254740991"] });
+    const largest = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", content_size: Number.MAX_SAFE_INTEGER }] });
+    expect(largest.body.agreement.attachments[0].content_size).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   it("answers 422 for an id no row can have with the message every id of every resource gives", async () => {
@@ -408,6 +418,30 @@ describe("PUT /api/agreements/{id}", () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it("takes concurrent updates of one agreement in turns: each answers 200 and the last one's countries replace the set", async () => {
+    const sets = [[acmeUS.id], [acmeCA.id], [acmeMX.id], [acmeUS.id, acmeCA.id], [acmeCA.id, acmeMX.id], [acmeUS.id, acmeMX.id]];
+    for (let round = 0; round < 6; round++) {
+      const id = await createId({ company_country_ids: [acmeUS.id, acmeCA.id, acmeMX.id] });
+      const responses = await Promise.all(sets.map((set) => update(id, { company_country_ids: set })));
+      expect(responses.map((response) => response.status)).toEqual(sets.map(() => 200));
+      // Each answer shows the set it sent: the next update had not started when it was read.
+      expect(responses.map((response) => response.body.agreement.company_country_ids.sort())).toEqual(sets.map((set) => [...set].sort()));
+      const stored = (await show(id)).body.agreement.company_country_ids.sort();
+      expect(sets.map((set) => [...set].sort())).toContainEqual(stored);
+    }
+  });
+
+  it("takes concurrent first writes of one translation in turns: each answers 200 and one of them is stored whole", async () => {
+    const id = await createId();
+    const titles = ["Eins", "Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht"];
+    const responses = await Promise.all(titles.map((title) => update(id, { title, description: `${title} Beschreibung` }, "?language_iso=de")));
+    expect(responses.map((response) => response.status)).toEqual(titles.map(() => 200));
+    const stored = (await show(id, "?language_iso=de")).body.agreement;
+    expect(titles).toContain(stored.title);
+    expect(stored.description).toBe(`${stored.title} Beschreibung`);
+    expect(await t.db.prisma.agreementTranslation.count({ where: { agreement_id: id } })).toBe(1);
+  });
+
   it("answers 404 for another company's agreement and changes nothing; 401 without a token", async () => {
     const foreign = await createId({}, globex.token);
     const before = await snapshot();
@@ -475,6 +509,18 @@ describe("POST /api/agreements/{id}/clone", () => {
     expect(copy.title.endsWith(" (Copy)")).toBe(true);
   });
 
+  it("shortens a title between characters, never inside an emoji, counting code points as the title's schema does", async () => {
+    // 254 code points: 248 fit before " (Copy)", the emoji (two UTF-16 units) being the 248th.
+    const id = await createId({ title: `${"a".repeat(247)}😀${"b".repeat(6)}` });
+    // The family emoji is five code points joined into one character, the 246th to 250th.
+    await update(id, { title: `${"b".repeat(245)}👩‍👩‍👧${"c".repeat(4)}`, description: "Beschreibung" }, "?language_iso=de");
+    const copy = (await call("POST", `/api/agreements/${id}/clone`, { token: acme.token })).body.agreement;
+    expect(copy.title).toBe(`${"a".repeat(247)}😀 (Copy)`);
+    expect([...copy.title]).toHaveLength(255);
+    expect((await show(copy.id, "?language_iso=de")).body.agreement.title).toBe(`${"b".repeat(245)} (Copy)`);
+    expect((await update(copy.id, { title: copy.title })).status).toBe(200);
+  });
+
   it("answers 404 for another company's agreement and clones nothing", async () => {
     const foreign = await createId({}, globex.token);
     expect((await call("POST", `/api/agreements/${foreign}/clone`, { token: acme.token })).status).toBe(404);
@@ -524,6 +570,69 @@ describe("bulk operations", () => {
       ["A (Copy)", false],
     ]);
     expect(await t.db.prisma.agreement.count()).toBe(4);
+  });
+
+  it("bulk_clone copies 100 agreements whole: titles marked, translations, attachments, countries, pack and flags; copies inactive", async () => {
+    const ids: number[] = [];
+    for (let index = 0; index < 100; index++) {
+      ids.push(
+        await createId({
+          ...richAgreement(),
+          title: `Terms ${index}`,
+          description: `Terms ${index} in English`,
+          company_country_ids: index % 2 === 0 ? [acmeUS.id, acmeMX.id] : [acmeCA.id],
+          attachments_attributes: Array.from({ length: 3 }, (_, k) => ({ url: `https://cdn.example.com/${index}/${k}.pdf`, filename: `${k}.pdf`, content_size: k, metadata: { k } })),
+        }),
+      );
+    }
+    await Promise.all(ids.map((id, index) => update(id, { title: `Conditions ${index}`, description: `Conditions ${index} en français` }, "?language_iso=fr")));
+    const originals = await t.db.prisma.agreement.findMany({ where: { id: { in: ids } }, include: { translations: true, attachments: { orderBy: { id: "asc" } }, countries: true } });
+    const requested = [...ids].reverse();
+    const response = await call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: requested } });
+    expect(response.status).toBe(200);
+    const copies: Array<{ id: number; title: string }> = response.body.agreements;
+    expect(copies.map((copy) => copy.title)).toEqual(requested.map((id) => `${originals.find((original) => original.id === id)?.title} (Copy)`));
+    const stored = await t.db.prisma.agreement.findMany({ where: { id: { in: copies.map((copy) => copy.id) } }, include: { translations: true, attachments: { orderBy: { id: "asc" } }, countries: true } });
+    const content = (agreement: (typeof originals)[number]) => ({
+      description: agreement.description,
+      show_at_checkout: agreement.show_at_checkout,
+      default_checked: agreement.default_checked,
+      required_on_checkout: agreement.required_on_checkout,
+      required: agreement.required,
+      enrollment_pack_id: agreement.enrollment_pack_id,
+      translations: agreement.translations.map((translation) => [translation.language_iso, translation.title, translation.description]),
+      attachments: agreement.attachments.map((attachment) => [attachment.url, attachment.filename, attachment.kind, attachment.content_type, attachment.content_size, attachment.metadata]),
+      countries: agreement.countries.map((country) => country.company_country_id).sort(),
+    });
+    requested.forEach((originalId, index) => {
+      const original = originals.find((row) => row.id === originalId) as (typeof originals)[number];
+      const copy = stored.find((row) => row.id === copies[index]?.id) as (typeof originals)[number];
+      expect(copy).toMatchObject({ title: `${original.title} (Copy)`, active: false, company_id: acme.id });
+      expect(content(copy)).toEqual({
+        ...content(original),
+        translations: original.translations.map((translation) => [translation.language_iso, `${translation.title} (Copy)`, translation.description]),
+      });
+      expect(copy.attachments.map((attachment) => attachment.id).some((attachmentId) => original.attachments.some((attachment) => attachment.id === attachmentId))).toBe(false);
+    });
+    expect(await t.db.prisma.agreement.count()).toBe(200);
+    expect((await show(copies[0]?.id as number, "?language_iso=fr")).body.agreement).toMatchObject({ title: "Conditions 99 (Copy)", description: "Conditions 99 en français" });
+  });
+
+  it("bulk_clone copies 100 agreements of 50 attachments and 9 translations each within its transaction's time, also six at once", async () => {
+    await t.db.sql.query(
+      `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Bulk ' || g, repeat('x', 20000), now() FROM generate_series(1, 100) g`,
+      [acme.id],
+    );
+    await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, filename, metadata, updated_at)
+      SELECT a.id, 'https://files.example.com/' || a.id || '/' || k || '.pdf', k || '.pdf', jsonb_build_object('k', k), now() FROM agreements a, generate_series(1, 50) k`);
+    await t.db.sql.query(`INSERT INTO agreement_translations (agreement_id, language_iso, title, description, updated_at)
+      SELECT a.id, l, 'T ' || l || ' ' || a.id, repeat('y', 20000), now() FROM agreements a, unnest(ARRAY['ar','de','es','fr','it','ja','nl','pt','zh']) l`);
+    const ids = (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+    const responses = await Promise.all([1, 2, 3, 4, 5, 6].map(() => call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: ids } })));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(await t.db.prisma.agreement.count()).toBe(700);
+    expect(await t.db.prisma.agreementAttachment.count()).toBe(35_000);
+    expect(await t.db.prisma.agreementTranslation.count({ where: { title: { endsWith: " (Copy)" } } })).toBe(5_400);
   });
 
   it("bulk_clone is all or nothing: 422 naming foreign ids; 401 without a token", async () => {

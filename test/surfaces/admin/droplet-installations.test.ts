@@ -81,6 +81,16 @@ describe("POST /api/droplet_installations", () => {
     expect(await t.db.prisma.dropletInstallation.count()).toBe(0);
   });
 
+  it("holds requested scopes to the rules droplets declare them by: 1-100 characters without whitespace", async () => {
+    const response = await install({ droplet_uuid: analytics.uuid, scopes: ["orders read", "", "s".repeat(101)] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({
+      "scopes.0": ["must not contain whitespace"],
+      "scopes.1": ["Too small: expected string to have >=1 characters"],
+      "scopes.2": ["Too big: expected string to have <=100 characters"],
+    });
+  });
+
   it("answers 409 for a second installation of the same droplet, also when requests race", async () => {
     expect((await install({ droplet_uuid: analytics.uuid })).status).toBe(201);
     const second = await install({ droplet_uuid: analytics.uuid });
@@ -136,6 +146,24 @@ describe("GET /api/droplet_installations", () => {
     const second = await call("GET", "/api/droplet_installations?page=2&per_page=1", { token: acme.token });
     expect(second.body.droplet_installations.map((i: { droplet_name: string }) => i.droplet_name)).toEqual(["Analytics"]);
     expect(second.body.meta.pagination).toEqual({ current_page: 2, total_pages: 2, total_count: 2, per_page: 1 });
+  });
+
+  it("matches the category case-insensitively and trimmed, literally; a blank category filters nothing", async () => {
+    const pattern = await createDroplet(t.db.prisma, { name: "Patterned", category: "a_b%", scopes: ["orders:read"] });
+    await install({ droplet_uuid: analytics.uuid });
+    await install({ droplet_uuid: mailer.uuid });
+    await install({ droplet_uuid: pattern.uuid });
+    const names = async (query: string) => {
+      const response = await call("GET", `/api/droplet_installations?${query}`, { token: acme.token });
+      expect(response.status, query).toBe(200);
+      return response.body.droplet_installations.map((i: { droplet_name: string }) => i.droplet_name);
+    };
+    expect(await names("category=MARKETING")).toEqual(["Mailer"]);
+    expect(await names("category=%20Reporting%20")).toEqual(["Analytics"]);
+    expect(await names("category=A_B%25")).toEqual(["Patterned"]);
+    expect(await names("category=a%25")).toEqual([]);
+    expect(await names("category=%25")).toEqual([]);
+    for (const blank of ["category=", "category=%20%20"]) expect(await names(blank)).toEqual(["Patterned", "Mailer", "Analytics"]);
   });
 
   it("answers 422 for per_page over 100, page 0 and non-numbers", async () => {
