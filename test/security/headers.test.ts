@@ -170,7 +170,8 @@ describe("CORS", () => {
   });
 
   it("with CORS_ORIGINS set, allows exactly the listed origins", async () => {
-    const listed = await startTestApp({ env: { CORS_ORIGINS: "https://a.example, https://b.example" } });
+    // Written as an operator pastes them: a capital letter, a trailing slash, the default port.
+    const listed = await startTestApp({ env: { CORS_ORIGINS: "https://A.example/, https://b.example:443" } });
     try {
       const listedCall = httpClient(listed.url);
       for (const path of ["/api/carts/ct_x", "/api/public/v2025-06/session"]) {
