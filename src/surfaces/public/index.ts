@@ -19,9 +19,13 @@ export const PUBLIC_ROOT = "/api/public";
 /** Where the surface is registered: its paths are versioned, and this is the one version served. */
 export const PUBLIC_PREFIX = `${PUBLIC_ROOT}/v2025-06`;
 
-/** Storefront scripts call the SDK without credentials, and may pace themselves by its rate limit. */
+/**
+ * Storefront scripts may pace themselves by the SDK's rate limit. The SDK reads no credential, so
+ * a call may carry the browser's (a beacon always does, and so does a storefront's one fetch
+ * wrapper when it sends the cart's cookie): allowing them exposes nothing.
+ */
 export function publicCorsPolicy(config: Config): CorsPolicy {
-  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"], exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, ...RATE_LIMIT_HEADERS] };
+  return { origins: config.corsOrigins, credentials: true, methods: ["GET", "HEAD", "POST"], exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, ...RATE_LIMIT_HEADERS] };
 }
 
 export interface PublicSurfaceOptions {
