@@ -4,6 +4,7 @@ import { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { EventStore } from "../../domain/tracking/event-store.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
+import { acceptPlainTextJson } from "../../platform/http/json-body.js";
 import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
 import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
@@ -37,6 +38,8 @@ export interface PublicSurfaceOptions {
 export async function publicSurface(app: FastifyInstance, options: PublicSurfaceOptions): Promise<void> {
   // Anyone on the internet calls these: a small body limit on every route of the surface.
   useBodyLimit(app, app.config.publicBodyLimit);
+  // Beacons and fetch calls without a Content-Type send their JSON as text/plain.
+  acceptPlainTextJson(app);
   app.decorate("shops", new ShopDirectory(app.db.prisma, app.clock));
   const events = new EventStore(app.db.sql);
   app.decorate("events", events);
