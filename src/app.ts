@@ -40,8 +40,11 @@ export interface AppDependencies {
   clock?: Clock;
 }
 
-// An API answers JSON: nothing in a response may run, load or be framed. /docs sets its own CSP.
+// An API answers JSON: nothing in a response may run, load or be framed, nor be kept by a cache
+// (a cart answer holds the shopper's details and a checkout token, and a cached one goes stale at
+// the next change). /docs sets its own CSP.
 const SECURITY_HEADERS = {
+  "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",

@@ -25,6 +25,8 @@ function expectHardened(response: HttpResponse, what: string) {
   expect(response.headers["x-frame-options"], what).toBe("DENY");
   expect(response.headers["referrer-policy"], what).toBe("no-referrer");
   expect(response.headers["content-security-policy"], what).toBeDefined();
+  // No shared cache (a CDN, a proxy) keeps an answer: a cart's holds the shopper's details and goes stale at its next change.
+  expect(response.headers["cache-control"], what).toBe("no-store");
   for (const leak of ["x-powered-by", "server", "x-aspnet-version", "x-runtime", "via"]) {
     expect(response.headers[leak], `${what}: ${leak}`).toBeUndefined();
   }
@@ -44,11 +46,17 @@ describe("security headers", () => {
       ["415", await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } })],
       ["422", await call("POST", "/api/droplet_installations", { token: acme.token, body: {} })],
       ["cart preflight", await call("OPTIONS", "/api/carts/ct_x", { headers: preflight("https://shop.example") })],
+      ["200 cart", await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop } })],
+      ["404 cart", await call("GET", "/api/carts/ct_0000000000000000000000")],
+      ["422 cart", await call("POST", "/api/carts", { body: { svc_shop: acme.shop } })],
+      ["201 public", await call("POST", "/api/public/v2025-06/session", { body: { svc_shop: acme.shop } })],
+      ["404 public", await call("POST", "/api/public/v2025-06/media/nothing", { body: { metadata: { svc_shop: acme.shop } } })],
       ["400 malformed URL", await call("GET", "/api/%zz")],
       ["404 overlong path parameter", await call("POST", `/api/public/v2025-06/media/${"a".repeat(250)}`)],
       ["docs", await call("GET", "/docs/")],
       ["document", await call("GET", "/openapi.json")],
     ];
+    expect(responses.map(([what, response]) => `${what}: ${response.status}`)).toContain("200 cart: 200");
     for (const [what, response] of responses) expectHardened(response, what);
     for (const [what, response] of responses.filter(([, response]) => response.status >= 400)) {
       expect(response.headers["x-request-id"], what).toBe(response.body.meta.request_id);
