@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { httpUrl, idParam, int32Id } from "../../platform/http/schemas.js";
-import { attributionSignals } from "../affiliates/schemas.js";
+import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
 
@@ -24,10 +24,18 @@ export const cartItemParams = cartTokenParams.extend({
 
 const metadataObject = z.record(z.string(), z.unknown());
 
-const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
-// The public SDK's five shapes, one at a time: a cart stores a single signal.
+/**
+ * The public SDK's attribution object, held to a cart's rule: it stores one signal, so exactly
+ * one is named (a null signal is an absent one there too). A member that is none of the five is
+ * refused by name rather than dropped: it would not be stored.
+ */
 export const attributionInput = z
-  .union([z.strictObject({ share_guid }), z.strictObject({ svc_rep_id }), z.strictObject({ email }), z.strictObject({ username }), z.strictObject({ external_id })])
+  .strictObject(attributionMembers)
+  .superRefine((value, ctx) => {
+    const named = signalsNamed(value);
+    if (named.length === 0) ctx.addIssue({ code: "custom", message: NO_ATTRIBUTION_SIGNAL });
+    if (named.length > 1) ctx.addIssue({ code: "custom", message: severalAttributionSignals(named) });
+  })
   .describe("Exactly one signal naming the referring rep");
 
 export const createItemInput = z.object({
