@@ -118,6 +118,54 @@ describe("POST /api/carts", () => {
     });
   });
 
+  it("reads null in every optional member (of the cart and of its items) as absent, as storefront scripts send it for none", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1999 } }] });
+    const optionalNulls = {
+      visitor_token: null,
+      session_uuid: null,
+      immutable_items: null,
+      source: null,
+      attribution: null,
+      order_confirmation_url: null,
+      order_failure_url: null,
+      timezone: null,
+      enrollment_pack_id: null,
+    };
+    const { cart } = await createCartOverHttp(call, acme, { ...optionalNulls, items: null });
+    expect(cart).toMatchObject({ immutable_items: false, attribution: null, items: [] });
+    expect(await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).toMatchObject({
+      timezone: "UTC",
+      immutable_items: false,
+      source: null,
+      session_uuid: null,
+      order_confirmation_url: null,
+      order_failure_url: null,
+      enrollment_pack_id: null,
+    });
+    const item = { variant_id: variant.id, quantity: 2, display_to_customer: null, subscription: null, subscription_plan_id: null, cv: null, qv: null, price: null, parent_id: null, title: null, image_url: null };
+    const withItems = await createCartOverHttp(call, acme, { ...optionalNulls, items: [item] });
+    expect(withItems.cart.items).toMatchObject([{ variant_id: variant.id, quantity: 2, subscription: false, subscription_plan_id: null, display_to_customer: true }]);
+    const added = parseCart(
+      await call("POST", `/api/carts/${withItems.cart.cart_token}/items`, {
+        body: { items: [{ variant_id: variant.id, quantity: 1, subscription: null, subscription_plan_id: null, item_id: null, display_to_customer: null }] },
+      }),
+    );
+    expect(added.cart.items).toMatchObject([{ variant_id: variant.id, quantity: 3 }]);
+    // Required members stay required, null included.
+    const before = await cartCount();
+    for (const [body, field] of [
+      [{ country_code: null, svc_shop: acme.shop }, "country_code"],
+      [{ country_code: "US", svc_shop: null }, "svc_shop"],
+      [{ country_code: "US", svc_shop: acme.shop, items: [{ variant_id: null, quantity: 1 }] }, "items.0.variant_id"],
+      [{ country_code: "US", svc_shop: acme.shop, items: [{ variant_id: variant.id, quantity: null }] }, "items.0.quantity"],
+    ] as const) {
+      const response = await call("POST", "/api/carts", { body });
+      expect(response.status, field).toBe(422);
+      expect(Object.keys(response.body.errors), field).toEqual([field]);
+    }
+    expect(await cartCount()).toBe(before);
+  });
+
   it("answers 422 with field errors, creating nothing, when country_code or svc_shop is missing or invalid", async () => {
     const before = await cartCount();
     for (const [body, field] of [
