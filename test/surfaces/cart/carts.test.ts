@@ -1,5 +1,6 @@
 import { jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
+import { signUserToken, userTokenKey } from "../../../src/platform/auth/user-tokens.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import {
   type CompanyFixture,
@@ -221,19 +222,33 @@ describe("POST /api/carts", () => {
     expect(row.customer_id).toBe(customer.user.id);
   });
 
-  it("answers 401 for an invalid, expired or foreign token (jwt or cookie), creating nothing", async () => {
+  it("answers 401 for an invalid, expired or foreign token (jwt or cookie), naming where it came from, creating nothing", async () => {
     const before = await cartCount();
     const foreignRep = await createUserWithToken(t.db.prisma, globex.id, "rep");
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const expired = await signUserToken({ userId: rep.user.id, companyId: acme.id, role: "rep" }, userTokenKey(TEST_JWT_SECRET), 60, new Date(Date.now() - 3_600_000));
     for (const options of [
-      { path: "/api/carts?jwt=not-a-jwt" },
-      { path: `/api/carts?jwt=${foreignRep.token}` },
-      { path: "/api/carts", cookie: "_svc_session=garbage" },
+      { path: "/api/carts?jwt=not-a-jwt", errors: { jwt: ["Invalid user token"] } },
+      { path: `/api/carts?jwt=${expired}`, errors: { jwt: ["User token expired"] } },
+      { path: `/api/carts?jwt=${foreignRep.token}`, errors: { jwt: ["The user token belongs to another shop"] } },
+      { path: "/api/carts", cookie: "_svc_session=garbage", errors: { _svc_session: ["Invalid user token"] } },
+      { path: "/api/carts", cookie: `_svc_session=${expired}`, errors: { _svc_session: ["User token expired"] } },
+      { path: "/api/carts?jwt=", cookie: `_svc_session=${expired}`, errors: { _svc_session: ["User token expired"] } },
+      { path: `/api/carts?jwt=${expired}`, cookie: `_svc_session=${rep.token}`, errors: { jwt: ["User token expired"] } },
     ]) {
       const response = await call("POST", options.path, { body: { country_code: "US", svc_shop: acme.shop }, ...(options.cookie ? { headers: { cookie: options.cookie } } : {}) });
-      expect(response.status).toBe(401);
+      expect(response.status, options.path).toBe(401);
+      expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
       expect(response.body.error_code).toBe("invalid_user_token");
+      expect(response.body.errors, `${options.path} ${options.cookie ?? ""}`).toEqual(options.errors);
+      expect(response.body.error_message).toBe(Object.values(options.errors)[0]?.[0]);
     }
     expect(await cartCount()).toBe(before);
+    // The address operation's customer token is its body's jwt.
+    const { cart } = await createCartOverHttp(call, acme);
+    const address = await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", jwt: expired } });
+    expect(address.status).toBe(401);
+    expect(address.body.errors).toEqual({ jwt: ["User token expired"] });
   });
 
   it("skips unavailable items and lists them; when all are skipped it is a 422 and nothing is created", async () => {
