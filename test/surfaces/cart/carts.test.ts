@@ -186,10 +186,12 @@ describe("POST /api/carts", () => {
     expect(await cartCount()).toBe(before);
   });
 
-  it("answers 404 for an unknown shop", async () => {
+  it("answers 404 shop_not_found for an unknown shop, the public SDK's code for it", async () => {
     const response = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: "nowhere.example.com" } });
     expect(response.status).toBe(404);
-    expect(response.body.error_code).toBe("not_found");
+    expect(response.body).toMatchObject({ error_message: "Shop not found", error_code: "shop_not_found", errors: null });
+    const sdk = await call("POST", "/api/public/v2025-06/session", { body: { svc_shop: "nowhere.example.com" } });
+    expect(sdk.body).toMatchObject({ error_message: response.body.error_message, error_code: response.body.error_code });
   });
 
   it("makes a rep from the jwt parameter the buyer rep, with rep pricing", async () => {
