@@ -1,6 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
 import { TtlCache } from "../../platform/ttl-cache.js";
+import { normalizeShop } from "./service.js";
 
 /** How long an answer about a host is reused: a known shop's for a minute, an unknown host's briefly, so a new company's shop works soon. */
 const SHOP_HOST_TTL_MS = 60_000;
@@ -14,8 +15,8 @@ export interface ShopOriginsOptions {
 
 /**
  * Which browser origins are a shop's own: their host is a company's shop domain or a subdomain
- * of one (`https://shop.acme.example.com` for `acme.example.com`), over https (http too when
- * allowed). Never `null`, the origin of sandboxed frames and data: URLs, which any page can
+ * of one (`https://shop.acme.example.com` for `acme.example.com`, or its fully qualified
+ * `https://shop.acme.example.com.`), over https (http too when allowed). Never `null`, the origin of sandboxed frames and data: URLs, which any page can
  * create. Answers are cached per host for a short while (bounded, oldest evicted first).
  */
 export class ShopOrigins {
@@ -39,7 +40,7 @@ export class ShopOrigins {
     return shop !== null;
   }
 
-  /** The host of a serialized origin of an accepted scheme; null for anything else (`null` included). */
+  /** The host of a serialized origin of an accepted scheme, as a shop is named (a final dot dropped); null for anything else (`null` included). */
   private hostOf(origin: string): string | null {
     let url: URL;
     try {
@@ -48,7 +49,7 @@ export class ShopOrigins {
       return null;
     }
     if (url.origin !== origin) return null;
-    return url.protocol === "https:" || (url.protocol === "http:" && this.options.allowHttp) ? url.hostname : null;
+    return url.protocol === "https:" || (url.protocol === "http:" && this.options.allowHttp) ? normalizeShop(url.hostname) : null;
   }
 }
 

@@ -15,7 +15,7 @@ describe("ShopOrigins", () => {
     const db = testDb.database.prisma;
     await createCompany(db, { name: "Initech", shop: "initech.example.com" });
     const origins = new ShopOrigins(db, fixedClock(start), { allowHttp: false });
-    for (const origin of ["https://initech.example.com", "https://shop.initech.example.com", "https://eu.shop.initech.example.com:8443"]) {
+    for (const origin of ["https://initech.example.com", "https://shop.initech.example.com", "https://eu.shop.initech.example.com:8443", "https://shop.initech.example.com."]) {
       expect(await origins.includes(origin), origin).toBe(true);
     }
     for (const origin of [
