@@ -90,7 +90,7 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
     const cartTokens = await times(SIZES.carts, async (c) => {
       const itemCount = c % 4 === 0 ? 5 : 1 + (c % 8);
       const items = Array.from({ length: itemCount }, (_, i) => ({ variant_id: pick(variantIds, c * 8 + i), quantity: 1 + (i % 3) }));
-      const cart = await createCart(cartContext, createCartBody.parse({ country_code: "US", svc_shop: company.shop_domain, items }), null);
+      const cart = await createCart(cartContext, createCartBody.parse({ country_code: "US", svc_shop: company.shop_domain, items }));
       return { token: cart.cartToken, itemCount: new Set(items.map((item) => item.variant_id)).size };
     });
 

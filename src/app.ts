@@ -3,13 +3,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
+import { ShopOrigins } from "./domain/companies/shop-origins.js";
 import { PublishedMediaCache } from "./domain/media/published-media-cache.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
 import { answerClientErrors, requireHostHeader } from "./platform/http/client-errors.js";
-import { corsHeadersFor, isAllowedPreflight } from "./platform/http/cors.js";
+import { type CorsPolicy, corsHeadersFor, isAllowedPreflight } from "./platform/http/cors.js";
 import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
 import { registerOpenApi } from "./platform/http/openapi.js";
@@ -39,8 +40,11 @@ export interface AppDependencies {
   clock?: Clock;
 }
 
-// An API answers JSON: nothing in a response may run, load or be framed. /docs sets its own CSP.
+// An API answers JSON: nothing in a response may run, load or be framed, nor be kept by a cache
+// (a cart answer holds the shopper's details and a checkout token, and a cached one goes stale at
+// the next change). /docs sets its own CSP.
 const SECURITY_HEADERS = {
+  "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",
@@ -68,16 +72,16 @@ function isUnder(url: string, prefix: string): boolean {
  * documented body and the common headers too, and under a storefront surface's prefix that
  * surface's body and CORS headers: no surface or hook has seen the request.
  */
-function answerRoutingError(config: Config): FastifyServerOptions["frameworkErrors"] {
-  return (error, request, reply) => {
+function answerRoutingError(policies: { cart: CorsPolicy; public: CorsPolicy }): FastifyServerOptions["frameworkErrors"] {
+  return async (error, request, reply) => {
     setCommonHeaders(request, reply);
     const path = request.url.replace(/\/{2,}/g, "/");
     const underPublic = isUnder(path, PUBLIC_ROOT);
-    const cors = underPublic ? publicCorsPolicy(config) : isUnder(path, CART_PREFIX) ? cartCorsPolicy(config) : null;
+    const cors = underPublic ? policies.public : isUnder(path, CART_PREFIX) ? policies.cart : null;
     if (cors) {
-      reply.headers(corsHeadersFor(cors, request.method, request.headers));
+      reply.headers(await corsHeadersFor(cors, request));
       // A browser sends the request only after its preflight succeeds; then it can read the error.
-      if (isAllowedPreflight(cors, request.method, request.headers)) return answerPreflight(reply);
+      if (isAllowedPreflight(cors, request)) return answerPreflight(reply);
     }
     const errorReply = toErrorReply(error, request);
     return underPublic ? sendPublicError(request, reply, errorReply) : sendError(reply, errorReply);
@@ -86,6 +90,8 @@ function answerRoutingError(config: Config): FastifyServerOptions["frameworkErro
 
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
 export async function buildApp({ config, database, logger, clock = systemClock }: AppDependencies): Promise<FastifyInstance> {
+  const shopOrigins = new ShopOrigins(database.prisma, clock, { allowHttp: config.env !== "production" });
+  const cors = { cart: cartCorsPolicy(config, shopOrigins), public: publicCorsPolicy(config) };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -106,7 +112,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
       requireHostHeader: false,
     },
     return503OnClosing: true,
-    frameworkErrors: answerRoutingError(config),
+    frameworkErrors: answerRoutingError(cors),
     clientErrorHandler: answerClientErrors({ clock, logger, headers: SECURITY_HEADERS }),
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -142,7 +148,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   await app.register(operationsRoutes);
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
-  await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler });
+  await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler, cors: cors.cart });
   await app.register(publicSurface, { prefix: PUBLIC_PREFIX, notFoundPreHandler });
   await app.register(unsupportedPublicVersions, { prefix: PUBLIC_ROOT, notFoundPreHandler });
   return app;

@@ -17,6 +17,41 @@ const commaList = z
       .filter((item) => item !== ""),
   );
 
+/**
+ * One CORS_ORIGINS entry as a browser writes it in `Origin`: scheme, host and port (the scheme's
+ * default port left out), in lower case, with no path. A pasted shop URL with its trailing slash
+ * is that origin; anything that names more or less than an origin is null.
+ */
+function originOf(entry: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+  if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") return null;
+  return url.origin;
+}
+
+/**
+ * `*`, or a comma list of origins. An entry that is not an origin would silently match no
+ * browser's Origin (a storefront failing every call as a CORS error), so it stops the start.
+ */
+const originList = commaList.transform((entries, ctx) => {
+  if (entries.includes("*")) {
+    if (entries.length > 1) ctx.issues.push({ code: "custom", message: "* allows every origin: list no other entry beside it", input: entries.join(",") });
+    return ["*"];
+  }
+  return entries.map((entry) => {
+    const origin = originOf(entry);
+    if (origin === null) {
+      ctx.issues.push({ code: "custom", message: `"${entry}" is not an origin: write scheme://host[:port] without a path, such as https://shop.example.com`, input: entry });
+    }
+    return origin ?? entry;
+  });
+});
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -35,7 +70,7 @@ const envSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-  CORS_ORIGINS: commaList.default(["*"]),
+  CORS_ORIGINS: originList.default(["*"]),
   PUBLIC_BASE_URL: z.url().optional(),
   CHECKOUT_BASE_URL: z.url().optional(),
   SHOP_URL_SCHEME: z.enum(["https", "http"]).default("https"),

@@ -81,13 +81,11 @@ describe("openapi/openapi.json", () => {
     expect(error.properties).not.toHaveProperty("status");
   });
 
-  it("shows the cart's attribution email in the public SDK's email format", async () => {
+  it("shows the cart's attribution with the public SDK's signals (its email format included), and no member beside them", async () => {
     const document = JSON.parse(await generateOpenApi());
     const { attribution } = document.paths["/api/carts/{cart_token}/attribution"].patch.requestBody.content["application/json"].schema.properties;
-    const emailShape = attribution.anyOf.find((shape: { properties: Record<string, unknown> }) => "email" in shape.properties);
-    // The public SDK also takes null for an absent signal: its email is the non-null branch.
-    const publicEmail = document.components.schemas.AttributionInput.properties.email.anyOf.find((branch: { type: string }) => branch.type === "string");
-    expect(emailShape.properties.email).toEqual(publicEmail);
-    expect(emailShape.properties.email.format).toBe("email");
+    expect(attribution.properties).toEqual(document.components.schemas.AttributionInput.properties);
+    expect(attribution.additionalProperties).toBe(false);
+    expect(attribution.properties.email.anyOf.find((branch: { type: string }) => branch.type === "string").format).toBe("email");
   });
 });

@@ -36,6 +36,7 @@ function expectDocumentedError(response: RawResponse | undefined, status: number
   expect(Number(response.headers["content-length"])).toBe(Buffer.byteLength(response.body));
   expect(response.headers["x-content-type-options"]).toBe("nosniff");
   expect(response.headers["x-frame-options"]).toBe("DENY");
+  expect(response.headers["cache-control"]).toBe("no-store");
   const body = JSON.parse(response.body);
   expect(Object.keys(body).sort()).toEqual(["error_code", "error_message", "errors", "meta"]);
   expect(body).toMatchObject({ error_code: errorCode, errors: null });

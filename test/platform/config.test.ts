@@ -59,4 +59,17 @@ describe("loadConfig", () => {
     expect(config.seedDemo).toBe(false);
     expect(config.trustProxy).toBe(true);
   });
+
+  it("reads CORS_ORIGINS entries as the origins browsers send, and stops at an entry that is no origin", () => {
+    expect(loadConfig({ CORS_ORIGINS: "https://Shop.Acme.example.com/, https://b.example:443, http://localhost:8080" }).corsOrigins).toEqual([
+      "https://shop.acme.example.com",
+      "https://b.example",
+      "http://localhost:8080",
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: " * " }).corsOrigins).toEqual(["*"]);
+    for (const entry of ["https://shop.example.com/cart", "shop.example.com", "null", "*.example.com", "ftp://shop.example.com", "https://user@shop.example.com", "https://shop.example.com?x=1"]) {
+      expect(() => loadConfig({ CORS_ORIGINS: `https://a.example, ${entry}` }), entry).toThrow(new RegExp(`CORS_ORIGINS: "${entry.replace(/[.*?]/g, "\\$&")}" is not an origin`));
+    }
+    expect(() => loadConfig({ CORS_ORIGINS: "*, https://a.example" })).toThrow(/CORS_ORIGINS: \* allows every origin/);
+  });
 });

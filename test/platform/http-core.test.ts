@@ -345,6 +345,18 @@ describe("operations", () => {
       expect(admin.status).toBe(503);
       expect(admin.headers["retry-after"]).toBeDefined();
       expectErrorBody(admin.body, "database_unavailable");
+      // Whether an origin is a shop's is unknown while the database is down: CORS without
+      // credentials, so a storefront reads the 503 (unless its call carried the cookie).
+      const origin = "https://shop.example.com";
+      const preflight = await downCall("OPTIONS", "/api/carts", { headers: { origin, "access-control-request-method": "POST" } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers["access-control-allow-origin"]).toBe(origin);
+      expect(preflight.headers["access-control-allow-credentials"]).toBeUndefined();
+      const cart = await downCall("POST", "/api/carts", { headers: { origin }, body: { country_code: "US", svc_shop: "shop.example.com" } });
+      expect(cart.status).toBe(503);
+      expect(cart.headers["access-control-allow-origin"]).toBe(origin);
+      expect(cart.headers["access-control-allow-credentials"]).toBeUndefined();
+      expectErrorBody(cart.body, "database_unavailable");
       expect((await downCall("GET", "/health")).status).toBe(200);
     } finally {
       await down.close();

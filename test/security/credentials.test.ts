@@ -146,6 +146,9 @@ if (jwtOperations.length > 0) describe("user JWTs over HTTP", () => {
         });
         expect(response.status, `${what}: ${response.text}`).toBe(401);
         expect(response.body.error_code, what).toBe("invalid_user_token");
+        // The member that carried the token is named; a bearer token is the request's credential.
+        const carrier = viaQuery || viaBody ? "jwt" : viaCookie ? "_svc_session" : null;
+        expect(response.body.errors === null ? null : Object.keys(response.body.errors), what).toEqual(carrier === null ? null : [carrier]);
         expect(changedTables(before, await fingerprint()), what).toEqual([]);
       }
     });

@@ -25,6 +25,8 @@ function expectHardened(response: HttpResponse, what: string) {
   expect(response.headers["x-frame-options"], what).toBe("DENY");
   expect(response.headers["referrer-policy"], what).toBe("no-referrer");
   expect(response.headers["content-security-policy"], what).toBeDefined();
+  // No shared cache (a CDN, a proxy) keeps an answer: a cart's holds the shopper's details and goes stale at its next change.
+  expect(response.headers["cache-control"], what).toBe("no-store");
   for (const leak of ["x-powered-by", "server", "x-aspnet-version", "x-runtime", "via"]) {
     expect(response.headers[leak], `${what}: ${leak}`).toBeUndefined();
   }
@@ -44,11 +46,17 @@ describe("security headers", () => {
       ["415", await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } })],
       ["422", await call("POST", "/api/droplet_installations", { token: acme.token, body: {} })],
       ["cart preflight", await call("OPTIONS", "/api/carts/ct_x", { headers: preflight("https://shop.example") })],
+      ["200 cart", await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop } })],
+      ["404 cart", await call("GET", "/api/carts/ct_0000000000000000000000")],
+      ["422 cart", await call("POST", "/api/carts", { body: { svc_shop: acme.shop } })],
+      ["201 public", await call("POST", "/api/public/v2025-06/session", { body: { svc_shop: acme.shop } })],
+      ["404 public", await call("POST", "/api/public/v2025-06/media/nothing", { body: { metadata: { svc_shop: acme.shop } } })],
       ["400 malformed URL", await call("GET", "/api/%zz")],
       ["404 overlong path parameter", await call("POST", `/api/public/v2025-06/media/${"a".repeat(250)}`)],
       ["docs", await call("GET", "/docs/")],
       ["document", await call("GET", "/openapi.json")],
     ];
+    expect(responses.map(([what, response]) => `${what}: ${response.status}`)).toContain("200 cart: 200");
     for (const [what, response] of responses) expectHardened(response, what);
     for (const [what, response] of responses.filter(([, response]) => response.status >= 400)) {
       expect(response.headers["x-request-id"], what).toBe(response.body.meta.request_id);
@@ -107,22 +115,23 @@ describe("CORS", () => {
 
   it("storefront errors answered while routing carry the surface's CORS headers, so that a browser can read them", async () => {
     const origin = "https://any-shop.example";
-    const cases: Array<[string, string, number, boolean]> = [
-      ["GET", "/api/carts/ct_x/no-such-operation", 404, true],
-      ["POST", "/api/carts/%zz", 400, true],
-      ["GET", "/api/carts/ct_%E0%A4%A", 400, true],
-      ["POST", "/api/public/v2025-06/media/%zz", 400, false],
-      ["POST", "/api/public/v2025-06/no-such-operation", 404, false],
+    const cases: Array<[string, string, number, "cart" | "public"]> = [
+      ["GET", "/api/carts/ct_x/no-such-operation", 404, "cart"],
+      ["POST", "/api/carts/%zz", 400, "cart"],
+      ["GET", "/api/carts/ct_%E0%A4%A", 400, "cart"],
+      ["POST", "/api/public/v2025-06/media/%zz", 400, "public"],
+      ["POST", "/api/public/v2025-06/no-such-operation", 404, "public"],
     ];
-    for (const [method, path, status, credentials] of cases) {
+    for (const [method, path, status, surface] of cases) {
       const response = await call(method, path, { headers: { origin }, body: {} });
       expect(response.status, path).toBe(status);
       expect(response.body, path).toMatchObject({ error_code: status === 404 ? "route_not_found" : "bad_request" });
       expect(response.headers["access-control-allow-origin"], path).toBe(origin);
       expect(String(response.headers.vary), path).toMatch(/origin/i);
-      expect(response.headers["access-control-allow-credentials"], path).toBe(credentials ? "true" : undefined);
+      // Not a shop's origin: no cookie on carts; the public SDK reads no credential.
+      expect(response.headers["access-control-allow-credentials"], path).toBe(surface === "public" ? "true" : undefined);
       expect(response.headers["access-control-expose-headers"], path).toBe(
-        credentials ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
+        surface === "cart" ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
       );
       // The browser sends a JSON request only after its preflight, which must succeed for the error to be read.
       const preflighted = await call("OPTIONS", path, { headers: preflight(origin) });
@@ -138,6 +147,43 @@ describe("CORS", () => {
       const admin = await call("GET", path, { headers: { origin } });
       expect(admin.status, path).toBeGreaterThanOrEqual(400);
       expect(admin.headers["access-control-allow-origin"], path).toBeUndefined();
+    }
+  });
+
+  it("with CORS_ORIGINS *, only a shop's own origins may send the shopper's cookie to carts; any origin may call them without it", async () => {
+    const shopOrigins = [`https://${acme.shop}`, `https://www.${acme.shop}`, `http://www.${acme.shop}:8080`];
+    const otherOrigins = ["https://evil.example.net", `https://${acme.shop}.evil.example.net`, `https://not${acme.shop}`, "null"];
+    const credentialsOf = (response: HttpResponse) => response.headers["access-control-allow-credentials"];
+    for (const [origins, credentials] of [
+      [shopOrigins, "true"],
+      [otherOrigins, undefined],
+    ] as const) {
+      for (const origin of origins) {
+        // Preflights, answered by the surface and by the app while routing.
+        for (const path of ["/api/carts", "/api/carts/ct_x/items", "/api/carts/%zz"]) {
+          const preflighted = await call("OPTIONS", path, { headers: preflight(origin) });
+          expect(preflighted.status, `${origin} ${path}`).toBe(204);
+          expect(preflighted.headers["access-control-allow-origin"], `${origin} ${path}`).toBe(origin);
+          expect(credentialsOf(preflighted), `${origin} ${path}`).toBe(credentials);
+          expect(String(preflighted.headers.vary), `${origin} ${path}`).toMatch(/origin/i);
+        }
+        // Answers: a cart create (the cookie's own operation), a routing error, an OPTIONS that is no preflight.
+        const answers = [
+          await call("POST", "/api/carts", { headers: { origin }, body: { country_code: "US", svc_shop: acme.shop } }),
+          await call("POST", "/api/carts/%zz", { headers: { origin } }),
+          await call("OPTIONS", "/api/carts/ct_x", { headers: { origin } }),
+        ];
+        for (const answer of answers) {
+          expect(answer.headers["access-control-allow-origin"], `${origin} ${answer.status}`).toBe(origin);
+          expect(credentialsOf(answer), `${origin} ${answer.status}`).toBe(credentials);
+        }
+      }
+    }
+    // The public SDK reads no credential: every origin may send one (beacons always do).
+    for (const origin of otherOrigins) {
+      const preflighted = await call("OPTIONS", "/api/public/v2025-06/events/pages/visit", { headers: preflight(origin) });
+      expect(preflighted.headers["access-control-allow-origin"], origin).toBe(origin);
+      expect(credentialsOf(preflighted), origin).toBe("true");
     }
   });
 
@@ -170,12 +216,15 @@ describe("CORS", () => {
   });
 
   it("with CORS_ORIGINS set, allows exactly the listed origins", async () => {
-    const listed = await startTestApp({ env: { CORS_ORIGINS: "https://a.example, https://b.example" } });
+    // Written as an operator pastes them: a capital letter, a trailing slash, the default port.
+    const listed = await startTestApp({ env: { CORS_ORIGINS: "https://A.example/, https://b.example:443" } });
     try {
       const listedCall = httpClient(listed.url);
       for (const path of ["/api/carts/ct_x", "/api/public/v2025-06/session"]) {
         const allowed = await listedCall("OPTIONS", path, { headers: preflight("https://b.example") });
         expect(allowed.headers["access-control-allow-origin"], path).toBe("https://b.example");
+        // The operator named them: they may send the shopper's cookie, shop domains or not.
+        expect(allowed.headers["access-control-allow-credentials"], path).toBe("true");
         for (const origin of ["https://evil.example", "https://a.example.evil.example", "null"]) {
           const refused = await listedCall("OPTIONS", path, { headers: preflight(origin) });
           expect(refused.headers["access-control-allow-origin"], `${path} ${origin}`).toBeUndefined();

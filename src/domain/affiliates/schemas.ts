@@ -18,6 +18,30 @@ export const attributionSignals = {
 
 const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
 
+/** The five signals as members of an attribution object: each optional, null read as absent. */
+export const attributionMembers = {
+  share_guid: optionalOrNull(share_guid),
+  svc_rep_id: optionalOrNull(svc_rep_id),
+  email: optionalOrNull(email),
+  username: optionalOrNull(username),
+  external_id: optionalOrNull(external_id),
+};
+
+const SIGNAL_NAMES = Object.keys(attributionSignals).join(", ");
+
+/** What an attribution naming no signal is told, on both surfaces. */
+export const NO_ATTRIBUTION_SIGNAL = `needs one of ${SIGNAL_NAMES}`;
+
+/** What a cart's attribution naming several signals is told: a cart stores one. */
+export function severalAttributionSignals(named: readonly string[]): string {
+  return `must name exactly one of ${SIGNAL_NAMES} (got ${named.join(", ")})`;
+}
+
+/** The signals an attribution object names (those sent and not null), in the order they are defined. */
+export function signalsNamed(attribution: { [Signal in keyof typeof attributionSignals]?: unknown }): (keyof typeof attributionSignals)[] {
+  return (Object.keys(attributionSignals) as (keyof typeof attributionSignals)[]).filter((signal) => attribution[signal] !== undefined);
+}
+
 /**
  * The public SDK's attribution: one or more of the five signals ({email}, {username},
  * {share_guid}, {svc_rep_id}, {external_id}), as storefronts sometimes send several at once.
@@ -26,16 +50,8 @@ const { share_guid, svc_rep_id, email, username, external_id } = attributionSign
  * a 422. A null signal is an absent one, as in every optional member of the public SDK.
  */
 export const attributionSchema = z
-  .object({
-    share_guid: optionalOrNull(share_guid),
-    svc_rep_id: optionalOrNull(svc_rep_id),
-    email: optionalOrNull(email),
-    username: optionalOrNull(username),
-    external_id: optionalOrNull(external_id),
-  })
-  .refine((value) => Object.values(value).some((signal) => signal !== undefined), {
-    message: "needs one of share_guid, svc_rep_id, email, username, external_id",
-  })
+  .object(attributionMembers)
+  .refine((value) => signalsNamed(value).length > 0, { message: NO_ATTRIBUTION_SIGNAL })
   .meta({ id: "Attribution" });
 
 export type Attribution = z.infer<typeof attributionSchema>;

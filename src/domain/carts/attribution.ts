@@ -1,16 +1,15 @@
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { type AttributionSignal, repMatch } from "../affiliates/attribution.js";
+import { signalsNamed } from "../affiliates/schemas.js";
 import type { AttributionInput } from "./schemas.js";
 
 // Attribution names the rep who referred the buyer. It is stored as given, with the rep it
 // resolved to (who becomes the cart's volume_rep); a signal naming no rep is still kept.
 
+/** The one signal a cart's attribution names (its schema makes sure there is exactly one). */
 function signalOf(input: AttributionInput): { signal: AttributionSignal; value: string | number } {
-  if ("share_guid" in input) return { signal: "share_guid", value: input.share_guid };
-  if ("svc_rep_id" in input) return { signal: "svc_rep_id", value: input.svc_rep_id };
-  if ("email" in input) return { signal: "email", value: input.email };
-  if ("username" in input) return { signal: "username", value: input.username };
-  return { signal: "external_id", value: input.external_id };
+  const [signal] = signalsNamed(input) as [AttributionSignal];
+  return { signal, value: input[signal] as string | number };
 }
 
 /** Addressed by the cart's token: cart creation sends it in the same write as the cart's INSERT. */

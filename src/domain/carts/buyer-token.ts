@@ -1,5 +1,5 @@
 import { UnauthorizedError } from "../../platform/errors.js";
-import { verifyUserToken } from "../../platform/auth/user-tokens.js";
+import { type UserClaims, verifyUserToken } from "../../platform/auth/user-tokens.js";
 import type { CartContext, CartTx } from "./context.js";
 
 export interface Buyer {
@@ -8,16 +8,43 @@ export interface Buyer {
   email: string;
 }
 
+/** A user token and the request member that carried it, which its refusal names. */
+export interface UserTokenSource {
+  token: string;
+  field: "jwt" | "_svc_session";
+}
+
+/** What a cart create may carry a user token in: the `jwt` query parameter and the `_svc_session` cookie. */
+export interface CreateCartCredentials {
+  jwt?: string | undefined;
+  sessionCookie?: string | undefined;
+}
+
+/** The user token of a cart create: `jwt` (an empty one is absent), else the cookie; null for an anonymous cart. */
+export function createCartUserToken({ jwt, sessionCookie }: CreateCartCredentials): UserTokenSource | null {
+  if (jwt) return { token: jwt, field: "jwt" };
+  if (sessionCookie) return { token: sessionCookie, field: "_svc_session" };
+  return null;
+}
+
 /**
- * The rep or customer a user token (the `jwt` parameter or the `_svc_session` cookie) names.
- * A token that does not verify, belongs to another company or names no such user of that role
- * is a 401: a storefront must learn that its login is broken, not get an anonymous cart.
+ * The rep or customer a user token names. A token that does not verify, belongs to another
+ * company or names no such user of that role is a 401: a storefront must learn that its login
+ * is broken, not get an anonymous cart. `errors` names the member that carried it, so that a
+ * script whose expired `_svc_session` cookie it cannot delete (HttpOnly, the API's host) knows
+ * to retry without credentials.
  */
-export async function buyerFromToken(ctx: CartContext, db: CartTx | CartContext["db"], token: string, companyId: number): Promise<Buyer> {
-  const claims = await verifyUserToken(token, ctx.userTokenKey, ctx.clock.now());
-  if (claims.companyId !== companyId) throw new UnauthorizedError("The user token belongs to another shop", { code: "invalid_user_token" });
+export async function buyerFromToken(ctx: CartContext, db: CartTx | CartContext["db"], { token, field }: UserTokenSource, companyId: number): Promise<Buyer> {
+  const refused = (message: string) => new UnauthorizedError(message, { code: "invalid_user_token", fieldErrors: { [field]: [message] } });
+  let claims: UserClaims;
+  try {
+    claims = await verifyUserToken(token, ctx.userTokenKey, ctx.clock.now());
+  } catch (error) {
+    throw error instanceof UnauthorizedError ? refused(error.message) : error;
+  }
+  if (claims.companyId !== companyId) throw refused("The user token belongs to another shop");
   const user = await db.user.findFirst({ where: { id: claims.userId, company_id: companyId, role: claims.role }, select: { id: true, email: true } });
-  if (user === null) throw new UnauthorizedError("The user token names no user of this shop", { code: "invalid_user_token" });
+  if (user === null) throw refused("The user token names no user of this shop");
   return { userId: user.id, role: claims.role, email: user.email };
 }
 

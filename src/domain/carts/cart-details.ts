@@ -56,7 +56,7 @@ async function addressViewOf(tx: CartTx, address: AddressInput): Promise<Address
 export function setAddress(ctx: CartContext, cartToken: string, input: AddressBodyInput): Promise<CartOutcome> {
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const data: Prisma.CartUncheckedUpdateInput = {};
-    const buyer = input.jwt == null ? null : await buyerFromToken(ctx, tx, input.jwt, cart.companyId);
+    const buyer = input.jwt == null ? null : await buyerFromToken(ctx, tx, { token: input.jwt, field: "jwt" }, cart.companyId);
     if (input.address_id != null) throw ValidationError.field("address_id", "does not name a saved address of the cart's customer");
     const ownBilling = input.type === "bill_to" && input.address != null;
     if (ownBilling && input.use_shipping_address_for_billing === true) {

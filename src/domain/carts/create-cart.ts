@@ -1,10 +1,10 @@
 import type { SqlPool } from "../../platform/db/sql.js";
-import { NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ValidationError } from "../../platform/errors.js";
 import { newCartToken } from "../../platform/ids.js";
 import { UNKNOWN_COUNTRY } from "../catalog/reference-data.js";
-import { shopKey } from "../companies/service.js";
+import { shopKey, shopNotFound } from "../companies/service.js";
 import { recordAttribution } from "./attribution.js";
-import { buyerFromToken, emailWithBuyer } from "./buyer-token.js";
+import { buyerFromToken, type CreateCartCredentials, createCartUserToken, emailWithBuyer } from "./buyer-token.js";
 import { storeCartState } from "./cart-repository.js";
 import { loadCartState } from "./cart-state.js";
 import type { CartContext } from "./context.js";
@@ -18,10 +18,11 @@ import type { CreateCartInput } from "./schemas.js";
  * the cart. Items that cannot be bought are skipped and reported; when all are, nothing is
  * created (422).
  */
-export async function createCart(ctx: CartContext, input: CreateCartInput, userToken: string | null): Promise<CartOutcome> {
+export async function createCart(ctx: CartContext, input: CreateCartInput, credentials: CreateCartCredentials = {}): Promise<CartOutcome> {
   const { company, country } = await shopAndCountry(ctx.sql, input.svc_shop, input.country_code);
-  if (company === null) throw new NotFoundError("Shop not found");
+  if (company === null) throw shopNotFound();
   if (country === null) throw ValidationError.field("country_code", UNKNOWN_COUNTRY);
+  const userToken = createCartUserToken(credentials);
   const buyer = userToken === null ? null : await buyerFromToken(ctx, ctx.db, userToken, company.id);
   const pack =
     input.enrollment_pack_id === undefined

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { httpUrl, idParam, int32Id } from "../../platform/http/schemas.js";
-import { attributionSignals } from "../affiliates/schemas.js";
+import { httpUrl, idParam, int32Id, optionalOrNull } from "../../platform/http/schemas.js";
+import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
 
@@ -24,43 +24,53 @@ export const cartItemParams = cartTokenParams.extend({
 
 const metadataObject = z.record(z.string(), z.unknown());
 
-const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
-// The public SDK's five shapes, one at a time: a cart stores a single signal.
+/**
+ * The public SDK's attribution object, held to a cart's rule: it stores one signal, so exactly
+ * one is named (a null signal is an absent one there too). A member that is none of the five is
+ * refused by name rather than dropped: it would not be stored.
+ */
 export const attributionInput = z
-  .union([z.strictObject({ share_guid }), z.strictObject({ svc_rep_id }), z.strictObject({ email }), z.strictObject({ username }), z.strictObject({ external_id })])
+  .strictObject(attributionMembers)
+  .superRefine((value, ctx) => {
+    const named = signalsNamed(value);
+    if (named.length === 0) ctx.addIssue({ code: "custom", message: NO_ATTRIBUTION_SIGNAL });
+    if (named.length > 1) ctx.addIssue({ code: "custom", message: severalAttributionSignals(named) });
+  })
   .describe("Exactly one signal naming the referring rep");
+
+// Optional members of cart create read null as absent (optionalOrNull), as in the public SDK:
+// storefront scripts send `null` for "none" (`session_uuid: sdk.session ?? null`). Members with
+// a default take it for null too. Required members stay required, null included.
 
 export const createItemInput = z.object({
   variant_id: int32Id,
   quantity: z.number().int().min(1).max(MAX_QUANTITY),
-  display_to_customer: z.boolean().optional(),
-  subscription: z.boolean().optional(),
-  subscription_plan_id: int32Id.optional(),
-  cv: z.number().int().optional().describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
-  qv: z.number().int().optional().describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
-  price: z.number().optional().describe("Accepted for compatibility; prices always come from the catalog"),
-  parent_id: int32Id.optional().describe("Accepted for compatibility; bundled items are set with PATCH .../bundled_items"),
-  title: z.string().max(500).optional().describe("Accepted for compatibility; titles come from the catalog"),
-  image_url: z.string().max(2000).optional().describe("Accepted for compatibility; images come from the catalog"),
+  display_to_customer: optionalOrNull(z.boolean()),
+  subscription: optionalOrNull(z.boolean()),
+  subscription_plan_id: optionalOrNull(int32Id),
+  cv: optionalOrNull(z.number().int()).describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
+  qv: optionalOrNull(z.number().int()).describe("Accepted for compatibility; volumes come from the catalog (update_volumes sets them)"),
+  price: optionalOrNull(z.number()).describe("Accepted for compatibility; prices always come from the catalog"),
+  parent_id: optionalOrNull(int32Id).describe("Accepted for compatibility; bundled items are set with PATCH .../bundled_items"),
+  title: optionalOrNull(z.string().max(500)).describe("Accepted for compatibility; titles come from the catalog"),
+  image_url: optionalOrNull(z.string().max(2000)).describe("Accepted for compatibility; images come from the catalog"),
 });
+
+const timeZone = z.string().max(100).refine(isTimeZone, "is not an IANA time zone");
 
 export const createCartBody = z.object({
   country_code: countryCode.describe("ISO 3166 two-letter code: prices, currency and tax follow it"),
   svc_shop: z.string().min(1).max(253).describe("The shop's domain without scheme, or its first label"),
-  visitor_token: z.string().min(1).max(200).optional().meta({ deprecated: true, description: "Deprecated: use session_uuid" }),
-  session_uuid: z.string().min(1).max(200).optional(),
-  items: z.array(createItemInput).max(100).optional(),
-  immutable_items: z.boolean().default(false),
-  source: z.enum(["web", "mobile", "external", "admin"]).optional(),
-  attribution: attributionInput.optional(),
-  order_confirmation_url: httpUrl.optional().describe("Where checkout sends the buyer after the order (an http(s) URL); may contain an {order_token} placeholder"),
-  order_failure_url: httpUrl.optional().describe("Where a failed external payment returns (an http(s) URL); defaults to the checkout page"),
-  timezone: z
-    .string()
-    .max(100)
-    .refine(isTimeZone, "is not an IANA time zone")
-    .default("UTC"),
-  enrollment_pack_id: int32Id.optional(),
+  visitor_token: optionalOrNull(z.string().min(1).max(200)).meta({ deprecated: true, description: "Deprecated: use session_uuid" }),
+  session_uuid: optionalOrNull(z.string().min(1).max(200)),
+  items: optionalOrNull(z.array(createItemInput).max(100)),
+  immutable_items: optionalOrNull(z.boolean()).pipe(z.boolean().default(false)).describe("Default false, for null too"),
+  source: optionalOrNull(z.enum(["web", "mobile", "external", "admin"])),
+  attribution: optionalOrNull(attributionInput),
+  order_confirmation_url: optionalOrNull(httpUrl).describe("Where checkout sends the buyer after the order (an http(s) URL); may contain an {order_token} placeholder"),
+  order_failure_url: optionalOrNull(httpUrl).describe("Where a failed external payment returns (an http(s) URL); defaults to the checkout page"),
+  timezone: optionalOrNull(timeZone).pipe(z.string().default("UTC")).describe("An IANA time zone; default UTC, for null too"),
+  enrollment_pack_id: optionalOrNull(int32Id),
 });
 
 function isTimeZone(value: string): boolean {
@@ -171,10 +181,10 @@ export const addItemsBody = z.object({
       z.object({
         variant_id: int32Id,
         quantity: z.number().int().min(0).max(MAX_QUANTITY).describe("Added to the variant's line; with item_id it sets that line's quantity; 0 removes"),
-        subscription: z.boolean().optional(),
-        subscription_plan_id: int32Id.optional(),
-        item_id: int32Id.optional(),
-        display_to_customer: z.boolean().optional(),
+        subscription: optionalOrNull(z.boolean()),
+        subscription_plan_id: optionalOrNull(int32Id),
+        item_id: optionalOrNull(int32Id),
+        display_to_customer: optionalOrNull(z.boolean()),
       }),
     )
     .min(1)

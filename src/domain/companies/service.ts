@@ -1,6 +1,6 @@
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { ConflictError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 
 export interface CompanyInput {
   name: string;
@@ -52,6 +52,11 @@ export function shopKey(shop: string): ShopKey | null {
   const normalized = normalizeShop(shop);
   if (normalized === "") return null;
   return { column: normalized.includes(".") ? "shop_domain" : "shop_slug", value: normalized };
+}
+
+/** What a storefront naming no shop is told, on the cart and the public SDK alike. */
+export function shopNotFound(): NotFoundError {
+  return new NotFoundError("Shop not found", { code: "shop_not_found" });
 }
 
 export async function findCompanyByShop(db: Db, shop: string) {

@@ -1,18 +1,26 @@
 import type { IncomingHttpHeaders } from "node:http";
 import fastifyCors from "@fastify/cors";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { BadRequestError } from "../errors.js";
 import { REQUEST_ID_HEADER } from "./request-id.js";
 
 /**
+ * Which of the allowed origins may call with the browser's credentials (cookies, Authorization):
+ * every one, none, or those a check accepts. The check runs for every request that carries an
+ * allowed Origin, so it caches its answers.
+ */
+export type CredentialedOrigins = boolean | ((origin: string) => Promise<boolean>);
+
+/**
  * Who may call a storefront surface (cart, public SDK) from a browser. `origins` is CORS_ORIGINS:
- * `*` allows every origin, which is echoed rather than sent as `*` so that credentialed requests
- * work too.
+ * `*` allows every origin, which is echoed rather than sent as `*` (a browser refuses `*` on a
+ * credentialed request); only origins that `credentials` accepts also get
+ * Access-Control-Allow-Credentials, which is what lets a page read an answer to a request that
+ * carried the shopper's cookie.
  */
 export interface CorsPolicy {
   origins: readonly string[];
-  /** Whether the browser may send cookies and Authorization (the cart's session cookie and bearer calls). */
-  credentials: boolean;
+  credentials: CredentialedOrigins;
   methods: readonly string[];
   /** Response headers a script may read besides the CORS-safelisted ones. */
   exposedHeaders: readonly string[];
@@ -38,6 +46,21 @@ function isPreflight(method: string, headers: IncomingHttpHeaders): boolean {
   return method === "OPTIONS" && headers.origin !== undefined && headers["access-control-request-method"] !== undefined;
 }
 
+/**
+ * Whether an allowed origin gets Access-Control-Allow-Credentials. When the check fails (the
+ * database is down), none: a storefront whose calls carry no credentials still reads the error
+ * its call meets, and a credentialed one is refused rather than trusted.
+ */
+async function allowsCredentials(policy: CorsPolicy, origin: string, request: FastifyRequest): Promise<boolean> {
+  if (typeof policy.credentials === "boolean") return policy.credentials;
+  try {
+    return await policy.credentials(origin);
+  } catch (error) {
+    request.log.warn({ err: error }, "Could not check whether the origin may send credentials: answered without them");
+    return false;
+  }
+}
+
 /** Answers preflights and adds the CORS headers to every reply of the surface that calls it. */
 export async function useCors(app: FastifyInstance, policy: CorsPolicy): Promise<void> {
   // The plugin answers an OPTIONS request that is no preflight with a plain-text 400; this one
@@ -46,16 +69,19 @@ export async function useCors(app: FastifyInstance, policy: CorsPolicy): Promise
     if (request.method === "OPTIONS" && !isPreflight(request.method, request.headers)) {
       throw new BadRequestError("An OPTIONS request here is a CORS preflight: it needs the Origin and Access-Control-Request-Method headers", {
         code: "invalid_preflight",
-        headers: corsHeadersFor(policy, request.method, request.headers),
+        headers: await corsHeadersFor(policy, request),
       });
     }
   });
+  const origin = policy.origins.includes("*") ? true : [...policy.origins];
+  const methods = [...policy.methods];
+  const exposedHeaders = [...policy.exposedHeaders];
   await app.register(fastifyCors, {
-    origin: policy.origins.includes("*") ? true : [...policy.origins],
-    credentials: policy.credentials,
-    methods: [...policy.methods],
-    exposedHeaders: [...policy.exposedHeaders],
-    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+    delegator: async (request: FastifyRequest) => {
+      const requestOrigin = request.headers.origin;
+      const credentials = requestOrigin !== undefined && allows(policy, requestOrigin) && (await allowsCredentials(policy, requestOrigin, request));
+      return { origin, credentials, methods, exposedHeaders, maxAge: PREFLIGHT_MAX_AGE_SECONDS };
+    },
   });
 }
 
@@ -64,13 +90,14 @@ export async function useCors(app: FastifyInstance, policy: CorsPolicy): Promise
  * answers while routing, before it knows the surface, and the preflights of their requests.
  * Without them a browser reports a CORS failure instead of letting the storefront read the error.
  */
-export function corsHeadersFor(policy: CorsPolicy, method: string, requestHeaders: IncomingHttpHeaders): Record<string, string> {
+export async function corsHeadersFor(policy: CorsPolicy, request: FastifyRequest): Promise<Record<string, string>> {
+  const { method, headers: requestHeaders } = request;
   const origin = requestHeaders.origin;
   const preflight = isPreflight(method, requestHeaders);
   const headers: Record<string, string> = { vary: preflight ? "Origin, Access-Control-Request-Headers" : "Origin" };
   if (origin === undefined || !allows(policy, origin)) return headers;
   headers["access-control-allow-origin"] = origin;
-  if (policy.credentials) headers["access-control-allow-credentials"] = "true";
+  if (await allowsCredentials(policy, origin, request)) headers["access-control-allow-credentials"] = "true";
   if (!preflight) {
     headers["access-control-expose-headers"] = policy.exposedHeaders.join(", ");
     return headers;
@@ -83,6 +110,6 @@ export function corsHeadersFor(policy: CorsPolicy, method: string, requestHeader
 }
 
 /** Whether the app should answer this request as a preflight itself (see corsHeadersFor). */
-export function isAllowedPreflight(policy: CorsPolicy, method: string, requestHeaders: IncomingHttpHeaders): boolean {
-  return isPreflight(method, requestHeaders) && allows(policy, requestHeaders.origin as string);
+export function isAllowedPreflight(policy: CorsPolicy, request: FastifyRequest): boolean {
+  return isPreflight(request.method, request.headers) && allows(policy, request.headers.origin as string);
 }

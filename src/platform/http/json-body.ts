@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { BadRequestError, UnsupportedMediaTypeError } from "../errors.js";
 
 // Fatal: bytes that are not UTF-8 would otherwise be read as U+FFFD and stored, silently
@@ -9,7 +9,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 /**
  * JSON bodies through Fastify's own parser, except that an empty body reads as `{}`: browser
  * SDKs send `Content-Type: application/json` on body-less POST, PATCH and DELETE calls, and the
- * platform accepts them. Any other content type is a 415, and so is a body in any content coding
+ * platform accepts them. Any other content type is a 415 (but text/plain where a surface reads
+ * it as JSON: acceptPlainTextJson), and so is a body in any content coding
  * but identity (gzip, br ...): the parser does not decompress, and reading compressed bytes as
  * JSON would only give a misleading 400. A body that is not UTF-8 is a 400 `malformed_json`.
  *
@@ -19,10 +20,31 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * them would reach its prototype. Every surface shares this parser.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  const defaultParser = app.getDefaultJsonParser("remove", "remove");
-  // JSON only: a text/plain body (Fastify parses those by default) would reach validation as a string.
+  // JSON only: a text/plain body (Fastify parses those as strings by default) would reach validation as a string.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body: Buffer, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, jsonBodyParser(app));
+}
+
+/** The media types of a route that reads text/plain bodies as JSON, as its OpenAPI operation lists them. */
+const JSON_AND_PLAIN_TEXT = ["application/json", "text/plain"];
+
+/**
+ * On the routes registered after this call, a `text/plain` body (whatever its charset
+ * parameter: JSON is UTF-8) is read as JSON by the same parser, limits and errors included:
+ * `navigator.sendBeacon(url, JSON.stringify(body))` and a `fetch` without a Content-Type send
+ * their JSON so, and neither can send it as application/json without a preflight. Their OpenAPI
+ * operations list both media types, with the one body schema.
+ */
+export function acceptPlainTextJson(app: FastifyInstance): void {
+  app.addContentTypeParser("text/plain", { parseAs: "buffer" }, jsonBodyParser(app));
+  app.addHook("onRoute", (route) => {
+    if (route.schema?.body !== undefined) route.schema = { ...route.schema, consumes: JSON_AND_PLAIN_TEXT };
+  });
+}
+
+function jsonBodyParser(app: FastifyInstance) {
+  const defaultParser = app.getDefaultJsonParser("remove", "remove");
+  return (request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void): void => {
     const encoding = request.headers["content-encoding"]?.trim();
     if (encoding && encoding.toLowerCase() !== "identity") {
       done(unsupportedEncoding(encoding), undefined);
@@ -40,7 +62,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     defaultParser(request, text, done);
-  });
+  };
 }
 
 /** RFC 9110 §15.5.16: a 415 for a content coding lists the ones accepted in Accept-Encoding. */

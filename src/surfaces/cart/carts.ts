@@ -32,7 +32,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         summary: "Create a cart for a shop",
         description:
-          "The buyer comes from the `jwt` query parameter, else the `_svc_session` cookie (a rep token: buyer rep with rep pricing; a customer token: the cart's customer). An invalid token is a 401. Items that cannot be bought are skipped and listed in `skipped_items`; when all are, nothing is created (422). Answers 200, as the platform does.",
+          "The buyer comes from the `jwt` query parameter, else the `_svc_session` cookie (a rep token: buyer rep with rep pricing; a customer token: the cart's customer). An invalid or expired token is a 401 whose `errors` names where it came from (`jwt` or `_svc_session`). Items that cannot be bought are skipped and listed in `skipped_items`; when all are, nothing is created (422). Answers 200, as the platform does.",
         querystring: createCartQuery,
         body: createCartBody,
         response,
@@ -41,10 +41,8 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
       // here is ignored rather than shared by every anonymous caller (docs/decisions.md).
       config: { idempotencyKey: false },
     },
-    async (request, reply) => {
-      const userToken = request.query.jwt || request.cookies[SESSION_COOKIE] || null;
-      return sendCart(request, reply, await createCart(cartContext(request), request.body, userToken));
-    },
+    async (request, reply) =>
+      sendCart(request, reply, await createCart(cartContext(request), request.body, { jwt: request.query.jwt, sessionCookie: request.cookies[SESSION_COOKIE] })),
   );
 
   app.get(

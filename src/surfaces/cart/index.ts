@@ -2,6 +2,7 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { Config } from "../../config.js";
 import { cartReader } from "../../domain/carts/cart-repository.js";
 import { CheckoutUrls } from "../../domain/carts/links.js";
+import type { ShopOrigins } from "../../domain/companies/shop-origins.js";
 import { userTokenKey } from "../../platform/auth/user-tokens.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
@@ -17,11 +18,17 @@ import { cartRoutes } from "./carts.js";
 /** Where the surface is registered. */
 export const CART_PREFIX = "/api/carts";
 
-/** Storefronts call carts with the session cookie or a bearer credential, and change them with PATCH and DELETE. */
-export function cartCorsPolicy(config: Config): CorsPolicy {
+/**
+ * Storefronts call carts with the session cookie or a bearer credential, and change them with
+ * PATCH and DELETE. A request carrying the shopper's cookie answers with their email, addresses
+ * and saved cards, so only origins that may act for the shopper get credentials: those the
+ * operator listed in CORS_ORIGINS, or with `*` the shops' own origins (`shopOrigins`); every
+ * other origin still calls carts by their token, without the cookie.
+ */
+export function cartCorsPolicy(config: Config, shopOrigins: ShopOrigins): CorsPolicy {
   return {
     origins: config.corsOrigins,
-    credentials: true,
+    credentials: config.corsOrigins.includes("*") ? (origin) => shopOrigins.includes(origin) : true,
     methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
     exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, REPLAYED_HEADER],
   };
@@ -30,6 +37,8 @@ export function cartCorsPolicy(config: Config): CorsPolicy {
 export interface CartSurfaceOptions {
   /** The app's rate limit of unknown paths, which this surface's own 404 answers share. */
   notFoundPreHandler: preHandlerAsyncHookHandler;
+  /** cartCorsPolicy's answer, made once per app: the app answers routing errors under this surface with it too. */
+  cors: CorsPolicy;
 }
 
 /** Storefront cart endpoints, addressed by cart token; answers CORS from storefront origins. */
@@ -52,7 +61,7 @@ export async function cartSurface(app: FastifyInstance, options: CartSurfaceOpti
       return credential === null ? cart : `${cart}:${credential}`;
     },
   });
-  await useCors(app, cartCorsPolicy(app.config));
+  await useCors(app, options.cors);
   // Its own 404, so that a storefront calling a path it does not have reads the error, CORS allowing.
   registerNotFoundHandler(app, { preHandler: options.notFoundPreHandler });
   await app.register(cartRoutes);

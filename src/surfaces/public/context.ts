@@ -1,10 +1,10 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
+import { shopNotFound } from "../../domain/companies/service.js";
 import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import type { EventStore } from "../../domain/tracking/event-store.js";
 import { LOCALE_PATTERN, type ResponseMetadata } from "../../domain/tracking/schemas.js";
 import type { SqlServiceContext } from "../../platform/context.js";
-import { NotFoundError } from "../../platform/errors.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 
 declare module "fastify" {
@@ -40,7 +40,7 @@ export function responseMetadata(request: FastifyRequest, metadata: MetadataEcho
 /** The service context of the shop a storefront names; an unknown shop is a 404. */
 export async function shopContext(request: FastifyRequest, shop: string): Promise<SqlServiceContext> {
   const companyId = await request.server.shops.companyIdFor(shop);
-  if (companyId === null) throw new NotFoundError("Shop not found", { code: "shop_not_found" });
+  if (companyId === null) throw shopNotFound();
   return { db: request.server.db.prisma, sql: request.server.db.sql, clock: request.server.clock, companyId };
 }
 

@@ -4,6 +4,7 @@ import { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { EventStore } from "../../domain/tracking/event-store.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
+import { acceptPlainTextJson } from "../../platform/http/json-body.js";
 import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
 import { affiliateRoutes } from "./affiliates.js";
 import { registerPublicErrorHandlers } from "./errors.js";
@@ -19,9 +20,13 @@ export const PUBLIC_ROOT = "/api/public";
 /** Where the surface is registered: its paths are versioned, and this is the one version served. */
 export const PUBLIC_PREFIX = `${PUBLIC_ROOT}/v2025-06`;
 
-/** Storefront scripts call the SDK without credentials, and may pace themselves by its rate limit. */
+/**
+ * Storefront scripts may pace themselves by the SDK's rate limit. The SDK reads no credential, so
+ * a call may carry the browser's (a beacon always does, and so does a storefront's one fetch
+ * wrapper when it sends the cart's cookie): allowing them exposes nothing.
+ */
 export function publicCorsPolicy(config: Config): CorsPolicy {
-  return { origins: config.corsOrigins, credentials: false, methods: ["GET", "HEAD", "POST"], exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, ...RATE_LIMIT_HEADERS] };
+  return { origins: config.corsOrigins, credentials: true, methods: ["GET", "HEAD", "POST"], exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, ...RATE_LIMIT_HEADERS] };
 }
 
 export interface PublicSurfaceOptions {
@@ -33,6 +38,8 @@ export interface PublicSurfaceOptions {
 export async function publicSurface(app: FastifyInstance, options: PublicSurfaceOptions): Promise<void> {
   // Anyone on the internet calls these: a small body limit on every route of the surface.
   useBodyLimit(app, app.config.publicBodyLimit);
+  // Beacons and fetch calls without a Content-Type send their JSON as text/plain.
+  acceptPlainTextJson(app);
   app.decorate("shops", new ShopDirectory(app.db.prisma, app.clock));
   const events = new EventStore(app.db.sql);
   app.decorate("events", events);

@@ -12,6 +12,7 @@ import {
   createUserWithToken,
 } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
+import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -233,13 +234,45 @@ describe("attribution", () => {
     expect(unknown.cart.volume_rep).toBeNull();
   });
 
-  it("answers 422 for a body that is not exactly one of the five shapes", async () => {
+  it("answers 422 naming what is wrong when the attribution is not exactly one signal, in the public SDK's words, on update and create", async () => {
     const { cart } = await createCartOverHttp(call, acme);
-    for (const body of [{}, { attribution: {} }, { attribution: { share_guid: "a", email: "b" } }, { attribution: { svc_rep_id: "7" } }, { attribution: { color: "red" } }]) {
-      const response = await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body });
-      expect(response.status).toBe(422);
+    const signals = "share_guid, svc_rep_id, email, username, external_id";
+    const cases: Array<[unknown, Record<string, string[]>]> = [
+      [{ share_guid: "abc", username: "rita" }, { attribution: [`must name exactly one of ${signals} (got share_guid, username)`] }],
+      [{}, { attribution: [`needs one of ${signals}`] }],
+      [{ email: null }, { attribution: [`needs one of ${signals}`] }],
+      [{ svc_rep_id: "7" }, { "attribution.svc_rep_id": ["Invalid input: expected number, received string"] }],
+      [{ share_guid: "abc", color: "red" }, { attribution: ['Unrecognized key: "color"'] }],
+      [{ color: "red" }, { attribution: ['Unrecognized key: "color"', `needs one of ${signals}`] }],
+    ];
+    const carts = await t.db.prisma.cart.count();
+    for (const [attribution, errors] of cases) {
+      const updated = await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution } });
+      expect(updated.status, JSON.stringify(attribution)).toBe(422);
+      expect(updated.body.errors, JSON.stringify(attribution)).toEqual(errors);
+      const created = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, attribution } });
+      expect(created.status, JSON.stringify(attribution)).toBe(422);
+      expect(created.body.errors, JSON.stringify(attribution)).toEqual(errors);
     }
+    expect((await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: {} })).body.errors).toEqual({ attribution: ["is required"] });
     expect(await t.db.prisma.cartAttribution.count({ where: { cart: { cart_token: cart.cart_token } } })).toBe(0);
+    expect(await t.db.prisma.cart.count()).toBe(carts);
+    // The same object told the same as metadata.attribution of the public SDK.
+    for (const [attribution, field] of [
+      [{}, "attribution"],
+      [{ svc_rep_id: "7" }, "attribution.svc_rep_id"],
+    ] as const) {
+      const publicAnswer = await call("POST", `${PUBLIC_PREFIX}/affiliates/lookup`, { body: { metadata: { ...metadataFor(acme.shop), attribution } } });
+      const cartAnswer = await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution } });
+      expect(cartAnswer.body.errors[field]).toEqual(publicAnswer.body.errors[`metadata.${field}`]);
+    }
+  });
+
+  it("reads a null signal beside the one named as absent, as the public SDK does", async () => {
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: "guid-nulls" });
+    const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: "guid-nulls", username: null, svc_rep_id: null } });
+    expect(cart.attribution).toEqual({ id: expect.any(Number), share_guid: "guid-nulls" });
+    expect(cart.volume_rep?.id).toBe(rep.user.id);
   });
 
   it("holds each signal to the public SDK's rules: an email that is not an email is a 422 naming it, changing nothing", async () => {

@@ -1,5 +1,6 @@
 import { jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
+import { signUserToken, userTokenKey } from "../../../src/platform/auth/user-tokens.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import {
   type CompanyFixture,
@@ -118,6 +119,54 @@ describe("POST /api/carts", () => {
     });
   });
 
+  it("reads null in every optional member (of the cart and of its items) as absent, as storefront scripts send it for none", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1999 } }] });
+    const optionalNulls = {
+      visitor_token: null,
+      session_uuid: null,
+      immutable_items: null,
+      source: null,
+      attribution: null,
+      order_confirmation_url: null,
+      order_failure_url: null,
+      timezone: null,
+      enrollment_pack_id: null,
+    };
+    const { cart } = await createCartOverHttp(call, acme, { ...optionalNulls, items: null });
+    expect(cart).toMatchObject({ immutable_items: false, attribution: null, items: [] });
+    expect(await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).toMatchObject({
+      timezone: "UTC",
+      immutable_items: false,
+      source: null,
+      session_uuid: null,
+      order_confirmation_url: null,
+      order_failure_url: null,
+      enrollment_pack_id: null,
+    });
+    const item = { variant_id: variant.id, quantity: 2, display_to_customer: null, subscription: null, subscription_plan_id: null, cv: null, qv: null, price: null, parent_id: null, title: null, image_url: null };
+    const withItems = await createCartOverHttp(call, acme, { ...optionalNulls, items: [item] });
+    expect(withItems.cart.items).toMatchObject([{ variant_id: variant.id, quantity: 2, subscription: false, subscription_plan_id: null, display_to_customer: true }]);
+    const added = parseCart(
+      await call("POST", `/api/carts/${withItems.cart.cart_token}/items`, {
+        body: { items: [{ variant_id: variant.id, quantity: 1, subscription: null, subscription_plan_id: null, item_id: null, display_to_customer: null }] },
+      }),
+    );
+    expect(added.cart.items).toMatchObject([{ variant_id: variant.id, quantity: 3 }]);
+    // Required members stay required, null included.
+    const before = await cartCount();
+    for (const [body, field] of [
+      [{ country_code: null, svc_shop: acme.shop }, "country_code"],
+      [{ country_code: "US", svc_shop: null }, "svc_shop"],
+      [{ country_code: "US", svc_shop: acme.shop, items: [{ variant_id: null, quantity: 1 }] }, "items.0.variant_id"],
+      [{ country_code: "US", svc_shop: acme.shop, items: [{ variant_id: variant.id, quantity: null }] }, "items.0.quantity"],
+    ] as const) {
+      const response = await call("POST", "/api/carts", { body });
+      expect(response.status, field).toBe(422);
+      expect(Object.keys(response.body.errors), field).toEqual([field]);
+    }
+    expect(await cartCount()).toBe(before);
+  });
+
   it("answers 422 with field errors, creating nothing, when country_code or svc_shop is missing or invalid", async () => {
     const before = await cartCount();
     for (const [body, field] of [
@@ -137,10 +186,12 @@ describe("POST /api/carts", () => {
     expect(await cartCount()).toBe(before);
   });
 
-  it("answers 404 for an unknown shop", async () => {
+  it("answers 404 shop_not_found for an unknown shop, the public SDK's code for it", async () => {
     const response = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: "nowhere.example.com" } });
     expect(response.status).toBe(404);
-    expect(response.body.error_code).toBe("not_found");
+    expect(response.body).toMatchObject({ error_message: "Shop not found", error_code: "shop_not_found", errors: null });
+    const sdk = await call("POST", "/api/public/v2025-06/session", { body: { svc_shop: "nowhere.example.com" } });
+    expect(sdk.body).toMatchObject({ error_message: response.body.error_message, error_code: response.body.error_code });
   });
 
   it("makes a rep from the jwt parameter the buyer rep, with rep pricing", async () => {
@@ -173,19 +224,33 @@ describe("POST /api/carts", () => {
     expect(row.customer_id).toBe(customer.user.id);
   });
 
-  it("answers 401 for an invalid, expired or foreign token (jwt or cookie), creating nothing", async () => {
+  it("answers 401 for an invalid, expired or foreign token (jwt or cookie), naming where it came from, creating nothing", async () => {
     const before = await cartCount();
     const foreignRep = await createUserWithToken(t.db.prisma, globex.id, "rep");
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const expired = await signUserToken({ userId: rep.user.id, companyId: acme.id, role: "rep" }, userTokenKey(TEST_JWT_SECRET), 60, new Date(Date.now() - 3_600_000));
     for (const options of [
-      { path: "/api/carts?jwt=not-a-jwt" },
-      { path: `/api/carts?jwt=${foreignRep.token}` },
-      { path: "/api/carts", cookie: "_svc_session=garbage" },
+      { path: "/api/carts?jwt=not-a-jwt", errors: { jwt: ["Invalid user token"] } },
+      { path: `/api/carts?jwt=${expired}`, errors: { jwt: ["User token expired"] } },
+      { path: `/api/carts?jwt=${foreignRep.token}`, errors: { jwt: ["The user token belongs to another shop"] } },
+      { path: "/api/carts", cookie: "_svc_session=garbage", errors: { _svc_session: ["Invalid user token"] } },
+      { path: "/api/carts", cookie: `_svc_session=${expired}`, errors: { _svc_session: ["User token expired"] } },
+      { path: "/api/carts?jwt=", cookie: `_svc_session=${expired}`, errors: { _svc_session: ["User token expired"] } },
+      { path: `/api/carts?jwt=${expired}`, cookie: `_svc_session=${rep.token}`, errors: { jwt: ["User token expired"] } },
     ]) {
       const response = await call("POST", options.path, { body: { country_code: "US", svc_shop: acme.shop }, ...(options.cookie ? { headers: { cookie: options.cookie } } : {}) });
-      expect(response.status).toBe(401);
+      expect(response.status, options.path).toBe(401);
+      expect(response.headers["www-authenticate"]).toMatch(/^Bearer/);
       expect(response.body.error_code).toBe("invalid_user_token");
+      expect(response.body.errors, `${options.path} ${options.cookie ?? ""}`).toEqual(options.errors);
+      expect(response.body.error_message).toBe(Object.values(options.errors)[0]?.[0]);
     }
     expect(await cartCount()).toBe(before);
+    // The address operation's customer token is its body's jwt.
+    const { cart } = await createCartOverHttp(call, acme);
+    const address = await call("POST", `/api/carts/${cart.cart_token}/address`, { body: { type: "ship_to", jwt: expired } });
+    expect(address.status).toBe(401);
+    expect(address.body.errors).toEqual({ jwt: ["User token expired"] });
   });
 
   it("skips unavailable items and lists them; when all are skipped it is a 422 and nothing is created", async () => {

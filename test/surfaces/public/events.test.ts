@@ -251,3 +251,74 @@ describe("POST /events/pages/visit (deprecated)", () => {
     expect(document.paths[`${PUBLIC_PREFIX}/events/leads/capture`].post.deprecated).toBeUndefined();
   });
 });
+
+describe("beacons: JSON sent as text/plain", () => {
+  const beacon = (path: string, rawBody: string, contentType = "text/plain;charset=UTF-8") =>
+    call("POST", `${PUBLIC_PREFIX}${path}`, { rawBody, headers: { "content-type": contentType, origin: "https://shop.example.org" } });
+
+  it("stores a visit and a lead sent by navigator.sendBeacon(url, JSON.stringify(body)) or a fetch without a Content-Type", async () => {
+    const visitMetadata = metadataFor(acme.shop);
+    const visited = await beacon("/events/pages/visit", JSON.stringify({ page: { url: "https://acme.example.com/bye" }, metadata: visitMetadata }));
+    expect(visited.status).toBe(201);
+    expect(visited.body).toMatchObject({ status: 201, metadata: { svc_session: visitMetadata.svc_session } });
+    expect(visited.headers["access-control-allow-origin"]).toBe("https://shop.example.org");
+    expect(await t.db.prisma.pageVisit.findFirstOrThrow()).toMatchObject({ url: "https://acme.example.com/bye", svc_session: visitMetadata.svc_session });
+    // Any charset parameter and any case: JSON is UTF-8.
+    for (const contentType of ["text/plain", "Text/Plain; charset=ISO-8859-1"]) {
+      const captured = await beacon("/events/leads/capture", JSON.stringify({ lead: lead(), metadata: metadataFor(acme.shop) }), contentType);
+      expect(captured.status, contentType).toBe(201);
+    }
+    expect(await t.db.prisma.lead.count()).toBe(2);
+    // The other public POSTs read it the same way.
+    const session = await beacon("/session", JSON.stringify({ svc_shop: acme.shop }));
+    expect(session.status).toBe(201);
+  });
+
+  it("holds a text/plain body to the JSON parser's rules and limits: not JSON is the same 400, too large the same 413, an invalid body the same 422", async () => {
+    for (const [contentType, rawBody] of [
+      ["application/json", "{"],
+      ["text/plain;charset=UTF-8", "{"],
+      ["text/plain", "page=visit"],
+    ] as const) {
+      const response = await beacon("/events/pages/visit", rawBody, contentType);
+      expectPublicError(response, 400);
+      expect(response.body.error_code, `${contentType} ${rawBody}`).toBe("malformed_json");
+    }
+    const big = await beacon("/events/leads/capture", JSON.stringify({ lead: lead(), metadata: metadataFor(acme.shop), padding: "x".repeat(t.config.publicBodyLimit) }));
+    expectPublicError(big, 413);
+    const invalid = await beacon("/events/leads/capture", JSON.stringify({ lead: lead({ name: "Ada" }), metadata: metadataFor(acme.shop) }));
+    expectPublicError(invalid, 422);
+    expect(invalid.body.errors).toEqual({ "lead.contact.email": ["needs an email or a phone"] });
+    expect(await t.db.prisma.lead.count()).toBe(0);
+    expect(await t.db.prisma.pageVisit.count()).toBe(0);
+    // Other types stay refused, and text/plain is the public SDK's alone.
+    expectPublicError(await beacon("/events/pages/visit", "{}", "text/html"), 415);
+    const cart = await call("POST", "/api/carts", { rawBody: JSON.stringify({ country_code: "US", svc_shop: acme.shop }), headers: { "content-type": "text/plain" } });
+    expect(cart.status).toBe(415);
+  });
+
+  it("passes the preflight of a JSON Blob beacon, which is always sent with credentials", async () => {
+    const preflight = await call("OPTIONS", `${PUBLIC_PREFIX}/events/pages/visit`, {
+      headers: { origin: "https://shop.example.org", "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers["access-control-allow-origin"]).toBe("https://shop.example.org");
+    expect(preflight.headers["access-control-allow-credentials"]).toBe("true");
+  });
+
+  it("lists text/plain beside application/json, with the one body schema, on every public operation with a body", async () => {
+    const document = (await call("GET", "/openapi.json")).body;
+    const operations = Object.entries(document.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => path.startsWith(PUBLIC_PREFIX))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => [`${method} ${path}`, operation] as const))
+      .filter(([, operation]) => operation.requestBody !== undefined);
+    expect(operations.map(([name]) => name)).toContain(`post ${PUBLIC_PREFIX}/events/pages/visit`);
+    for (const [name, operation] of operations) {
+      const content = operation.requestBody.content;
+      expect(Object.keys(content), name).toEqual(["application/json", "text/plain"]);
+      expect(content["text/plain"].schema, name).toEqual(content["application/json"].schema);
+    }
+    const cartCreate = document.paths["/api/carts"].post.requestBody.content;
+    expect(Object.keys(cartCreate)).toEqual(["application/json"]);
+  });
+});
