@@ -61,7 +61,7 @@ describe("openapi/openapi.json", () => {
         const expected = ["X-Request-Id"];
         if (status === "4XX" || status === "5XX") expected.push("Retry-After");
         if (status === "4XX" && authenticated) expected.push("WWW-Authenticate");
-        if (status.startsWith("2") && idempotent) expected.push("Idempotent-Replayed");
+        if ((status.startsWith("2") || status === "4XX") && idempotent) expected.push("Idempotent-Replayed");
         if (isPublic) expected.push(...rateLimit);
         expect(names.sort(), `${what} ${status}`).toEqual(expected.sort());
       }
@@ -70,6 +70,16 @@ describe("openapi/openapi.json", () => {
     expect(Object.keys(withCredential.responses["4XX"].headers)).toContain("WWW-Authenticate");
     expect(Object.keys(withCredential.responses["201"].headers)).toContain("Idempotent-Replayed");
     expect(Object.keys(document.paths["/api/public/v2025-06/session"].post.responses["201"].headers)).toEqual(expect.arrayContaining(rateLimit));
+  });
+
+  it("declares Idempotent-Replayed on the 4XX of idempotent operations too: a 422 is stored and replayed like a 2xx", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const idempotent = operationsOf(document).filter(({ operation }) => (operation.parameters ?? []).some((parameter) => parameter.name === "Idempotency-Key"));
+    expect(idempotent.map(({ method, path }) => `${method} ${path}`)).toEqual(expect.arrayContaining(["patch /api/carts/{cart_token}", "post /api/discounts"]));
+    for (const { method, path, operation } of idempotent) {
+      expect(operation.responses["4XX"]?.headers?.["Idempotent-Replayed"], `${method} ${path}`).toEqual({ $ref: "#/components/headers/Idempotent-Replayed" });
+    }
+    expect(document.components.headers["Idempotent-Replayed"].description).toContain("a 2xx or a 422");
   });
 
   it("lists the error body with a required status and an optional ResponseMetadata in PublicError", async () => {

@@ -49,9 +49,10 @@ const AUTHENTICATED_OPERATION: Record<string, DocumentedHeader> = {
 };
 const IDEMPOTENT_OPERATION: Record<string, DocumentedHeader> = {
   "Idempotent-Replayed": {
-    description: "`true` when this is the stored response to an earlier request with the same Idempotency-Key, replayed; absent otherwise",
+    description:
+      "`true` when this is the stored response to an earlier request with the same Idempotency-Key, replayed: a 2xx or a 422 (the answers that are stored); absent otherwise",
     schema: { type: "string", enum: ["true"] },
-    on: ["2XX"],
+    on: ["2XX", "4XX"],
   },
 };
 // Where transform leaves each operation's headers for transformObject, which turns them into references.
