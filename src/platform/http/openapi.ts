@@ -19,6 +19,11 @@ declare module "fastify" {
     errorBody?: z.ZodType;
     /** Headers this route's responses carry besides those every operation documents, by name. */
     responseHeaders?: Record<string, DocumentedHeader>;
+    /**
+     * The route reads a credential from its body (a user token member), which no `security`
+     * requirement can name: its 401 and WWW-Authenticate are documented all the same.
+     */
+    bodyCredential?: boolean;
   }
 }
 
@@ -40,6 +45,7 @@ const EVERY_OPERATION: Record<string, DocumentedHeader> = {
     on: ["4XX", "5XX"],
   },
 };
+// On the operations that read a credential: a security requirement (even an optional one) or config.bodyCredential.
 const AUTHENTICATED_OPERATION: Record<string, DocumentedHeader> = {
   "WWW-Authenticate": {
     description: 'Present on a 401 (missing or invalid credential): `Bearer realm="svc-commerce"`; absent otherwise',
@@ -96,6 +102,12 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
         securitySchemes: {
           bearer: { type: "http", scheme: "bearer", description: "Company API token (sct_...)" },
           userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A rep's or customer's user token: an HS256 JWT with exp" },
+          sessionCookie: {
+            type: "apiKey",
+            in: "cookie",
+            name: "_svc_session",
+            description: "The storefront's session cookie: a rep's or customer's user token (an HS256 JWT with exp)",
+          },
         },
       },
     },
@@ -106,7 +118,7 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
       const transformed = baseTransform({ ...input, schema: { ...input.schema, response } });
       const responseHeaders = {
         ...EVERY_OPERATION,
-        ...(input.schema?.security ? AUTHENTICATED_OPERATION : {}),
+        ...(input.schema?.security || input.route.config?.bodyCredential ? AUTHENTICATED_OPERATION : {}),
         ...(input.route.config?.idempotencyKey ? IDEMPOTENT_OPERATION : {}),
         ...input.route.config?.responseHeaders,
       };
