@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { generateOpenApi, OPENAPI_PATH } from "../src/openapi-document.js";
+import { derivedOperationId } from "../src/platform/http/operation-ids.js";
 
 interface Operation {
+  operationId?: string;
   security?: object[];
   parameters?: Array<{ in: string; name: string }>;
   responses: Record<string, { headers?: Record<string, { $ref: string }> }>;
@@ -95,6 +97,42 @@ describe("openapi/openapi.json", () => {
       expect(operation.responses["4XX"].headers["WWW-Authenticate"]).toEqual({ $ref: "#/components/headers/WWW-Authenticate" });
       expect(operation.description).toContain("401");
     }
+  });
+
+  it("names every operation with an operationId, unique and camelCase", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const ids = operationsOf(document).map(({ method, path, operation }) => {
+      expect(operation.operationId, `${method} ${path}`).toMatch(/^[a-z]+(?:[A-Z][a-z]*)+$/);
+      return operation.operationId;
+    });
+    expect(ids.length).toBeGreaterThan(100);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+    const idOf = (method: string, path: string) => document.paths[path][method].operationId;
+    expect(idOf("get", "/api/agreements")).toBe("listAgreements");
+    expect(idOf("delete", "/api/agreements/bulk_delete")).toBe("bulkDeleteAgreements");
+    expect(idOf("patch", "/api/v2/subscription_orders/{id}/skip_order")).toBe("skipSubscriptionOrder");
+    expect(idOf("post", "/api/carts/{cart_token}/items")).toBe("addCartItems");
+    // Declared by the route where the rule's name would read badly or be another route's.
+    expect(idOf("post", "/api/public/v2025-06/events/pages/visit")).toBe("recordPageVisit");
+    expect(idOf("delete", "/api/carts/{cart_token}/items/{item_id}/subscribe")).toBe("unsubscribeCartItem");
+    expect(idOf("post", "/api/public/v2025-06/media")).toBe("readMedia");
+  });
+
+  it("derives an operation's name from its method and path, or asks the route for one", () => {
+    expect(derivedOperationId("GET", "/api/droplet_installations")).toBe("listDropletInstallations");
+    expect(derivedOperationId("POST", "/api/company_countries")).toBe("createCompanyCountry");
+    expect(derivedOperationId("GET", "/api/agreements/:id")).toBe("getAgreement");
+    expect(derivedOperationId("POST", "/api/agreements/:id/clone")).toBe("cloneAgreement");
+    expect(derivedOperationId("POST", "/api/agreements/bulk_clone")).toBe("bulkCloneAgreements");
+    expect(derivedOperationId("PATCH", "/api/v2/subscription_orders/:id/cancel_subscription")).toBe("cancelSubscriptionOrder");
+    expect(derivedOperationId("GET", "/api/company/custom_pages/:page_id/send_to_top")).toBe("sendCustomPageToTop");
+    expect(derivedOperationId("GET", "/api/company/messaging/conversations/:id.json")).toBe("getConversation");
+    expect(derivedOperationId("POST", "/api/company/messaging/conversations.json")).toBe("createConversation");
+    expect(derivedOperationId("DELETE", "/api/carts/:cart_token/items/:item_id")).toBe("removeCartItem");
+    expect(derivedOperationId("PATCH", "/api/carts/:cart_token/items/:item_id/update_volumes")).toBe("updateCartItemVolumes");
+    expect(derivedOperationId("POST", "/api/public/v2025-06/session")).toBe("createSession");
+    expect(() => derivedOperationId("POST", "/api/carts/:cart_token")).toThrow(/give its schema an operationId/);
+    expect(() => derivedOperationId("POST", "/api/public/v2025-06/affiliates/lookup")).toThrow(/give its schema an operationId/);
   });
 
   it("lists the error body with a required status and an optional ResponseMetadata in PublicError", async () => {

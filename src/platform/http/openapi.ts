@@ -3,6 +3,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { z } from "zod";
+import { derivedOperationId } from "./operation-ids.js";
 import { errorBodySchema } from "./schemas.js";
 
 /** A response header, for the OpenAPI document: its `components.headers` entry and the responses of an operation that carry it. */
@@ -115,7 +116,8 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
       if (input.schema?.hide) return baseTransform(input);
       const errorBody = input.route.config?.errorBody ?? errorBodySchema;
       const response = { ...(input.schema?.response as object | undefined), "4XX": errorBody, "5XX": errorBody };
-      const transformed = baseTransform({ ...input, schema: { ...input.schema, response } });
+      const operationId = input.schema?.operationId ?? derivedOperationId(String(input.route.method), input.url);
+      const transformed = baseTransform({ ...input, schema: { ...input.schema, operationId, response } });
       const responseHeaders = {
         ...EVERY_OPERATION,
         ...(input.schema?.security || input.route.config?.bodyCredential ? AUTHENTICATED_OPERATION : {}),

@@ -66,6 +66,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        operationId: "selectCartShippingMethod",
         summary: "Select a shipping method, or clear it with null",
         params: cartTokenParams,
         body: selectShippingMethodBody,
@@ -80,6 +81,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        operationId: "setCartAddress",
         summary: "Set the shipping (ship_to) or billing (bill_to) address",
         description: "`jwt`, a customer's user token, makes that customer the cart's; an invalid one is a 401 `invalid_user_token`.",
         params: cartTokenParams,
