@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { generateOpenApi, OPENAPI_PATH } from "../src/openapi-document.js";
 import { derivedOperationId } from "../src/platform/http/operation-ids.js";
+import { type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
+import { startTestApp } from "./helpers/test-app.js";
 
 interface Operation {
   operationId?: string;
@@ -135,6 +137,19 @@ describe("openapi/openapi.json", () => {
     expect(() => derivedOperationId("POST", "/api/public/v2025-06/affiliates/lookup")).toThrow(/give its schema an operationId/);
   });
 
+  it("is the same whoever generates it: the deployment's address and port do not reach the committed document", async () => {
+    vi.stubEnv("PUBLIC_BASE_URL", "https://commerce.example.net");
+    vi.stubEnv("PORT", "4104");
+    vi.stubEnv("HOST", "0.0.0.0");
+    try {
+      const generated = await generateOpenApi();
+      expect(generated).toBe(readFileSync(OPENAPI_PATH, "utf8"));
+      expect(JSON.parse(generated).servers[0]).toEqual({ url: "{base_url}", description: "base_url: the bundle API server", variables: { base_url: { default: "http://localhost:3000" } } });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it("lists the error body with a required status and an optional ResponseMetadata in PublicError", async () => {
     const { Error: error, PublicError: publicError } = JSON.parse(await generateOpenApi()).components.schemas;
     expect(publicError.properties.status).toMatchObject({ type: "integer", minimum: 400, maximum: 599 });
@@ -152,5 +167,36 @@ describe("openapi/openapi.json", () => {
     const publicEmail = document.components.schemas.AttributionInput.properties.email.anyOf.find((branch: { type: string }) => branch.type === "string");
     expect(emailShape.properties.email).toEqual(publicEmail);
     expect(emailShape.properties.email.format).toBe("email");
+  });
+});
+
+describe("the served documents (/openapi.json, the one /docs reads and the public SDK's)", () => {
+  let testDb: TestDatabase;
+  useTestDatabase((created) => {
+    testDb = created;
+  });
+  const documentsOf = async (url: string) =>
+    Promise.all(["/openapi.json", "/docs/json", "/api/public/v2025-06/openapi.json"].map(async (path) => (await fetch(`${url}${path}`)).json() as Promise<{ servers: Array<{ variables: { base_url: { default: string } } }> }>));
+
+  it("offer the deployment's PUBLIC_BASE_URL as the first server's base_url, for /docs' Try it out and generated clients", async () => {
+    const t = await startTestApp({ env: { PUBLIC_BASE_URL: "https://commerce.example.net" }, database: testDb.database });
+    try {
+      for (const document of await documentsOf(t.url)) {
+        expect(document.servers[0]?.variables.base_url.default).toBe("https://commerce.example.net");
+        expect(document.servers.map((server) => Object.keys(server.variables))).toEqual([["base_url"], ["company"], ["port"]]);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("offer the address the server listens on when PUBLIC_BASE_URL is not set", async () => {
+    const t = await startTestApp({ env: { PUBLIC_BASE_URL: "" }, database: testDb.database });
+    try {
+      expect(t.config.publicBaseUrl).toBe("http://localhost:3000"); // PORT's default, not where this one listens
+      for (const document of await documentsOf(t.url)) expect(document.servers[0]?.variables.base_url.default).toBe(t.url);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -90,15 +90,8 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
           "Admin (company bearer token), cart (addressed by cart token) and public SDK (shop + session metadata) surfaces of the commerce platform.",
         ...infoExtensions,
       },
-      servers: [
-        { url: "{base_url}", description: "base_url: the bundle API server", variables: { base_url: { default: "http://localhost:3000" } } },
-        {
-          url: "https://{company}.example.com",
-          description: "company_base_url: a company's server, addressed through its subdomain",
-          variables: { company: { default: "acme" } },
-        },
-        { url: "http://localhost:{port}", description: "local_base_url: the local development server", variables: { port: { default: "3000" } } },
-      ],
+      // The committed document's placeholder; a running server serves its own address (servedDocument).
+      servers: documentServers("http://localhost:3000"),
       components: {
         securitySchemes: {
           bearer: { type: "http", scheme: "bearer", description: "Company API token (sct_...)" },
@@ -134,8 +127,41 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
     // No badge from validator.swagger.io: the page loads nothing from another origin.
     uiConfig: { deepLinking: true, validatorUrl: null },
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
+    // The page reads /docs/json: the served document, so that "Try it out" calls this server.
+    transformSpecification: (document) => servedDocument(document, app),
+    transformSpecificationClone: false,
   });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/openapi.json", { schema: { hide: true } }, async () => servedDocument(app.swagger(), app));
+}
+
+/** The document's servers (seed 01's base_url, company_base_url and local_base_url), base_url defaulting to `baseUrl`. */
+function documentServers(baseUrl: string): Array<{ url: string; description: string; variables: Record<string, { default: string }> }> {
+  return [
+    { url: "{base_url}", description: "base_url: the bundle API server", variables: { base_url: { default: baseUrl } } },
+    {
+      url: "https://{company}.example.com",
+      description: "company_base_url: a company's server, addressed through its subdomain",
+      variables: { company: { default: "acme" } },
+    },
+    { url: "http://localhost:{port}", description: "local_base_url: the local development server", variables: { port: { default: "3000" } } },
+  ];
+}
+
+/**
+ * The document as this server serves it: base_url defaults to the deployment's own address, so
+ * that the reference page (/docs) sends "Try it out" here and a generated client starts out
+ * pointing here. That is PUBLIC_BASE_URL, else the address the server listens on.
+ */
+export function servedDocument<Document extends object>(document: Document, app: FastifyInstance): Document {
+  return { ...document, servers: documentServers(app.config.publicBaseUrlSet ? app.config.publicBaseUrl : listeningUrl(app)) };
+}
+
+function listeningUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === "string") return app.config.publicBaseUrl;
+  const anyInterface = address.address === "0.0.0.0" || address.address === "::";
+  const host = anyInterface ? "localhost" : address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 interface SurfaceInfo {
