@@ -109,8 +109,11 @@ export interface Config {
   /** Socket timeouts against slow and idle clients (see docs/security.md). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
   corsOrigins: string[];
+  /** PUBLIC_BASE_URL, else http://localhost:PORT. */
   publicBaseUrl: string;
   checkoutBaseUrl: string;
+  /** publicBaseUrl is PUBLIC_BASE_URL, the deployment's address, rather than the guess from PORT. */
+  publicBaseUrlSet: boolean;
   shopUrlScheme: "https" | "http";
   paypal: { apiBase: string; clientId: string; clientSecret: string; timeoutMs: number };
   mail: { smtpUrl: string | undefined; from: string };
@@ -178,6 +181,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
     corsOrigins: env.CORS_ORIGINS,
     publicBaseUrl,
     checkoutBaseUrl: env.CHECKOUT_BASE_URL ?? publicBaseUrl,
+    publicBaseUrlSet: env.PUBLIC_BASE_URL !== undefined,
     shopUrlScheme: env.SHOP_URL_SCHEME,
     paypal: {
       apiBase: env.PAYPAL_API_BASE,

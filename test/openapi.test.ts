@@ -1,8 +1,12 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { generateOpenApi, OPENAPI_PATH } from "../src/openapi-document.js";
+import { derivedOperationId } from "../src/platform/http/operation-ids.js";
+import { type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
+import { startTestApp } from "./helpers/test-app.js";
 
 interface Operation {
+  operationId?: string;
   security?: object[];
   parameters?: Array<{ in: string; name: string }>;
   responses: Record<string, { headers?: Record<string, { $ref: string }> }>;
@@ -57,19 +61,93 @@ describe("openapi/openapi.json", () => {
       const idempotent = (operation.parameters ?? []).some((parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key");
       const isPublic = path.startsWith("/api/public/");
       for (const [status, response] of Object.entries(operation.responses)) {
-        const names = Object.keys(response.headers ?? {});
+        // Which operations answer 401 beyond those with a security requirement is proven over HTTP (test/security/credentials.test.ts).
+        const names = Object.keys(response.headers ?? {}).filter((name) => !(status === "4XX" && name === "WWW-Authenticate"));
         const expected = ["X-Request-Id"];
         if (status === "4XX" || status === "5XX") expected.push("Retry-After");
-        if (status === "4XX" && authenticated) expected.push("WWW-Authenticate");
-        if (status.startsWith("2") && idempotent) expected.push("Idempotent-Replayed");
+        if ((status.startsWith("2") || status === "4XX") && idempotent) expected.push("Idempotent-Replayed");
         if (isPublic) expected.push(...rateLimit);
         expect(names.sort(), `${what} ${status}`).toEqual(expected.sort());
+        if (status === "4XX" && authenticated) expect(response.headers, what).toHaveProperty("WWW-Authenticate");
       }
     }
     const withCredential = document.paths["/api/droplet_installations"].post;
     expect(Object.keys(withCredential.responses["4XX"].headers)).toContain("WWW-Authenticate");
     expect(Object.keys(withCredential.responses["201"].headers)).toContain("Idempotent-Replayed");
     expect(Object.keys(document.paths["/api/public/v2025-06/session"].post.responses["201"].headers)).toEqual(expect.arrayContaining(rateLimit));
+  });
+
+  it("declares Idempotent-Replayed on the 4XX of idempotent operations too: a 422 is stored and replayed like a 2xx", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const idempotent = operationsOf(document).filter(({ operation }) => (operation.parameters ?? []).some((parameter) => parameter.name === "Idempotency-Key"));
+    expect(idempotent.map(({ method, path }) => `${method} ${path}`)).toEqual(expect.arrayContaining(["patch /api/carts/{cart_token}", "post /api/discounts"]));
+    for (const { method, path, operation } of idempotent) {
+      expect(operation.responses["4XX"]?.headers?.["Idempotent-Replayed"], `${method} ${path}`).toEqual({ $ref: "#/components/headers/Idempotent-Replayed" });
+    }
+    expect(document.components.headers["Idempotent-Replayed"].description).toContain("a 2xx or a 422");
+  });
+
+  it("describes the cart's optional user tokens: the jwt parameter, the _svc_session cookie and the address's jwt member, each a possible 401", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const create = document.paths["/api/carts"].post;
+    expect(create.security).toEqual([{ sessionCookie: [] }, {}]);
+    expect(document.components.securitySchemes.sessionCookie).toMatchObject({ type: "apiKey", in: "cookie", name: "_svc_session" });
+    expect(create.parameters.map((parameter: { in: string; name: string }) => `${parameter.in} ${parameter.name}`)).toContain("query jwt");
+    const address = document.paths["/api/carts/{cart_token}/address"].post;
+    expect(address.requestBody.content["application/json"].schema.properties).toHaveProperty("jwt");
+    for (const operation of [create, address]) {
+      expect(operation.responses["4XX"].headers["WWW-Authenticate"]).toEqual({ $ref: "#/components/headers/WWW-Authenticate" });
+      expect(operation.description).toContain("401");
+    }
+  });
+
+  it("names every operation with an operationId, unique and camelCase", async () => {
+    const document = JSON.parse(await generateOpenApi());
+    const ids = operationsOf(document).map(({ method, path, operation }) => {
+      expect(operation.operationId, `${method} ${path}`).toMatch(/^[a-z]+(?:[A-Z][a-z]*)+$/);
+      return operation.operationId;
+    });
+    expect(ids.length).toBeGreaterThan(100);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+    const idOf = (method: string, path: string) => document.paths[path][method].operationId;
+    expect(idOf("get", "/api/agreements")).toBe("listAgreements");
+    expect(idOf("delete", "/api/agreements/bulk_delete")).toBe("bulkDeleteAgreements");
+    expect(idOf("patch", "/api/v2/subscription_orders/{id}/skip_order")).toBe("skipSubscriptionOrder");
+    expect(idOf("post", "/api/carts/{cart_token}/items")).toBe("addCartItems");
+    // Declared by the route where the rule's name would read badly or be another route's.
+    expect(idOf("post", "/api/public/v2025-06/events/pages/visit")).toBe("recordPageVisit");
+    expect(idOf("delete", "/api/carts/{cart_token}/items/{item_id}/subscribe")).toBe("unsubscribeCartItem");
+    expect(idOf("post", "/api/public/v2025-06/media")).toBe("readMedia");
+  });
+
+  it("derives an operation's name from its method and path, or asks the route for one", () => {
+    expect(derivedOperationId("GET", "/api/droplet_installations")).toBe("listDropletInstallations");
+    expect(derivedOperationId("POST", "/api/company_countries")).toBe("createCompanyCountry");
+    expect(derivedOperationId("GET", "/api/agreements/:id")).toBe("getAgreement");
+    expect(derivedOperationId("POST", "/api/agreements/:id/clone")).toBe("cloneAgreement");
+    expect(derivedOperationId("POST", "/api/agreements/bulk_clone")).toBe("bulkCloneAgreements");
+    expect(derivedOperationId("PATCH", "/api/v2/subscription_orders/:id/cancel_subscription")).toBe("cancelSubscriptionOrder");
+    expect(derivedOperationId("GET", "/api/company/custom_pages/:page_id/send_to_top")).toBe("sendCustomPageToTop");
+    expect(derivedOperationId("GET", "/api/company/messaging/conversations/:id.json")).toBe("getConversation");
+    expect(derivedOperationId("POST", "/api/company/messaging/conversations.json")).toBe("createConversation");
+    expect(derivedOperationId("DELETE", "/api/carts/:cart_token/items/:item_id")).toBe("removeCartItem");
+    expect(derivedOperationId("PATCH", "/api/carts/:cart_token/items/:item_id/update_volumes")).toBe("updateCartItemVolumes");
+    expect(derivedOperationId("POST", "/api/public/v2025-06/session")).toBe("createSession");
+    expect(() => derivedOperationId("POST", "/api/carts/:cart_token")).toThrow(/give its schema an operationId/);
+    expect(() => derivedOperationId("POST", "/api/public/v2025-06/affiliates/lookup")).toThrow(/give its schema an operationId/);
+  });
+
+  it("is the same whoever generates it: the deployment's address and port do not reach the committed document", async () => {
+    vi.stubEnv("PUBLIC_BASE_URL", "https://commerce.example.net");
+    vi.stubEnv("PORT", "4104");
+    vi.stubEnv("HOST", "0.0.0.0");
+    try {
+      const generated = await generateOpenApi();
+      expect(generated).toBe(readFileSync(OPENAPI_PATH, "utf8"));
+      expect(JSON.parse(generated).servers[0]).toEqual({ url: "{base_url}", description: "base_url: the bundle API server", variables: { base_url: { default: "http://localhost:3000" } } });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("lists the error body with a required status and an optional ResponseMetadata in PublicError", async () => {
@@ -87,5 +165,36 @@ describe("openapi/openapi.json", () => {
     expect(attribution.properties).toEqual(document.components.schemas.AttributionInput.properties);
     expect(attribution.additionalProperties).toBe(false);
     expect(attribution.properties.email.anyOf.find((branch: { type: string }) => branch.type === "string").format).toBe("email");
+  });
+});
+
+describe("the served documents (/openapi.json, the one /docs reads and the public SDK's)", () => {
+  let testDb: TestDatabase;
+  useTestDatabase((created) => {
+    testDb = created;
+  });
+  const documentsOf = async (url: string) =>
+    Promise.all(["/openapi.json", "/docs/json", "/api/public/v2025-06/openapi.json"].map(async (path) => (await fetch(`${url}${path}`)).json() as Promise<{ servers: Array<{ variables: { base_url: { default: string } } }> }>));
+
+  it("offer the deployment's PUBLIC_BASE_URL as the first server's base_url, for /docs' Try it out and generated clients", async () => {
+    const t = await startTestApp({ env: { PUBLIC_BASE_URL: "https://commerce.example.net" }, database: testDb.database });
+    try {
+      for (const document of await documentsOf(t.url)) {
+        expect(document.servers[0]?.variables.base_url.default).toBe("https://commerce.example.net");
+        expect(document.servers.map((server) => Object.keys(server.variables))).toEqual([["base_url"], ["company"], ["port"]]);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("offer the address the server listens on when PUBLIC_BASE_URL is not set", async () => {
+    const t = await startTestApp({ env: { PUBLIC_BASE_URL: "" }, database: testDb.database });
+    try {
+      expect(t.config.publicBaseUrl).toBe("http://localhost:3000"); // PORT's default, not where this one listens
+      for (const document of await documentsOf(t.url)) expect(document.servers[0]?.variables.base_url.default).toBe(t.url);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import { issueCompanyToken, revokeCompanyToken } from "../../src/platform/auth/c
 import { systemClock } from "../../src/platform/clock.js";
 import { scopeFromSecret } from "../../src/platform/http/idempotency.js";
 import { changedTables, fingerprintQuery } from "../helpers/database-fingerprint.js";
+import { fakePaypalEnv, startFakePaypal } from "../helpers/fake-paypal.js";
 import { createCompanyWithToken } from "../helpers/fixtures.js";
 import { httpClient } from "../helpers/http.js";
 import { parseRawResponses, rawExchange } from "../helpers/raw-http.js";
@@ -14,13 +15,16 @@ import { documentOf, fillPath, type Operation, operationsOf } from "./openapi-op
 import { teachings } from "./teachings/index.js";
 
 /** Credentials: stored only hashed, revocation immediate, every bad JWT refused over HTTP. */
-const t = await startTestApp();
+// PayPal is a third party: a local fake stands in, so that every operation can be taught.
+const paypal = await startFakePaypal();
+const t = await startTestApp({ env: fakePaypalEnv(paypal.url) });
 const call = httpClient(t.url);
 const owner = await createCompanyWithToken(t.db.prisma, "Credentials");
 const fingerprint = await fingerprintQuery(t.db.sql);
 const operations = operationsOf(documentOf(t.app));
 afterAll(async () => {
   await t.close();
+  await paypal.close();
 });
 
 /** Every row of every table, as text: where a stored secret would show. */
@@ -98,7 +102,8 @@ describe("company API tokens", () => {
 
 /** Operations that take a user JWT: a `jwt` query parameter or body member, the `_svc_session` cookie, or as the bearer (`userToken`). */
 const takesJwt = (operation: Operation) =>
-  operation.parameters.some((parameter) => (parameter.in === "query" && parameter.name === "jwt") || (parameter.in === "cookie" && parameter.name === "_svc_session")) ||
+  operation.parameters.some((parameter) => parameter.in === "query" && parameter.name === "jwt") ||
+  operation.sessionCookie ||
   Boolean(operation.bodySchema?.properties?.jwt) ||
   operation.userToken;
 const jwtOperations = operations.filter(takesJwt);
@@ -136,7 +141,7 @@ if (jwtOperations.length > 0) describe("user JWTs over HTTP", () => {
         const query = new URLSearchParams({ ...request.query, ...(viaQuery ? { jwt } : {}) }).toString();
         const viaBody = Boolean(operation.bodySchema?.properties?.jwt);
         const body = viaBody ? { ...(request.body as object), jwt } : request.body;
-        const viaCookie = operation.parameters.some((parameter) => parameter.in === "cookie");
+        const viaCookie = operation.sessionCookie;
         const viaBearer = operation.userToken && !viaQuery && !viaBody && !viaCookie;
         const before = await fingerprint();
         const response = await call(operation.method, `${fillPath(operation.path, request.params ?? {})}${query ? `?${query}` : ""}`, {
@@ -151,6 +156,52 @@ if (jwtOperations.length > 0) describe("user JWTs over HTTP", () => {
         expect(response.body.errors === null ? null : Object.keys(response.body.errors), what).toEqual(carrier === null ? null : [carrier]);
         expect(changedTables(before, await fingerprint()), what).toEqual([]);
       }
+    });
+  }
+});
+
+/** Every place a credential travels in: a probe puts a bad user token in one of them, taking any other user token out of the taught request. */
+const CREDENTIAL_PLACES = ["Authorization header", "jwt query parameter", "_svc_session cookie", "jwt body member"] as const;
+
+/**
+ * The document declares WWW-Authenticate (and so a 401) on exactly the operations that answer one:
+ * found over HTTP, each operation probed with a bad user token in every place a credential
+ * travels, so that one reading a credential the document does not name is caught.
+ */
+describe("the 401s the OpenAPI document declares", () => {
+  async function probe(operation: Operation, place: (typeof CREDENTIAL_PLACES)[number], badToken: string) {
+    const taught = await (teachings[operation.key] as NonNullable<(typeof teachings)[string]>).setup({ db: t.db.prisma, call, owner });
+    const { jwt: _queryToken, ...query } = taught.query ?? {};
+    const isObject = typeof taught.body === "object" && taught.body !== null && !Array.isArray(taught.body);
+    if (place === "jwt body member" && !isObject) return undefined;
+    const { jwt: _bodyToken, ...body } = isObject ? (taught.body as Record<string, unknown>) : {};
+    const sentQuery = new URLSearchParams(place === "jwt query parameter" ? { ...query, jwt: badToken } : query).toString();
+    const sentBody = isObject ? (place === "jwt body member" ? { ...body, jwt: badToken } : body) : taught.body;
+    const token = place === "Authorization header" ? badToken : operation.bearer || operation.surface === "admin" ? owner.token : undefined;
+    return call(operation.method, `${fillPath(operation.path, taught.params ?? {})}${sentQuery ? `?${sentQuery}` : ""}`, {
+      ...(token ? { token } : {}),
+      ...(sentBody !== undefined ? { body: sentBody } : {}),
+      headers: { ...taught.headers, ...(place === "_svc_session cookie" ? { cookie: `_svc_session=${badToken}` } : {}) },
+    });
+  }
+
+  for (const operation of operations) {
+    it(`${operation.key}`, async () => {
+      expect(teachings[operation.key], `teach me: ${operation.key}`).toBeDefined();
+      const badToken = await new SignJWT({ company_id: owner.id, role: "customer" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject("1")
+        .setExpirationTime(Math.floor(Date.now() / 1000) + 600)
+        .sign(new TextEncoder().encode("not-the-secret-".repeat(3)));
+      const unauthorizedBy: string[] = [];
+      for (const place of CREDENTIAL_PLACES) {
+        const response = await probe(operation, place, badToken);
+        if (response?.status !== 401) continue;
+        expect(response.headers["www-authenticate"], place).toBe('Bearer realm="svc-commerce"');
+        unauthorizedBy.push(place);
+        if (operation.declaresUnauthorized) break;
+      }
+      expect(unauthorizedBy.length > 0, `answers 401 to a bad token in: ${unauthorizedBy.join(", ") || "none"}`).toBe(operation.declaresUnauthorized);
     });
   }
 });

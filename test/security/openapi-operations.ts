@@ -24,6 +24,10 @@ export interface Operation {
   anonymous: boolean;
   /** Declares a user token (JWT) as the bearer credential. */
   userToken: boolean;
+  /** Declares the `_svc_session` cookie (a user token) as a credential. */
+  sessionCookie: boolean;
+  /** Declares WWW-Authenticate on its 4XX: a credential it reads may get a 401. */
+  declaresUnauthorized: boolean;
   surface: "admin" | "cart" | "public" | "operations";
 }
 
@@ -61,6 +65,8 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         bearer: (operation.security ?? []).some((requirement: Record<string, unknown>) => "bearer" in requirement),
         anonymous: (operation.security ?? []).some((requirement: Record<string, unknown>) => Object.keys(requirement).length === 0),
         userToken: (operation.security ?? []).some((requirement: Record<string, unknown>) => "userToken" in requirement),
+        sessionCookie: (operation.security ?? []).some((requirement: Record<string, unknown>) => "sessionCookie" in requirement),
+        declaresUnauthorized: Boolean(operation.responses?.["4XX"]?.headers?.["WWW-Authenticate"]),
         surface: surfaceOf(path),
       });
     }

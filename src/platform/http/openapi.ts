@@ -3,6 +3,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { z } from "zod";
+import { derivedOperationId } from "./operation-ids.js";
 import { errorBodySchema } from "./schemas.js";
 
 /** A response header, for the OpenAPI document: its `components.headers` entry and the responses of an operation that carry it. */
@@ -19,6 +20,11 @@ declare module "fastify" {
     errorBody?: z.ZodType;
     /** Headers this route's responses carry besides those every operation documents, by name. */
     responseHeaders?: Record<string, DocumentedHeader>;
+    /**
+     * The route reads a credential from its body (a user token member), which no `security`
+     * requirement can name: its 401 and WWW-Authenticate are documented all the same.
+     */
+    bodyCredential?: boolean;
   }
 }
 
@@ -40,6 +46,7 @@ const EVERY_OPERATION: Record<string, DocumentedHeader> = {
     on: ["4XX", "5XX"],
   },
 };
+// On the operations that read a credential: a security requirement (even an optional one) or config.bodyCredential.
 const AUTHENTICATED_OPERATION: Record<string, DocumentedHeader> = {
   "WWW-Authenticate": {
     description: 'Present on a 401 (missing or invalid credential): `Bearer realm="svc-commerce"`; absent otherwise',
@@ -49,9 +56,10 @@ const AUTHENTICATED_OPERATION: Record<string, DocumentedHeader> = {
 };
 const IDEMPOTENT_OPERATION: Record<string, DocumentedHeader> = {
   "Idempotent-Replayed": {
-    description: "`true` when this is the stored response to an earlier request with the same Idempotency-Key, replayed; absent otherwise",
+    description:
+      "`true` when this is the stored response to an earlier request with the same Idempotency-Key, replayed: a 2xx or a 422 (the answers that are stored); absent otherwise",
     schema: { type: "string", enum: ["true"] },
-    on: ["2XX"],
+    on: ["2XX", "4XX"],
   },
 };
 // Where transform leaves each operation's headers for transformObject, which turns them into references.
@@ -82,19 +90,18 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
           "Admin (company bearer token), cart (addressed by cart token) and public SDK (shop + session metadata) surfaces of the commerce platform.",
         ...infoExtensions,
       },
-      servers: [
-        { url: "{base_url}", description: "base_url: the bundle API server", variables: { base_url: { default: "http://localhost:3000" } } },
-        {
-          url: "https://{company}.example.com",
-          description: "company_base_url: a company's server, addressed through its subdomain",
-          variables: { company: { default: "acme" } },
-        },
-        { url: "http://localhost:{port}", description: "local_base_url: the local development server", variables: { port: { default: "3000" } } },
-      ],
+      // The committed document's placeholder; a running server serves its own address (servedDocument).
+      servers: documentServers("http://localhost:3000"),
       components: {
         securitySchemes: {
           bearer: { type: "http", scheme: "bearer", description: "Company API token (sct_...)" },
           userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A rep's or customer's user token: an HS256 JWT with exp" },
+          sessionCookie: {
+            type: "apiKey",
+            in: "cookie",
+            name: "_svc_session",
+            description: "The storefront's session cookie: a rep's or customer's user token (an HS256 JWT with exp)",
+          },
         },
       },
     },
@@ -102,10 +109,11 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
       if (input.schema?.hide) return baseTransform(input);
       const errorBody = input.route.config?.errorBody ?? errorBodySchema;
       const response = { ...(input.schema?.response as object | undefined), "4XX": errorBody, "5XX": errorBody };
-      const transformed = baseTransform({ ...input, schema: { ...input.schema, response } });
+      const operationId = input.schema?.operationId ?? derivedOperationId(String(input.route.method), input.url);
+      const transformed = baseTransform({ ...input, schema: { ...input.schema, operationId, response } });
       const responseHeaders = {
         ...EVERY_OPERATION,
-        ...(input.schema?.security ? AUTHENTICATED_OPERATION : {}),
+        ...(input.schema?.security || input.route.config?.bodyCredential ? AUTHENTICATED_OPERATION : {}),
         ...(input.route.config?.idempotencyKey ? IDEMPOTENT_OPERATION : {}),
         ...input.route.config?.responseHeaders,
       };
@@ -119,8 +127,41 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
     // No badge from validator.swagger.io: the page loads nothing from another origin.
     uiConfig: { deepLinking: true, validatorUrl: null },
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
+    // The page reads /docs/json: the served document, so that "Try it out" calls this server.
+    transformSpecification: (document) => servedDocument(document, app),
+    transformSpecificationClone: false,
   });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/openapi.json", { schema: { hide: true } }, async () => servedDocument(app.swagger(), app));
+}
+
+/** The document's servers (seed 01's base_url, company_base_url and local_base_url), base_url defaulting to `baseUrl`. */
+function documentServers(baseUrl: string): Array<{ url: string; description: string; variables: Record<string, { default: string }> }> {
+  return [
+    { url: "{base_url}", description: "base_url: the bundle API server", variables: { base_url: { default: baseUrl } } },
+    {
+      url: "https://{company}.example.com",
+      description: "company_base_url: a company's server, addressed through its subdomain",
+      variables: { company: { default: "acme" } },
+    },
+    { url: "http://localhost:{port}", description: "local_base_url: the local development server", variables: { port: { default: "3000" } } },
+  ];
+}
+
+/**
+ * The document as this server serves it: base_url defaults to the deployment's own address, so
+ * that the reference page (/docs) sends "Try it out" here and a generated client starts out
+ * pointing here. That is PUBLIC_BASE_URL, else the address the server listens on.
+ */
+export function servedDocument<Document extends object>(document: Document, app: FastifyInstance): Document {
+  return { ...document, servers: documentServers(app.config.publicBaseUrlSet ? app.config.publicBaseUrl : listeningUrl(app)) };
+}
+
+function listeningUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === "string") return app.config.publicBaseUrl;
+  const anyInterface = address.address === "0.0.0.0" || address.address === "::";
+  const host = anyInterface ? "localhost" : address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }
 
 interface SurfaceInfo {

@@ -61,6 +61,7 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
       schema: {
         tags,
         security,
+        operationId: "getSubscriptionOrderStats",
         summary: "Count subscription orders by status, with the list's filters",
         querystring: subscriptionOrderStatsQuery,
         response: {

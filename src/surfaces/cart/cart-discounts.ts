@@ -28,6 +28,7 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
       },
       schema: {
         tags,
+        operationId: "applyCartDiscountCodes",
         summary: "Apply discount codes",
         description:
           "Adds the codes to those applied. Any unknown, inactive, expired or exhausted code makes the request a 422 (`errors.discount_codes`) and nothing changes; an inactive or not yet valid code is told 'is not a valid code', as an unknown one. Attempts are limited per client address (`DISCOUNT_RATE_LIMIT_PER_MINUTE`, 30 a minute by default): past it, a 429 with Retry-After.",
@@ -41,7 +42,7 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
 
   app.delete(
     "/:cart_token/discount",
-    { schema: { tags, summary: "Remove discount codes", params: cartTokenParams, body: discountCodesBody, response } },
+    { schema: { tags, operationId: "removeCartDiscountCodes", summary: "Remove discount codes", params: cartTokenParams, body: discountCodesBody, response } },
     async (request, reply) => sendCart(request, reply, await removeDiscountCodes(cartContext(request), request.params.cart_token, request.body.discount_codes)),
   );
 }

@@ -79,7 +79,7 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.delete(
     "/:cart_token/items/:item_id/subscribe",
-    { schema: { tags, summary: "Unsubscribe a line", params: cartItemParams, response } },
+    { schema: { tags, operationId: "unsubscribeCartItem", summary: "Unsubscribe a line", params: cartItemParams, response } },
     async (request, reply) => sendCart(request, reply, await unsubscribeItem(cartContext(request), request.params.cart_token, request.params.item_id)),
   );
 

@@ -40,7 +40,7 @@ export async function cartMetadataRoutes(fastify: FastifyInstance): Promise<void
 
   app.patch(
     "/:cart_token/metadata",
-    { schema: { tags, summary: "Replace the cart's metadata", params: cartTokenParams, body: replaceMetadataBody, response } },
+    { schema: { tags, operationId: "replaceCartMetadata", summary: "Replace the cart's metadata", params: cartTokenParams, body: replaceMetadataBody, response } },
     async (request, reply) => sendCart(request, reply, await replaceMetadata(cartContext(request), request.params.cart_token, request.body.metadata)),
   );
 }

@@ -30,9 +30,11 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        // The user token (the `jwt` parameter, else this cookie) is optional: without one the cart has no buyer.
+        security: [{ sessionCookie: [] }, {}],
         summary: "Create a cart for a shop",
         description:
-          "The buyer comes from the `jwt` query parameter, else the `_svc_session` cookie (a rep token: buyer rep with rep pricing; a customer token: the cart's customer). An invalid or expired token is a 401 whose `errors` names where it came from (`jwt` or `_svc_session`). Items that cannot be bought are skipped and listed in `skipped_items`; when all are, nothing is created (422). Answers 200, as the platform does.",
+          "The buyer comes from the `jwt` query parameter, else the `_svc_session` cookie (a rep token: buyer rep with rep pricing; a customer token: the cart's customer). An invalid or expired token is a 401 `invalid_user_token` whose `errors` names where it came from (`jwt` or `_svc_session`). Items that cannot be bought are skipped and listed in `skipped_items`; when all are, nothing is created (422). Answers 200, as the platform does.",
         querystring: createCartQuery,
         body: createCartBody,
         response,
@@ -62,6 +64,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        operationId: "selectCartShippingMethod",
         summary: "Select a shipping method, or clear it with null",
         params: cartTokenParams,
         body: selectShippingMethodBody,
@@ -73,7 +76,18 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     "/:cart_token/address",
-    { schema: { tags, summary: "Set the shipping (ship_to) or billing (bill_to) address", params: cartTokenParams, body: addressBody, response } },
+    {
+      schema: {
+        tags,
+        operationId: "setCartAddress",
+        summary: "Set the shipping (ship_to) or billing (bill_to) address",
+        description: "`jwt`, a customer's user token, makes that customer the cart's; an invalid one is a 401 `invalid_user_token`.",
+        params: cartTokenParams,
+        body: addressBody,
+        response,
+      },
+      config: { bodyCredential: true },
+    },
     async (request, reply) => sendCart(request, reply, await setAddress(cartContext(request), request.params.cart_token, request.body)),
   );
 

@@ -18,6 +18,7 @@ export async function affiliateRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        operationId: "lookUpAffiliate",
         summary: "Find the rep an attribution names",
         description:
           "Signals are tried in the order share_guid, svc_rep_id, email, username, external_id; the first that names a rep of the shop wins. No match: 404.",

@@ -19,6 +19,7 @@ export async function eventRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        operationId: "captureLead",
         summary: "Capture a lead",
         description: "Stores the lead, attributed to the rep `metadata.attribution` names (if any), with the page it came from.",
         body: leadCaptureBody,
@@ -37,6 +38,7 @@ export async function eventRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
+        operationId: "recordPageVisit",
         summary: "Track a page visit (deprecated)",
         deprecated: true,
         body: pageVisitBody,

@@ -16,6 +16,7 @@ export async function publicMediaRoutes(fastify: FastifyInstance): Promise<void>
     {
       schema: {
         tags,
+        operationId: "readMediaBySlug",
         summary: "Read a media by its slug",
         description,
         params: publicSlugParams,
@@ -37,6 +38,7 @@ export async function publicMediaRoutes(fastify: FastifyInstance): Promise<void>
     {
       schema: {
         tags,
+        operationId: "readMedia",
         summary: "Read a media by the slug in media.id",
         description,
         querystring: languageIsoQuery,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { type DocumentedHeader, surfaceDocument } from "../../platform/http/openapi.js";
+import { type DocumentedHeader, servedDocument, surfaceDocument } from "../../platform/http/openapi.js";
 
 /** The version the SDK's interface description carries (seed 03), apart from the API version in the path. */
 export const PUBLIC_SDK_VERSION = "0.0.6";
@@ -16,7 +16,7 @@ export async function publicOpenApiRoutes(fastify: FastifyInstance): Promise<voi
       version: PUBLIC_SDK_VERSION,
       description: "The public SDK (shop + session metadata in every body); the API version is the path's v2025-06.",
     });
-    return document;
+    return servedDocument(document, fastify);
   });
 }
 

@@ -18,6 +18,7 @@ export async function publicPlaylistRoutes(fastify: FastifyInstance): Promise<vo
     {
       schema: {
         tags,
+        operationId: "readPlaylistBySlug",
         summary: "Read a playlist by its slug",
         description,
         params: publicSlugParams,
@@ -39,6 +40,7 @@ export async function publicPlaylistRoutes(fastify: FastifyInstance): Promise<vo
     {
       schema: {
         tags,
+        operationId: "readPlaylist",
         summary: "Read a playlist by the slug in library.id",
         description,
         querystring: languageIsoQuery,

@@ -21,6 +21,9 @@ describe("the public SDK's interface description", () => {
     expect(publicPaths).toContain(`${PUBLIC_PREFIX}/events/leads/capture`);
     expect(Object.keys(sdk.paths)).toEqual(publicPaths);
     for (const path of publicPaths) expect(sdk.paths[path], path).toEqual(combined.paths[path]);
+    // What an SDK generator names its methods after.
+    const operationIds = Object.values(sdk.paths as Record<string, Record<string, { operationId: string }>>).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    expect(operationIds.sort()).toEqual(["captureLead", "createSession", "lookUpAffiliate", "readMedia", "readMediaBySlug", "readPlaylist", "readPlaylistBySlug", "recordPageVisit"]);
     const referenced = [...JSON.stringify(sdk).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1] as string);
     expect(referenced).toContain("PublicError");
     expect(Object.keys(sdk.components.schemas).sort()).toEqual([...new Set(referenced)].sort());
