@@ -4,7 +4,7 @@ import { escapeLike } from "../../platform/db/like.js";
 import { ConflictError, FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { PricedPlan } from "../subscription-orders/pricing.js";
-import type { OrderContext } from "../subscription-orders/records.js";
+import { ORDER_TRANSACTION, type OrderContext } from "../subscription-orders/records.js";
 import { repricePlanOrders } from "../subscription-orders/repricing.js";
 import { resolvePage } from "./list-page.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
@@ -183,7 +183,8 @@ async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdate
  * Locks the company's plan for the rest of the transaction, or 404. Concurrent updates and
  * deletes of one plan take turns here (the later one finds it gone: a 404, not a failed
  * write), and a subscription order being created for the plan holds a key-share lock on it
- * (its foreign key check) that a delete waits for, so the delete counts that order.
+ * (its foreign key check) that this waits for: a delete counts that order, and an update's
+ * repricing (after its commit) finds it.
  */
 async function lockPlan(tx: Tx, companyId: number, id: number): Promise<void> {
   const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${id} AND company_id = ${companyId} FOR UPDATE`;
@@ -304,24 +305,23 @@ function withLinkCompanyDefault(input: PlanUpdateInput, links: Links<LinkUpdateI
   return companyDefault === undefined ? input : { ...input, company_default: companyDefault };
 }
 
-// Repricing a plan's orders takes about 0.2 s per thousand orders (measured with 20 000);
-// Prisma's default of five seconds would fail the update of a plan with a few tens of thousands.
-const PLAN_UPDATE_TRANSACTION = { timeout: 60_000 };
-
 function changesPriceAdjustment(before: PricedPlan, after: PricedPlan): boolean {
   return before.price_adjustment_type !== after.price_adjustment_type || String(before.price_adjustment_amount) !== String(after.price_adjustment_amount);
 }
 
 /**
- * A change to what the plan does to prices (its price adjustment) reprices its orders that are
- * not cancelled in the same transaction, each recorded as done by the caller.
+ * Commits the update in a short transaction of its own; a change to what the plan does to prices
+ * (its price adjustment) counts a new pricing revision. Then reprices the plan's orders that are
+ * not cancelled (repricePlanOrders: in batches, each recorded as done by the caller) and answers
+ * once every batch has committed. An update that finds a repricing of the plan unfinished (one
+ * running, or cut short) also waits for, or finishes, that one.
  */
 export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdateBody): Promise<PlanView> {
   if (body.id !== undefined && body.id !== id) throw ValidationError.field("id", "must equal the id in the path");
   const links = linksOf(body.subscription_plan.product_subscription_plans, body.product_subscription_plans);
   const input = withLinkCompanyDefault(body.subscription_plan, links);
   const { entries } = links;
-  return ctx.db.$transaction(async (tx) => {
+  const plan = await ctx.db.$transaction(async (tx) => {
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     await lockPlan(tx, ctx.companyId, id);
     const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id }, include: { products: { select: { id: true, product_id: true } } } });
@@ -339,10 +339,12 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     if (setsProductDefault) await lockProducts(tx, [...new Set(touchedProducts)]);
     await writeLinks(tx, id, entries);
     const updated = await tx.subscriptionPlan.update({ where: { id }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
-    if (changesPriceAdjustment(current, updated)) await repricePlanOrders(tx, ctx, updated);
     if (setsProductDefault) await takeProductDefaults(tx, id);
-    return viewOf(tx, ctx.companyId, id);
-  }, PLAN_UPDATE_TRANSACTION);
+    if (!changesPriceAdjustment(current, updated)) return updated;
+    return tx.subscriptionPlan.update({ where: { id }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
+  }, ORDER_TRANSACTION);
+  if (plan.orders_repriced_revision < plan.pricing_revision) await repricePlanOrders(ctx, id);
+  return viewOf(ctx.db, ctx.companyId, id);
 }
 
 /**
