@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { demoBanner, demoCompanyId, returningBanner, seedDemo } from "./demo-seed.js";
 import { mailTransportFor } from "./domain/mail/transports.js";
 import { MAIL_POLL_INTERVAL_MS, startMailWorker } from "./domain/mail/worker.js";
+import { catchUpPlanRepricings } from "./domain/subscription-orders/repricing.js";
 import { systemClock } from "./platform/clock.js";
 import { EmbeddedDatabaseInUseError, openDatabase } from "./platform/db/database.js";
 import { closeApp } from "./platform/http/running-handlers.js";
@@ -57,6 +58,17 @@ async function main(): Promise<void> {
     { db: database.prisma, transport: mailTransportFor(config.mail.smtpUrl, logger), from: config.mail.from, clock: systemClock, logger },
     MAIL_POLL_INTERVAL_MS,
   );
+  // A plan update that the process's end cut short left some of the plan's orders priced with the
+  // plan as it was: reprice them in the background (an order's next change would, too).
+  const stopRepricing = new AbortController();
+  const repricingCatchUp = catchUpPlanRepricings({ db: database.prisma, sql: database.sql, clock: systemClock, signal: stopRepricing.signal }).then(
+    (planIds) => {
+      if (planIds.length > 0) logger.info({ plan_ids: planIds }, "unfinished plan repricings finished");
+    },
+    (error: unknown) => {
+      if (!stopRepricing.signal.aborted) logger.error({ err: error }, "finishing the unfinished plan repricings failed");
+    },
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -70,6 +82,8 @@ async function main(): Promise<void> {
     forceExit.unref();
     // Handlers of clients that already hung up still run: the database closes after them.
     await closeApp(app);
+    stopRepricing.abort();
+    await repricingCatchUp;
     await mailWorker.stop();
     await database.close();
     logger.info("stopped");

@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PRODUCTION_NODE_ARGS } from "../bench/server.js";
+import { createCompanyWithToken, createPlan } from "./helpers/fixtures.js";
 import { httpClient } from "./helpers/http.js";
 import { startServerProcess } from "./helpers/process.js";
+import { addSubscriptionOrder } from "./helpers/subscription-orders.js";
 import { createTestDatabase } from "./helpers/test-database.js";
 
 /** The process as `npm start` runs it: configuration, migrations, demo seed, listen, signals. */
@@ -49,6 +51,26 @@ describe("server process", () => {
       expect((await httpClient(server.url)("GET", "/ready")).body).toEqual({ status: "ready" });
       expect(await server.stop()).toBe(0);
       expect(await testDb.database.prisma.company.count()).toBe(0);
+    } finally {
+      await testDb.destroy();
+    }
+  });
+
+  it.skipIf(!inject("databaseServer"))("finishes the plan repricings a stopped process left unfinished", async () => {
+    const testDb = await createTestDatabase();
+    try {
+      const db = testDb.database.prisma;
+      const company = await createCompanyWithToken(db, "Acme");
+      const plan = await createPlan(db, company.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+      const orderId = await addSubscriptionOrder(db, company.id, plan.id, "active");
+      expect(await db.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({ total: 900 });
+      // What a plan update commits before its repricing's batches.
+      await db.subscriptionPlan.update({ where: { id: plan.id }, data: { price_adjustment_amount: "50", pricing_revision: 1 } });
+      const server = await startServerProcess({ DATABASE_URL: testDb.url as string, NODE_ENV: "production", JWT_SECRET: "j".repeat(32), COOKIE_SECRET: "c".repeat(32), PUBLIC_BASE_URL: "http://127.0.0.1" });
+      await server.waitForOutput(new RegExp(`"plan_ids":\\[${plan.id}\\],"msg":"unfinished plan repricings finished"`), 15_000);
+      expect(await server.stop()).toBe(0);
+      expect(await db.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({ total: 500, plan_pricing_revision: 1 });
+      expect(await db.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id } })).toMatchObject({ orders_repriced_revision: 1 });
     } finally {
       await testDb.destroy();
     }

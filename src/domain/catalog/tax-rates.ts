@@ -1,3 +1,4 @@
+import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -37,11 +38,12 @@ export async function setTaxRate(ctx: ServiceContext, countryCode: string, rate:
   if (!country) throw new NotFoundError("Country not found");
   const valid = isValidDecimalString(rate, RATE_DECIMAL_PLACES) && parseDecimalToMinor(rate, RATE_DECIMAL_PLACES) <= 100 * 10 ** RATE_DECIMAL_PLACES;
   if (!valid) throw ValidationError.field("tax_rate.rate", `must be a percentage from 0 to 100 with at most ${RATE_DECIMAL_PLACES} decimal places`);
-  const row = await ctx.db.taxRate.upsert({
-    where: { company_id_country_id: { company_id: ctx.companyId, country_id: country.id } },
-    create: { company_id: ctx.companyId, country_id: country.id, rate },
-    update: { rate },
-    include: withCountry,
-  });
-  return toView(row);
+  // One statement: concurrent first PUTs of a country take turns on the unique index, where a
+  // read, then an insert, had all of them find no rate and all but one fail on it.
+  const [row] = await ctx.db.$queryRaw<Array<{ id: number; rate: Prisma.Decimal; updated_at: Date }>>`
+    INSERT INTO tax_rates (company_id, country_id, rate, updated_at) VALUES (${ctx.companyId}, ${country.id}, ${rate}::numeric, ${ctx.clock.now()})
+    ON CONFLICT (company_id, country_id) DO UPDATE SET rate = EXCLUDED.rate, updated_at = EXCLUDED.updated_at
+    RETURNING id, rate, updated_at`;
+  if (!row) throw new Error("unreachable: an upsert returns its row");
+  return toView({ ...row, country });
 }

@@ -14,6 +14,8 @@ import type { IntervalUnit } from "../subscription-plans/schedule.js";
 
 export interface PricedPlan extends AdjustingPlan {
   id: number;
+  /** Which of the plan's price adjustments this is (each change of it counts one). */
+  pricing_revision: number;
 }
 
 export interface ItemToPrice {
@@ -58,6 +60,8 @@ export interface PricedOrder {
   shipping: number;
   total: number;
   lines: PricedLine[];
+  /** The revision of the plan the order is priced with; null for an order whose plan is gone. */
+  plan_pricing_revision: number | null;
 }
 
 export async function priceItems(tx: Prisma.TransactionClient, request: PricingRequest): Promise<PricedOrder> {
@@ -150,6 +154,7 @@ export function priceWithCatalog(catalog: CountryCatalog, request: PricingReques
     shipping: totals.shippingTotal,
     total: totals.amountTotal,
     lines: totals.lines.map((line) => ({ unit_price: line.unitPrice, subtotal: line.lineSubtotal, discount: line.discount, tax: line.tax })),
+    plan_pricing_revision: plan?.pricing_revision ?? null,
   };
   checkStorable(priced, request, skus, errors);
   errors.throwIfAny();
@@ -177,7 +182,7 @@ function checkStorable(priced: PricedOrder, { items, itemsPath }: PricingRequest
   if (errors.empty && ORDER_AMOUNTS.some((amount) => priced[amount] > MAX_MINOR_AMOUNT)) errors.add(itemsPath, `together ${tooLarge}`);
 }
 
-/** The stored totals columns of a priced order. */
+/** The stored totals columns of a priced order, and the plan revision they are priced with (kept as stored when the plan is gone). */
 export function totalsColumns(priced: PricedOrder) {
   return {
     currency_code: priced.currency.code,
@@ -187,5 +192,6 @@ export function totalsColumns(priced: PricedOrder) {
     tax: priced.tax,
     shipping: priced.shipping,
     total: priced.total,
+    ...(priced.plan_pricing_revision === null ? {} : { plan_pricing_revision: priced.plan_pricing_revision }),
   };
 }

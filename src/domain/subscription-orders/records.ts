@@ -1,6 +1,6 @@
-// How subscription orders are read and locked by the changes, shared by the lifecycle, payment
-// and reminder services (the admin's show and list read through plain pg: sql-reads.ts). Every
-// query is scoped by the company.
+// How the changes read subscription orders and record what they did, shared by the lifecycle,
+// payment, reminder and repricing services (the admin's show and list read through plain pg:
+// sql-reads.ts; changes.ts locks an order for a change). Every query is scoped by the company.
 
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { Actor, ServiceContext } from "../../platform/context.js";
@@ -35,21 +35,12 @@ export async function requireOrderRow(db: Reader, companyId: number, id: number)
 }
 
 /**
- * Runs a change on one order inside a transaction that holds the order's row lock, so that
- * concurrent changes (two skips racing past max_skips) take turns. Returns the order as left.
+ * Options of the transactions that wait for row locks on subscription orders or their plans (an
+ * order's change or creation, a plan's update and each batch of its repricing): they queue behind
+ * one another and behind the batch that holds an order, which Prisma's defaults (2 s for a
+ * connection, 5 s in all) would turn into expired transactions, and 500s, once a few wait together.
  */
-export async function changeOrder<Result>(
-  ctx: ServiceContext,
-  id: number,
-  change: (tx: Prisma.TransactionClient, row: OrderRow) => Promise<Result>,
-): Promise<Result> {
-  return ctx.db.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<Array<{ id: number }>>`
-      SELECT id FROM subscription_orders WHERE id = ${id} AND company_id = ${ctx.companyId} FOR UPDATE`;
-    if (locked.length === 0) throw new NotFoundError("Subscription order not found");
-    return change(tx, await requireOrderRow(tx, ctx.companyId, id));
-  });
-}
+export const ORDER_TRANSACTION = { maxWait: 10_000, timeout: 20_000 };
 
 export async function appendActivity(
   tx: Prisma.TransactionClient,

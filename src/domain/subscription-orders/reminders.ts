@@ -1,6 +1,7 @@
 import { queueMail } from "../mail/outbox.js";
 import { refuseEdit } from "./lifecycle.js";
-import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, statusOf } from "./records.js";
+import { changeOrder } from "./changes.js";
+import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, statusOf } from "./records.js";
 import { repriceOrder } from "./repricing.js";
 import { toView } from "./views.js";
 

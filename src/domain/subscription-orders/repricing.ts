@@ -1,14 +1,23 @@
 // Repricing stored orders. An order's amounts are computed and stored when it changes (reads are
 // one query), so whatever else moves its price must be written to it: a plan's new price
-// adjustment reprices the plan's orders that are not cancelled at once, in the plan update's
-// transaction; the autoship reminder reprices its order before the mail quotes it. Catalog, tax
-// and shipping changes reach an order at its next change or reminder.
+// adjustment reprices the plan's orders that are not cancelled, in batches that follow the plan
+// update's commit; the autoship reminder reprices its order before the mail quotes it. Catalog,
+// tax and shipping changes reach an order at its next change or reminder.
+//
+// A plan counts its price adjustments (pricing_revision) and an order stores the revision it is
+// priced with. A revision only grows, on the plan and on each order, so the writers cannot undo
+// one another: a batch reprices only orders behind the plan as it reads it, and a change prices
+// with the plan it reads under the order's lock. An order left behind (a repricing cut short by
+// the process's end) is brought up by its next change, or by the catch-up at the next start.
 
 import type { Prisma } from "../../generated/prisma/client.js";
+import type { Clock } from "../../platform/clock.js";
+import type { Db } from "../../platform/db/database.js";
+import type { SqlPool } from "../../platform/db/sql.js";
 import { ValidationError } from "../../platform/errors.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { type CountryCatalog, LINE_AMOUNTS, type PricedOrder, type PricedPlan, type PricingRequest, priceItems, priceWithCatalog, readCountryCatalog, totalsColumns } from "./pricing.js";
-import { appendActivities, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
+import { appendActivities, ORDER_TRANSACTION, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
 import { totalSnapshot } from "./views.js";
 
 type Tx = Prisma.TransactionClient;
@@ -27,6 +36,7 @@ const pricedOrderSelect = {
   tax: true,
   shipping: true,
   total: true,
+  plan_pricing_revision: true,
   currency: { select: { code: true, decimal_places: true } },
   items: { orderBy: { position: "asc" }, select: { id: true, variant_id: true, quantity: true, unit_price: true, subtotal: true, discount: true, tax: true } },
 } as const satisfies Prisma.SubscriptionOrderSelect;
@@ -38,8 +48,9 @@ interface Repricing {
   priced: PricedOrder;
 }
 
-// A plan's orders are read, priced and written this many at a time: a bounded statement and
-// memory per step, however many subscribers the plan has.
+// A plan's orders are repriced this many at a time, each batch in a transaction of its own: an
+// order change waits for one batch at most (0.1 to 0.3 s), and each step's statements and memory
+// are bounded however many subscribers the plan has.
 const PLAN_REPRICING_BATCH = 500;
 
 function pricingRequest(companyId: number, order: StoredOrder, plan: PricedPlan | null): PricingRequest {
@@ -69,8 +80,9 @@ function pricingChanged({ order, priced }: Repricing): boolean {
 }
 
 /**
- * Writes new amounts of orders: every line in one statement, every order's totals in another,
- * and a `repriced` activity on each order whose total moved (one more).
+ * Writes new amounts of orders and the plan revision they are priced with: every line in one
+ * statement, every order's totals in another, and a `repriced` activity on each order whose total
+ * moved (one more).
  */
 async function storeRepricings(tx: Tx, ctx: OrderContext, repricings: Repricing[]): Promise<void> {
   if (repricings.length === 0) return;
@@ -81,14 +93,15 @@ async function storeRepricings(tx: Tx, ctx: OrderContext, repricings: Repricing[
     FROM unnest(${column("id")}::int[], ${column("unit_price")}::int[], ${column("subtotal")}::int[], ${column("discount")}::int[], ${column("tax")}::int[])
       AS u(id, unit_price, subtotal, discount, tax)
     WHERE i.id = u.id`;
-  const orders = repricings.map(({ order, priced }) => ({ id: order.id, ...totalsColumns(priced) }));
+  const orders = repricings.map(({ order, priced }) => ({ id: order.id, ...totalsColumns(priced), plan_pricing_revision: priced.plan_pricing_revision }));
   const total = <Key extends keyof (typeof orders)[number]>(key: Key) => orders.map((order) => order[key]);
   await tx.$executeRaw`
     UPDATE subscription_orders AS o SET currency_code = u.currency_code, shipping_method_id = u.shipping_method_id, subtotal = u.subtotal,
-      discount = u.discount, tax = u.tax, shipping = u.shipping, total = u.total, updated_at = ${ctx.clock.now()}
+      discount = u.discount, tax = u.tax, shipping = u.shipping, total = u.total,
+      plan_pricing_revision = COALESCE(u.plan_pricing_revision, o.plan_pricing_revision), updated_at = ${ctx.clock.now()}
     FROM unnest(${total("id")}::int[], ${total("currency_code")}::text[], ${total("shipping_method_id")}::int[], ${total("subtotal")}::int[],
-      ${total("discount")}::int[], ${total("tax")}::int[], ${total("shipping")}::int[], ${total("total")}::int[])
-      AS u(id, currency_code, shipping_method_id, subtotal, discount, tax, shipping, total)
+      ${total("discount")}::int[], ${total("tax")}::int[], ${total("shipping")}::int[], ${total("total")}::int[], ${total("plan_pricing_revision")}::int[])
+      AS u(id, currency_code, shipping_method_id, subtotal, discount, tax, shipping, total, plan_pricing_revision)
     WHERE o.id = u.id`;
   await appendActivities(
     tx,
@@ -122,36 +135,102 @@ function priceIfPossible(catalog: CountryCatalog, request: PricingRequest): Pric
 }
 
 /**
- * Reprices the plan's orders that are not cancelled with the plan as updated, inside the
- * transaction that updated it. Their rows are locked first, in id order, as every order
- * change locks its order: changes in flight finish first, later ones wait for the plan update and
- * price with the new plan. An order whose items no longer all price (a variant gone, or not
- * priced in its country) or that would come to more than its amounts can hold keeps its stored
- * amounts until its next change, which reports the item: one such order does not fail the update.
+ * Brings an order priced with an older revision of its plan up to the plan, as the plan's
+ * repricing would have (inside changeOrder, before the change). An order whose items no longer
+ * all price keeps its amounts, as there: the change goes on, and a change that prices the items
+ * reports them.
  */
-export async function repricePlanOrders(tx: Tx, ctx: OrderContext, plan: PricedPlan): Promise<void> {
+export async function repriceIfBehindPlan(tx: Tx, ctx: OrderContext, row: OrderRow): Promise<OrderRow> {
+  const plan = row.subscription_plan;
+  if (plan === null || row.status === "cancelled" || row.plan_pricing_revision >= plan.pricing_revision) return row;
+  const catalog = await readCountryCatalog(tx, { companyId: ctx.companyId, countryId: row.ship_to_country_id, plan, variantIds: row.items.map((item) => item.variant_id) });
+  const priced = priceIfPossible(catalog, pricingRequest(ctx.companyId, row, plan));
+  if (priced === null) return row;
+  await storeRepricings(tx, ctx, [{ order: row, priced }]);
+  return requireOrderRow(tx, ctx.companyId, row.id);
+}
+
+/**
+ * One batch of a plan's repricing, after the order `after`: reads the plan as it is now, locks
+ * the next orders behind it (in id order, as every change locks its order; one that another
+ * pricing reached while this waited drops out) and reprices them. An order whose items no longer
+ * all price (a variant gone, or not priced in its country) or that would come to more than its
+ * amounts can hold keeps its stored amounts and stays behind until its next change, which
+ * reports the item: one such order does not stop the repricing. Null when the plan is gone.
+ */
+async function repriceBatch(tx: Tx, ctx: OrderContext, planId: number, after: number): Promise<{ revision: number; lastId: number | null } | null> {
+  const plan = await tx.subscriptionPlan.findFirst({ where: { id: planId, company_id: ctx.companyId } });
+  if (!plan) return null;
+  const behind = await tx.$queryRaw<Array<{ id: number }>>`
+    SELECT id FROM subscription_orders
+    WHERE company_id = ${ctx.companyId} AND subscription_plan_id = ${planId} AND id > ${after}
+      AND status <> 'cancelled' AND plan_pricing_revision < ${plan.pricing_revision}
+    ORDER BY id LIMIT ${PLAN_REPRICING_BATCH}`;
+  if (behind.length === 0) return { revision: plan.pricing_revision, lastId: null };
   const locked = await tx.$queryRaw<Array<{ id: number }>>`
     SELECT id FROM subscription_orders
-    WHERE company_id = ${ctx.companyId} AND subscription_plan_id = ${plan.id} AND status <> 'cancelled'
+    WHERE id = ANY(${behind.map((row) => row.id)}) AND company_id = ${ctx.companyId} AND subscription_plan_id = ${planId}
+      AND status <> 'cancelled' AND plan_pricing_revision < ${plan.pricing_revision}
     ORDER BY id FOR UPDATE`;
-  for (let start = 0; start < locked.length; start += PLAN_REPRICING_BATCH) {
-    const ids = locked.slice(start, start + PLAN_REPRICING_BATCH).map((row) => row.id);
-    const orders = await tx.subscriptionOrder.findMany({ where: { id: { in: ids } }, select: pricedOrderSelect });
-    const byCountry = new Map<number, StoredOrder[]>();
-    for (const order of orders) {
-      const inCountry = byCountry.get(order.ship_to_country_id);
-      if (inCountry) inCountry.push(order);
-      else byCountry.set(order.ship_to_country_id, [order]);
-    }
-    const repricings: Repricing[] = [];
-    for (const [countryId, inCountry] of byCountry) {
-      const variantIds = inCountry.flatMap((order) => order.items.map((item) => item.variant_id));
-      const catalog = await readCountryCatalog(tx, { companyId: ctx.companyId, countryId, plan, variantIds });
-      for (const order of inCountry) {
-        const priced = priceIfPossible(catalog, pricingRequest(ctx.companyId, order, plan));
-        if (priced && pricingChanged({ order, priced })) repricings.push({ order, priced });
-      }
-    }
-    await storeRepricings(tx, ctx, repricings);
+  const orders = await tx.subscriptionOrder.findMany({ where: { id: { in: locked.map((row) => row.id) } }, select: pricedOrderSelect });
+  const byCountry = new Map<number, StoredOrder[]>();
+  for (const order of orders) {
+    const inCountry = byCountry.get(order.ship_to_country_id);
+    if (inCountry) inCountry.push(order);
+    else byCountry.set(order.ship_to_country_id, [order]);
   }
+  const repricings: Repricing[] = [];
+  for (const [countryId, inCountry] of byCountry) {
+    const variantIds = inCountry.flatMap((order) => order.items.map((item) => item.variant_id));
+    const catalog = await readCountryCatalog(tx, { companyId: ctx.companyId, countryId, plan, variantIds });
+    for (const order of inCountry) {
+      const priced = priceIfPossible(catalog, pricingRequest(ctx.companyId, order, plan));
+      if (priced) repricings.push({ order, priced });
+    }
+  }
+  await storeRepricings(tx, ctx, repricings);
+  return { revision: plan.pricing_revision, lastId: behind.at(-1)?.id ?? null };
+}
+
+/**
+ * Reprices the plan's orders that are not cancelled and are priced with an older revision of it,
+ * a batch per transaction, each recorded as done by the caller; resolves once every batch has
+ * committed, and records on the plan the revision every order that prices has now reached. Runs
+ * after the plan update's own transaction (which takes the plan's row lock, so orders being
+ * created meanwhile commit first or price with the new plan). Two repricings of one plan, or
+ * changes of its orders, may run at once: each batch reads the plan as it is, so all of them end
+ * with the latest plan. `signal` stops it between batches (the server shutting down).
+ */
+export async function repricePlanOrders(ctx: OrderContext, planId: number, signal?: AbortSignal): Promise<void> {
+  let reached: number | null = null;
+  for (let after = 0; ; ) {
+    signal?.throwIfAborted();
+    const batch = await ctx.db.$transaction((tx) => repriceBatch(tx, ctx, planId, after), ORDER_TRANSACTION);
+    if (batch === null) return;
+    // The first batch's revision: later batches read it or a newer one, and orders before them were already there.
+    reached ??= batch.revision;
+    if (batch.lastId === null) break;
+    after = batch.lastId;
+  }
+  await ctx.db.$executeRaw`
+    UPDATE subscription_plans SET orders_repriced_revision = ${reached} WHERE id = ${planId} AND orders_repriced_revision < ${reached}`;
+}
+
+/** Whose the `repriced` activities of the catch-up at start are: no request made them. */
+const CATCH_UP_ACTOR = { type: "system", id: "repricing_catch_up" };
+
+/**
+ * Finishes the plans' repricings that did not run to their end (the process stopped during a plan
+ * update), of every company: run at server start. Returns the ids of the plans it repriced. The
+ * plans are found through plain pg: a start with nothing to finish does not pay for Prisma's
+ * first query (its engine's set-up keeps the event loop busy for a moment).
+ */
+export async function catchUpPlanRepricings(deps: { db: Db; sql: SqlPool; clock: Clock; signal?: AbortSignal }): Promise<number[]> {
+  const plans = await deps.sql.query<{ id: number; company_id: number }>(
+    "SELECT id, company_id FROM subscription_plans WHERE orders_repriced_revision < pricing_revision ORDER BY id",
+  );
+  for (const plan of plans) {
+    await repricePlanOrders({ db: deps.db, clock: deps.clock, companyId: plan.company_id, actor: CATCH_UP_ACTOR }, plan.id, deps.signal);
+  }
+  return plans.map((plan) => plan.id);
 }

@@ -9,7 +9,8 @@ import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
-import { appendActivity, changeOrder, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
+import { changeOrder } from "./changes.js";
+import { appendActivity, isoDay, ORDER_TRANSACTION, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
 import { toView, totalSnapshot } from "./views.js";
@@ -157,8 +158,9 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     // plan deleted since it was read above is an unknown plan, as it would have been then.
     const planHeld = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${plan.id} FOR KEY SHARE`;
     if (planHeld.length === 0) throw ValidationError.field(path("subscription_plan_id"), "does not name a subscription plan of this company");
-    // Read again under the lock: a plan update that committed while this waited for it repriced
-    // the plan's orders, without this one, so this one must price with the plan as updated.
+    // Read again under the lock: a plan update that committed while this waited for it may reprice
+    // the plan's orders before this one exists, so this one prices with the plan as updated and
+    // stores its revision.
     const heldPlan = await tx.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id } });
     const interval = { count: heldPlan.billing_interval, unit: heldPlan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
@@ -213,7 +215,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     await tx.subscriptionOrder.update({ where: { id: created.id }, data: { order_number: orderNumberFor(created.id) } });
     await appendActivity(tx, ctx, created.id, "created", null, { status, next_bill_date: isoDay(nextBillDate), ...totalSnapshot(priced) });
     return viewAfterChange(tx, ctx, created.id);
-  });
+  }, ORDER_TRANSACTION);
 }
 
 function lineColumns(line: { unit_price: number; subtotal: number; discount: number; tax: number } | undefined) {

@@ -4,7 +4,7 @@ import { escapeLike } from "../../platform/db/like.js";
 import { ConflictError, FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { PricedPlan } from "../subscription-orders/pricing.js";
-import type { OrderContext } from "../subscription-orders/records.js";
+import { ORDER_TRANSACTION, type OrderContext } from "../subscription-orders/records.js";
 import { repricePlanOrders } from "../subscription-orders/repricing.js";
 import { resolvePage } from "./list-page.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
@@ -174,11 +174,17 @@ async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdate
   return errors.fieldErrors;
 }
 
+// Transactions that lock more than one of these take them in one order, so that none waits for a
+// lock held by a transaction waiting for one of its own (a deadlock, which PostgreSQL ends by
+// failing one of them): the company first (a new company default), then plans (the plan
+// itself, then the previous default plan), then products (a new product default).
+
 /**
  * Locks the company's plan for the rest of the transaction, or 404. Concurrent updates and
  * deletes of one plan take turns here (the later one finds it gone: a 404, not a failed
  * write), and a subscription order being created for the plan holds a key-share lock on it
- * (its foreign key check) that a delete waits for, so the delete counts that order.
+ * (its foreign key check) that this waits for: a delete counts that order, and an update's
+ * repricing (after its commit) finds it.
  */
 async function lockPlan(tx: Tx, companyId: number, id: number): Promise<void> {
   const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${id} AND company_id = ${companyId} FOR UPDATE`;
@@ -186,18 +192,23 @@ async function lockPlan(tx: Tx, companyId: number, id: number): Promise<void> {
 }
 
 // Concurrent requests setting defaults take turns on these row locks, so that "at most one
-// default" holds without a partial unique index.
+// default" holds without a partial unique index. The company's lock is the weaker NO KEY UPDATE:
+// it excludes the other requests setting a default, not the foreign-key checks of every row
+// written for the company meanwhile (an order being created for one of its plans among them).
 async function lockCompany(tx: Tx, companyId: number): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM companies WHERE id = ${companyId} FOR UPDATE`;
+  await tx.$queryRaw`SELECT id FROM companies WHERE id = ${companyId} FOR NO KEY UPDATE`;
 }
 
 async function lockProducts(tx: Tx, productIds: number[]): Promise<void> {
   await tx.$queryRaw`SELECT id FROM products WHERE id = ANY(${productIds}) ORDER BY id FOR UPDATE`;
 }
 
-/** Makes `planId` the company default, clearing the previous one. */
-async function takeCompanyDefault(tx: Tx, companyId: number, planId: number): Promise<void> {
-  await tx.subscriptionPlan.updateMany({ where: { company_id: companyId, company_default: true, id: { not: planId } }, data: { company_default: false } });
+/** Makes `planId` the company default (under lockCompany), clearing the previous one; a plan being created has no id yet. */
+async function takeCompanyDefault(tx: Tx, companyId: number, planId: number | null): Promise<void> {
+  await tx.subscriptionPlan.updateMany({
+    where: { company_id: companyId, company_default: true, ...(planId === null ? {} : { id: { not: planId } }) },
+    data: { company_default: false },
+  });
 }
 
 /** Makes each default link the only default of its product. */
@@ -246,7 +257,10 @@ export async function createPlan(ctx: ServiceContext, body: PlanCreateBody): Pro
   errors.merge(await linkErrors(ctx.db, ctx.companyId, sentLinks, []));
   errors.throwIfAny();
   return ctx.db.$transaction(async (tx) => {
-    if (input.company_default) await lockCompany(tx, ctx.companyId);
+    if (input.company_default) {
+      await lockCompany(tx, ctx.companyId);
+      await takeCompanyDefault(tx, ctx.companyId, null);
+    }
     const defaultProducts = links.filter((link) => link.default).map((link) => link.product_id);
     if (defaultProducts.length > 0) await lockProducts(tx, defaultProducts);
     const plan = await tx.subscriptionPlan.create({
@@ -257,7 +271,6 @@ export async function createPlan(ctx: ServiceContext, body: PlanCreateBody): Pro
       },
       select: { id: true },
     });
-    if (input.company_default) await takeCompanyDefault(tx, ctx.companyId, plan.id);
     if (defaultProducts.length > 0) await takeProductDefaults(tx, plan.id);
     return viewOf(tx, ctx.companyId, plan.id);
   });
@@ -292,24 +305,24 @@ function withLinkCompanyDefault(input: PlanUpdateInput, links: Links<LinkUpdateI
   return companyDefault === undefined ? input : { ...input, company_default: companyDefault };
 }
 
-// Repricing a plan's orders takes about 0.2 s per thousand orders (measured with 20 000);
-// Prisma's default of five seconds would fail the update of a plan with a few tens of thousands.
-const PLAN_UPDATE_TRANSACTION = { timeout: 60_000 };
-
 function changesPriceAdjustment(before: PricedPlan, after: PricedPlan): boolean {
   return before.price_adjustment_type !== after.price_adjustment_type || String(before.price_adjustment_amount) !== String(after.price_adjustment_amount);
 }
 
 /**
- * A change to what the plan does to prices (its price adjustment) reprices its orders that are
- * not cancelled in the same transaction, each recorded as done by the caller.
+ * Commits the update in a short transaction of its own; a change to what the plan does to prices
+ * (its price adjustment) counts a new pricing revision. Then reprices the plan's orders that are
+ * not cancelled (repricePlanOrders: in batches, each recorded as done by the caller) and answers
+ * once every batch has committed. An update that finds a repricing of the plan unfinished (one
+ * running, or cut short) also waits for, or finishes, that one.
  */
 export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdateBody): Promise<PlanView> {
   if (body.id !== undefined && body.id !== id) throw ValidationError.field("id", "must equal the id in the path");
   const links = linksOf(body.subscription_plan.product_subscription_plans, body.product_subscription_plans);
   const input = withLinkCompanyDefault(body.subscription_plan, links);
   const { entries } = links;
-  return ctx.db.$transaction(async (tx) => {
+  const plan = await ctx.db.$transaction(async (tx) => {
+    if (input.company_default) await lockCompany(tx, ctx.companyId);
     await lockPlan(tx, ctx.companyId, id);
     const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id }, include: { products: { select: { id: true, product_id: true } } } });
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
@@ -318,7 +331,7 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     errors.merge(planSettingErrors(mergedSettings(input, settings), { keepsStoredAdjustment }));
     errors.merge(await linkErrors(tx, ctx.companyId, links, current.products));
     errors.throwIfAny();
-    if (input.company_default) await lockCompany(tx, ctx.companyId);
+    if (input.company_default) await takeCompanyDefault(tx, ctx.companyId, id);
     const touchedProducts = entries.flatMap((entry) => (entry.product_id !== undefined ? [entry.product_id] : [])).concat(
       entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),
     );
@@ -326,11 +339,12 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     if (setsProductDefault) await lockProducts(tx, [...new Set(touchedProducts)]);
     await writeLinks(tx, id, entries);
     const updated = await tx.subscriptionPlan.update({ where: { id }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
-    if (changesPriceAdjustment(current, updated)) await repricePlanOrders(tx, ctx, updated);
-    if (input.company_default) await takeCompanyDefault(tx, ctx.companyId, id);
     if (setsProductDefault) await takeProductDefaults(tx, id);
-    return viewOf(tx, ctx.companyId, id);
-  }, PLAN_UPDATE_TRANSACTION);
+    if (!changesPriceAdjustment(current, updated)) return updated;
+    return tx.subscriptionPlan.update({ where: { id }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
+  }, ORDER_TRANSACTION);
+  if (plan.orders_repriced_revision < plan.pricing_revision) await repricePlanOrders(ctx, id);
+  return viewOf(ctx.db, ctx.companyId, id);
 }
 
 /**

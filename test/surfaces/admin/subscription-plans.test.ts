@@ -465,6 +465,33 @@ describe("PUT /api/subscription_plans/{id}", () => {
   });
 });
 
+// Found by an audit: an update locked its plan, then the company, then (clearing the previous
+// default) the other plan, so two plans made default at once each waited for the other's lock
+// and PostgreSQL failed one of them with a deadlock (a 500).
+describe("concurrent company defaults", () => {
+  it("two plans made the company default at once both answer 200, and one of them is the default", async () => {
+    const first = await createId({ name: "First" });
+    const second = await createId({ name: "Second" });
+    for (let round = 0; round < 20; round++) {
+      const answers = await Promise.all([first, second].map((id) => update(id, { company_default: true })));
+      expect(answers.map((answer) => answer.status), `round ${round}`).toEqual([200, 200]);
+      const defaults = await t.db.prisma.subscriptionPlan.findMany({ where: { company_id: acme.id, company_default: true }, select: { id: true } });
+      expect(defaults, `round ${round}`).toHaveLength(1);
+    }
+  });
+
+  it("a plan created as the default while the default plan is made default again: both answer, one default", async () => {
+    const current = await createId({ name: "Current", company_default: true });
+    for (let round = 0; round < 10; round++) {
+      const [updated, created] = await Promise.all([update(current, { company_default: true, product_subscription_plans: [{ product_id: coffee.id, default: true }] }), create({ name: `New ${round}`, company_default: true, product_subscription_plans: [{ product_id: coffee.id, default: true }] })]);
+      expect([updated.status, created.status], `round ${round}`).toEqual([200, 201]);
+      expect(await t.db.prisma.subscriptionPlan.count({ where: { company_id: acme.id, company_default: true } })).toBe(1);
+      await t.db.prisma.subscriptionPlan.delete({ where: { id: created.body.subscription_plan.id } });
+      await t.db.prisma.productSubscriptionPlan.deleteMany({ where: { subscription_plan_id: current } });
+    }
+  });
+});
+
 describe("DELETE /api/subscription_plans/{id}", () => {
   it("deletes the plan and its product links: {subscription_plan, meta}", async () => {
     const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });

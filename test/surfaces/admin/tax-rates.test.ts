@@ -48,6 +48,18 @@ describe("PUT /api/tax_rates/:country_code", () => {
     expect((await call("GET", "/api/tax_rates", { token: acme.token })).body.tax_rates.map((r: { rate: string }) => r.rate)).toEqual(["8.25"]);
   });
 
+  // Found by an audit: the first rate of a country was read, then inserted, so concurrent first
+  // PUTs all found none and all but one failed on the unique index (409).
+  it("answers concurrent first PUTs of a country with 200 each, and keeps one rate: one of theirs", async () => {
+    const rates = Array.from({ length: 20 }, (_, index) => String(index));
+    const answers = await Promise.all(rates.map((rate) => put("FR", rate)));
+    expect(answers.map((answer) => answer.status)).toEqual(rates.map(() => 200));
+    const stored = await t.db.prisma.taxRate.findMany({ where: { company_id: acme.id } });
+    expect(stored).toHaveLength(1);
+    expect(rates).toContain(stored[0]?.rate.toFixed());
+    expect(new Set(answers.map((answer) => answer.body.tax_rate.id))).toEqual(new Set([stored[0]?.id]));
+  });
+
   it("answers 404 for an unknown or malformed country code, and 401 without a token", async () => {
     expect((await put("ZZ", "5")).status).toBe(404);
     expect((await put("USA", "5")).status).toBe(404);

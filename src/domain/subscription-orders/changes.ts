@@ -1,0 +1,23 @@
+import type { Prisma } from "../../generated/prisma/client.js";
+import { NotFoundError } from "../../platform/errors.js";
+import { ORDER_TRANSACTION, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
+import { repriceIfBehindPlan } from "./repricing.js";
+
+/**
+ * Runs a change on one order inside a transaction that holds the order's row lock, so that
+ * concurrent changes (two skips racing past max_skips) take turns. An order still priced with an
+ * older revision of its plan (its plan's repricing was cut short) is brought up to the plan
+ * first. Returns what the change returns.
+ */
+export async function changeOrder<Result>(
+  ctx: OrderContext,
+  id: number,
+  change: (tx: Prisma.TransactionClient, row: OrderRow) => Promise<Result>,
+): Promise<Result> {
+  return ctx.db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<Array<{ id: number }>>`
+      SELECT id FROM subscription_orders WHERE id = ${id} AND company_id = ${ctx.companyId} FOR UPDATE`;
+    if (locked.length === 0) throw new NotFoundError("Subscription order not found");
+    return change(tx, await repriceIfBehindPlan(tx, ctx, await requireOrderRow(tx, ctx.companyId, id)));
+  }, ORDER_TRANSACTION);
+}
