@@ -14,6 +14,7 @@ import { systemClock } from "./platform/clock.js";
 import { type Database, EmbeddedDatabaseInUseError, openDatabase } from "./platform/db/database.js";
 import { migrate, type MigrationResult } from "./platform/db/migrator.js";
 import { AppError } from "./platform/errors.js";
+import { INT32_MAX, isInt32Id } from "./platform/http/schemas.js";
 import { createLogger } from "./platform/logger.js";
 
 /**
@@ -34,9 +35,10 @@ function required(options: Options, name: string): string {
   return value;
 }
 
+// Ids are int4 columns: a larger number names no row, and the query would fail on it.
 function positiveInt(options: Options, name: string): number {
   const value = required(options, name);
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer`);
+  if (!/^\d+$/.test(value) || !isInt32Id(Number(value))) throw new UsageError(`--${name} must be a positive integer of at most ${INT32_MAX}`);
   return Number(value);
 }
 

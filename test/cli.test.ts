@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
@@ -65,6 +65,25 @@ describe("cli on the embedded database", { timeout: 60_000 }, () => {
       const missing = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "tokens:create");
       expect(missing.code).toBe(2);
       expect(missing.stderr.trim().split("\n")).toEqual(["--company is required; usage: tokens:create --company ID"]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an id past the int4 range as a usage error, before opening any database", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
+    try {
+      for (const [command, ...args] of [
+        ["tokens:create", "--company", "2147483648"],
+        ["tokens:create", "--company", "99999999999999999999999"],
+        ["roles:create", "--company", "3000000000", "--name", "X", "--permissions", "a"],
+      ] as const) {
+        const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, command, ...args);
+        expect(run.code).toBe(2);
+        expect(run.stdout).toBe("");
+        expect(run.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^--company must be a positive integer of at most 2147483647; usage: /)]);
+      }
+      expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
