@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { hashToken } from "../src/platform/auth/company-tokens.js";
 import { projectRoot } from "../src/platform/paths.js";
+import { processStartTicks } from "../src/platform/process-alive.js";
 import { type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
 
 /** The CLI as operators run it: a separate process, JSON on stdout, exit codes. */
@@ -55,17 +56,38 @@ describe("cli on the embedded database", { timeout: 60_000 }, () => {
   it("says in one line, without a stack, that a running process holds the embedded database, after checking the arguments", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
     try {
-      // This test's own process stands for the server that holds it.
-      writeFileSync(join(dataDir, "pglite.pid"), String(process.pid));
-      const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "db:migrate");
-      expect(run.code).toBe(1);
-      expect(run.stdout).toBe("");
-      expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`is in use by process ${process.pid}: stop it first, or set DATABASE_URL`)]);
+      // This test's own process stands for the server that holds it, with its start time as a
+      // server records it, and as a version before that wrote the file: its pid alone.
+      for (const content of [`${process.pid} ${processStartTicks(process.pid)}`, String(process.pid)]) {
+        writeFileSync(join(dataDir, "pglite.pid"), content);
+        const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "db:migrate");
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe("");
+        expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`is in use by process ${process.pid}: stop it first, or set DATABASE_URL`)]);
+      }
       // Arguments are checked before the database is opened: a missing option is still named.
       const missing = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "tokens:create");
       expect(missing.code).toBe(2);
       expect(missing.stderr.trim().split("\n")).toEqual(["--company is required; usage: tokens:create --company ID"]);
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("opens a database whose pid file names a process that did not write it (the pid reused after a crash or a reboot), and removes the file at exit", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
+    const unrelated = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      const pid = unrelated.pid as number;
+      // Written by a server that started at another time; and a pid alone, which names no node process.
+      for (const content of [`${pid} 1`, String(pid)]) {
+        writeFileSync(join(dataDir, "pglite.pid"), content);
+        const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "db:migrate");
+        expect(run.code, run.stderr).toBe(0);
+        expect(existsSync(join(dataDir, "pglite.pid"))).toBe(false);
+      }
+    } finally {
+      unrelated.kill();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -8,7 +8,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Logger } from "pino";
 import { PrismaClient } from "../../generated/prisma/client.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
-import { isProcessAlive } from "../process-alive.js";
+import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
 
 export type Db = PrismaClient;
 
@@ -164,14 +164,46 @@ export class EmbeddedDatabaseInUseError extends Error {
 function lockDataDir(location: string): () => void {
   mkdirSync(location, { recursive: true });
   const lockFile = `${location}.pid`;
-  try {
-    const holder = Number(readFileSync(lockFile, "utf8"));
-    if (holder && holder !== process.pid && isProcessAlive(holder)) {
-      throw new EmbeddedDatabaseInUseError(`The embedded database in ${location} is in use by process ${holder}: stop it first, or set DATABASE_URL to share a PostgreSQL server.`);
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  const holder = lockHolder(lockFile);
+  if (holder !== null) {
+    throw new EmbeddedDatabaseInUseError(`The embedded database in ${location} is in use by process ${holder}: stop it first, or set DATABASE_URL to share a PostgreSQL server.`);
   }
-  writeFileSync(lockFile, String(process.pid));
-  return () => rmSync(lockFile, { force: true });
+  const start = processStartTicks(process.pid);
+  const mine = start === undefined ? String(process.pid) : `${process.pid} ${start}`;
+  writeFileSync(lockFile, mine);
+  // Exits that skip close() (a migration refused, a busy port, the grace period over) release it too.
+  const release = () => {
+    if (readLockFile(lockFile) === mine) rmSync(lockFile, { force: true });
+  };
+  process.on("exit", release);
+  return () => {
+    process.off("exit", release);
+    release();
+  };
+}
+
+function readLockFile(lockFile: string): string | null {
+  try {
+    return readFileSync(lockFile, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/**
+ * The live process that wrote the pid file, or null. The file outlives a process killed
+ * outright (SIGKILL, out of memory, a power cut), and its pid may belong to an unrelated
+ * process later (pids start again from low numbers after a reboot): the file records the
+ * writer's start time, which that process does not have. A file without one (written before
+ * the start time was recorded) names a node process or no holder.
+ */
+function lockHolder(lockFile: string): number | null {
+  const [pid, recordedStart] = (readLockFile(lockFile) ?? "").trim().split(" ");
+  const holder = Number(pid);
+  if (!Number.isInteger(holder) || holder <= 0 || holder === process.pid || !isProcessAlive(holder)) return null;
+  const start = processStartTicks(holder);
+  if (start === undefined) return holder;
+  const isWriter = recordedStart === undefined ? isNodeProcess(holder) !== false : recordedStart === start;
+  return isWriter ? holder : null;
 }
