@@ -6,11 +6,16 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Logger } from "pino";
-import { PrismaClient } from "../../generated/prisma/client.js";
+import { type Prisma, PrismaClient } from "../../generated/prisma/client.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
 import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
 
-export type Db = PrismaClient;
+/**
+ * What a service reads and writes through: the client, or an interactive transaction of it
+ * (services never connect or disconnect). A service's own $transaction inside another one is a
+ * savepoint on PostgreSQL; the embedded database's adapter refuses it.
+ */
+export type Db = Prisma.TransactionClient;
 
 export interface Database {
   prisma: PrismaClient;
