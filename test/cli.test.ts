@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from "vitest";
 import { hashToken } from "../src/platform/auth/company-tokens.js";
 import { projectRoot } from "../src/platform/paths.js";
 import { processStartTicks } from "../src/platform/process-alive.js";
-import { type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
+import { createTestDatabase, type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
 
 /** The CLI as operators run it: a separate process, JSON on stdout, exit codes. */
 let testDb: TestDatabase;
@@ -90,6 +90,13 @@ describe("cli on the embedded database", { timeout: 60_000 }, () => {
       unrelated.kill();
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it("names DATABASE_URL, without its password, in one line when the database cannot be used", async () => {
+    const run = await cliWith({ DATABASE_URL: "postgresql://svc:s3cret-pw@127.0.0.1:1/svc_commerce" }, "db:migrate");
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual(["Cannot use the database at DATABASE_URL (postgresql://127.0.0.1:1/svc_commerce): connect ECONNREFUSED 127.0.0.1:1"]);
   });
 
   it("refuses an id past the int4 range as a usage error, before opening any database", async () => {
@@ -187,6 +194,20 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     const run = await cli("db:migrate");
     expectOneJsonLine(run);
     expect(run.json).toEqual({ applied: [], already_applied: expect.any(Number) });
+  });
+
+  it("says in one line which migration was edited after it was applied", async () => {
+    const edited = await createTestDatabase();
+    try {
+      const [last] = await edited.database.prisma.$queryRawUnsafe<{ migration_name: string }[]>(
+        `UPDATE "_prisma_migrations" SET checksum = repeat('0', 64) WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations") RETURNING migration_name`,
+      );
+      const run = await cliWith({ DATABASE_URL: edited.url ?? "" }, "db:migrate");
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split("\n")).toEqual([`migration ${last?.migration_name} was edited after it was applied (checksum differs)`]);
+    } finally {
+      await edited.destroy();
+    }
   });
 
   it("exits 2 with one line on stderr for bad arguments, printing nothing on stdout", async () => {

@@ -8,7 +8,9 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Logger } from "pino";
 import { type Prisma, PrismaClient } from "../../generated/prisma/client.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
+import { errorText, OperatorError } from "../operator-error.js";
 import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
+import { isDatabaseUnavailable } from "./errors.js";
 
 /**
  * What a service reads and writes through: the client, or an interactive transaction of it
@@ -33,8 +35,37 @@ export interface DatabaseOptions {
   logger: Logger;
 }
 
+/** Opens without connecting: the PostgreSQL pool connects on its first statement. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.url ? openPostgres(options.url, options.poolSize, options.logger) : openEmbedded(options.dataDir);
+}
+
+/**
+ * Opens and runs a first statement, for the server and the CLI: a server that cannot be reached
+ * or refuses the connection (no such database or role, a wrong password) is an OperatorError
+ * naming DATABASE_URL, shown without its credentials.
+ */
+export async function connectDatabase(options: DatabaseOptions): Promise<Database> {
+  const database = await openDatabase(options);
+  try {
+    await database.sql.query("SELECT 1");
+    return database;
+  } catch (error) {
+    await database.close().catch(() => {});
+    if (database.kind === "postgres" && refusesConnection(error)) {
+      throw new OperatorError(`Cannot use the database at DATABASE_URL (${database.description}): ${errorText(error)}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+// SQLSTATE classes of a refused connection: 28 (no such role, a wrong password), 3D (no such database).
+const REFUSED_CONNECTION_SQLSTATES = /^(28|3D)[0-9A-Z]{3}$/;
+
+function refusesConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  // pg's SCRAM handshake without a password in the URL: "SASL: ... client password must be a string".
+  return isDatabaseUnavailable(error) || (typeof code === "string" && REFUSED_CONNECTION_SQLSTATES.test(code)) || /^SASL/.test(errorText(error));
 }
 
 function openPostgres(url: string, poolSize: number, logger: Logger): Database {
@@ -158,7 +189,7 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
 }
 
 /** Another live process holds the embedded database: an operator's mistake, not a crash. */
-export class EmbeddedDatabaseInUseError extends Error {
+export class EmbeddedDatabaseInUseError extends OperatorError {
   override name = "EmbeddedDatabaseInUseError";
 }
 
