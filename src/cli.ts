@@ -11,10 +11,12 @@ import { createRole } from "./domain/roles/service.js";
 import { createUser } from "./domain/users/service.js";
 import { issueCompanyToken, revokeCompanyToken } from "./platform/auth/company-tokens.js";
 import { systemClock } from "./platform/clock.js";
-import { type Database, EmbeddedDatabaseInUseError, openDatabase } from "./platform/db/database.js";
+import { connectDatabase, type Database } from "./platform/db/database.js";
 import { migrate, type MigrationResult } from "./platform/db/migrator.js";
 import { AppError } from "./platform/errors.js";
+import { INT32_MAX, isInt32Id } from "./platform/http/schemas.js";
 import { createLogger } from "./platform/logger.js";
+import { OperatorError } from "./platform/operator-error.js";
 
 /**
  * Operator commands. Each prints exactly one JSON object on stdout; logs go to stderr.
@@ -34,9 +36,10 @@ function required(options: Options, name: string): string {
   return value;
 }
 
+// Ids are int4 columns: a larger number names no row, and the query would fail on it.
 function positiveInt(options: Options, name: string): number {
   const value = required(options, name);
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a positive integer`);
+  if (!/^\d+$/.test(value) || !isInt32Id(Number(value))) throw new UsageError(`--${name} must be a positive integer of at most ${INT32_MAX}`);
   return Number(value);
 }
 
@@ -207,7 +210,7 @@ async function main(argv: string[]): Promise<number> {
 
   const config = loadConfig();
   const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, "stderr");
-  const database = await openDatabase({ ...config.database, logger });
+  const database = await connectDatabase({ ...config.database, logger });
   try {
     const migrations = await migrate(database.sql);
     const result = await run(database, migrations);
@@ -236,7 +239,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
     }
-    if (error instanceof EmbeddedDatabaseInUseError) {
+    if (error instanceof OperatorError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

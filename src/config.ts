@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
+import { httpUrl, wireInteger } from "./platform/http/schemas.js";
 
 const booleanFromEnv = z
   .enum(["true", "false", "1", "0"])
@@ -52,42 +53,65 @@ const originList = commaList.transform((entries, ctx) => {
   });
 });
 
+/**
+ * An integer setting is decimal digits, as in paths and query strings: Number() read PORT=0x10
+ * as 16, 1e3 as 1000 and " " as 0 (any free port).
+ */
+const integer = (bounds: z.ZodNumber) => wireInteger(bounds.int());
+
+// Node's timers hold at most 2^31-1 ms: a longer one fires after 1 ms, with a warning.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const milliseconds = (min: number) => integer(z.number().min(min).max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} (Node's longest timer)`));
+
+/**
+ * The address a link starts with: http(s) with a host, no query or fragment, kept without a
+ * trailing slash so that `${base}/docs` has one.
+ */
+const baseUrl = httpUrl.transform((value, ctx) => {
+  const url = new URL(value.trim());
+  if (url.search !== "" || url.hash !== "") {
+    ctx.issues.push({ code: "custom", message: "must have no query or fragment", input: value });
+    return z.NEVER;
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+});
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().trim().min(1, "must not be blank").default("127.0.0.1"),
+  PORT: integer(z.number().min(0).max(65535)).default(3000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_POOL_SIZE: integer(z.number().min(1).max(200)).default(10),
   DATA_DIR: z.string().min(1).default(".data"),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  BODY_LIMIT: z.coerce.number().int().min(1024).default(1_048_576),
-  PUBLIC_BODY_LIMIT: z.coerce.number().int().min(1024).default(65_536),
-  PUBLIC_MEDIA_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
-  CART_BODY_LIMIT: z.coerce.number().int().min(1024).default(262_144),
-  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
-  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  BODY_LIMIT: integer(z.number().min(1024)).default(1_048_576),
+  PUBLIC_BODY_LIMIT: integer(z.number().min(1024)).default(65_536),
+  PUBLIC_MEDIA_CACHE_TTL_MS: integer(z.number().min(0).max(60_000)).default(5_000),
+  CART_BODY_LIMIT: integer(z.number().min(1024)).default(262_144),
+  HTTP_HEADERS_TIMEOUT_MS: milliseconds(100).default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: milliseconds(100).default(30_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(100).default(5_000),
+  HTTP_IDLE_TIMEOUT_MS: milliseconds(100).default(30_000),
   CORS_ORIGINS: originList.default(["*"]),
-  PUBLIC_BASE_URL: z.url().optional(),
-  CHECKOUT_BASE_URL: z.url().optional(),
+  PUBLIC_BASE_URL: baseUrl.optional(),
+  CHECKOUT_BASE_URL: baseUrl.optional(),
   SHOP_URL_SCHEME: z.enum(["https", "http"]).default("https"),
-  PAYPAL_API_BASE: z.url().default("https://api-m.sandbox.paypal.com"),
+  PAYPAL_API_BASE: httpUrl.default("https://api-m.sandbox.paypal.com"),
   PAYPAL_CLIENT_ID: z.string().default(""),
   PAYPAL_CLIENT_SECRET: z.string().default(""),
-  PAYPAL_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  SMTP_URL: z.url().optional(),
+  PAYPAL_TIMEOUT_MS: milliseconds(100).default(10_000),
+  SMTP_URL: z.url({ protocol: /^smtps?$/, hostname: /./, error: "must be an smtp:// or smtps:// URL with a host" }).optional(),
   MAIL_FROM: z.string().default("no-reply@svc-commerce.local"),
-  REDIS_URL: z.url().optional(),
-  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
-  SESSION_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
-  NOT_FOUND_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
-  DISCOUNT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, hostname: /./, error: "must be a redis:// or rediss:// URL with a host" }).optional(),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(600),
+  SESSION_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(120),
+  NOT_FOUND_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(120),
+  DISCOUNT_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(30),
   SEED_DEMO: booleanFromEnv.optional(),
   TRUST_PROXY: booleanFromEnv.default(false),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  SHUTDOWN_GRACE_MS: milliseconds(0).default(10_000),
   BENCH_ROUTES: booleanFromEnv.default(false),
 });
 
@@ -149,8 +173,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
   );
   const parsed = envSchema.safeParse(blankToUndefined);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
-    throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
+    // A URL of the wrong scheme and without a host breaks two checks with one message.
+    const lines = new Set(parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`));
+    throw new ConfigError(`Invalid environment:\n${[...lines].join("\n")}`);
   }
   const env = parsed.data;
   if (env.NODE_ENV === "production") {

@@ -30,7 +30,18 @@ export async function demoCompanyId(db: Db): Promise<number | null> {
   return (await db.company.findUnique({ where: { shop_domain: DEMO_SHOP }, select: { id: true } }))?.id ?? null;
 }
 
+// The seed runs for a second or more on a loaded machine; Prisma's default gives up after 5 s.
+const SEED_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/**
+ * One transaction: a start interrupted or failing midway (Ctrl-C, a full disk) leaves no company
+ * behind, so the next start seeds again, rather than a company without a catalog for good.
+ */
 export async function seedDemo(db: Db): Promise<DemoSeed | null> {
+  return db.$transaction((tx) => seedEmptyDatabase(tx), { timeout: SEED_TRANSACTION_TIMEOUT_MS });
+}
+
+async function seedEmptyDatabase(db: Db): Promise<DemoSeed | null> {
   if ((await db.company.count()) > 0) return null;
   const company = await createCompany(db, { name: "Demo Shop", shop: DEMO_SHOP });
   const apiToken = await issueCompanyToken(db, company.id);

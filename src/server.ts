@@ -1,15 +1,17 @@
 import { setFlagsFromString } from "node:v8";
+import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
 import { demoBanner, demoCompanyId, returningBanner, seedDemo } from "./demo-seed.js";
 import { mailTransportFor } from "./domain/mail/transports.js";
-import { MAIL_POLL_INTERVAL_MS, startMailWorker } from "./domain/mail/worker.js";
+import { MAIL_POLL_INTERVAL_MS, type MailWorker, startMailWorker } from "./domain/mail/worker.js";
 import { catchUpPlanRepricings } from "./domain/subscription-orders/repricing.js";
 import { systemClock } from "./platform/clock.js";
-import { EmbeddedDatabaseInUseError, openDatabase } from "./platform/db/database.js";
+import { connectDatabase, type Database } from "./platform/db/database.js";
 import { closeApp } from "./platform/http/running-handlers.js";
 import { migrate } from "./platform/db/migrator.js";
 import { createLogger } from "./platform/logger.js";
+import { errorText, OperatorError } from "./platform/operator-error.js";
 
 // V8 pretenures the objects of allocation sites whose objects outlived young collections. Applying
 // the migrations at start-up trained pg's sites that way, and from then on every request's rows
@@ -26,8 +28,20 @@ if (![...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((flags) => /heap
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
+// A port taken or not ours to take, or a HOST that names no address of this machine.
+const LISTEN_SETTING_ERRORS = new Set(["EADDRINUSE", "EACCES", "EADDRNOTAVAIL", "ENOTFOUND", "EAI_AGAIN"]);
+
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    if (!LISTEN_SETTING_ERRORS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+    throw new OperatorError(`Cannot listen on HOST=${config.host} PORT=${config.port}: ${errorText(error)}`, { cause: error });
+  }
+}
+
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -38,39 +52,51 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase({ ...config.database, logger });
-  logger.info({ database: database.description }, "database opened");
-  const migrations = await migrate(database.sql);
-  if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, "migrations applied");
-
-  const seeded = config.seedDemo ? await seedDemo(database.prisma) : null;
-  if (seeded) logger.info({ company_id: seeded.company.id }, "demo company seeded");
-  const returningDemo = config.seedDemo && !seeded ? await demoCompanyId(database.prisma) : null;
-
-  const app = await buildApp({ config, database, logger });
-  await app.listen({ host: config.host, port: config.port });
-  // The token is shown once, as text for a person, never through the logger: logs are shipped.
-  if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
-  else if (returningDemo !== null) process.stdout.write(returningBanner(returningDemo, config.publicBaseUrl));
-  // The outbox is delivered in-process: each server instance runs a worker, and row claims
-  // (FOR UPDATE SKIP LOCKED) keep instances from sending a mail twice.
-  const mailWorker = startMailWorker(
-    { db: database.prisma, transport: mailTransportFor(config.mail.smtpUrl, logger), from: config.mail.from, clock: systemClock, logger },
-    MAIL_POLL_INTERVAL_MS,
-  );
-  // A plan update that the process's end cut short left some of the plan's orders priced with the
-  // plan as it was: reprice them in the background (an order's next change would, too).
+  let database: Database | undefined;
+  let app: FastifyInstance | undefined;
+  let mailWorker: MailWorker | undefined;
+  let repricingCatchUp: Promise<void> | undefined;
   const stopRepricing = new AbortController();
-  const repricingCatchUp = catchUpPlanRepricings({ db: database.prisma, sql: database.sql, clock: systemClock, signal: stopRepricing.signal }).then(
-    (planIds) => {
-      if (planIds.length > 0) logger.info({ plan_ids: planIds }, "unfinished plan repricings finished");
-    },
-    (error: unknown) => {
-      if (!stopRepricing.signal.aborted) logger.error({ err: error }, "finishing the unfinished plan repricings failed");
-    },
-  );
-
   let stopping = false;
+
+  const startUp = async () => {
+    database = await connectDatabase({ ...config.database, logger });
+    logger.info({ database: database.description }, "database opened");
+    const migrations = await migrate(database.sql);
+    if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, "migrations applied");
+    if (stopping) return;
+    app = await buildApp({ config, database, logger });
+    await listen(app, config);
+    if (stopping) return;
+    // Seeded once the port is ours: a port in use stops the start before the one-time token
+    // exists, rather than after it was stored and never shown.
+    const seeded = config.seedDemo ? await seedDemo(database.prisma) : null;
+    if (seeded) logger.info({ company_id: seeded.company.id }, "demo company seeded");
+    const returningDemo = config.seedDemo && !seeded ? await demoCompanyId(database.prisma) : null;
+    // The token is shown once, as text for a person, never through the logger: logs are shipped.
+    if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
+    else if (returningDemo !== null) process.stdout.write(returningBanner(returningDemo, config.publicBaseUrl));
+    if (stopping) return;
+    // The outbox is delivered in-process: each server instance runs a worker, and row claims
+    // (FOR UPDATE SKIP LOCKED) keep instances from sending a mail twice.
+    mailWorker = startMailWorker(
+      { db: database.prisma, transport: mailTransportFor(config.mail.smtpUrl, logger), from: config.mail.from, clock: systemClock, logger },
+      MAIL_POLL_INTERVAL_MS,
+    );
+    // A plan update that the process's end cut short left some of the plan's orders priced with the
+    // plan as it was: reprice them in the background (an order's next change would, too).
+    repricingCatchUp = catchUpPlanRepricings({ db: database.prisma, sql: database.sql, clock: systemClock, signal: stopRepricing.signal }).then(
+      (planIds) => {
+        if (planIds.length > 0) logger.info({ plan_ids: planIds }, "unfinished plan repricings finished");
+      },
+      (error: unknown) => {
+        if (!stopRepricing.signal.aborted) logger.error({ err: error }, "finishing the unfinished plan repricings failed");
+      },
+    );
+  };
+
+  // In place before the first long step. A signal lets the step under way finish (migrations
+  // and the demo seed are a transaction each, and the seed's banner goes with it), then stops.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -80,21 +106,25 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     forceExit.unref();
+    // A start-up that fails exits through main's catch.
+    await started.catch(() => new Promise(() => {}));
     // Handlers of clients that already hung up still run: the database closes after them.
-    await closeApp(app);
+    if (app) await closeApp(app);
     stopRepricing.abort();
     await repricingCatchUp;
-    await mailWorker.stop();
-    await database.close();
+    await mailWorker?.stop();
+    await database?.close();
     logger.info("stopped");
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  const started = startUp();
+  await started;
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof EmbeddedDatabaseInUseError) {
+  if (error instanceof OperatorError) {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }

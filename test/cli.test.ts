@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { hashToken } from "../src/platform/auth/company-tokens.js";
 import { projectRoot } from "../src/platform/paths.js";
-import { type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
+import { processStartTicks } from "../src/platform/process-alive.js";
+import { createTestDatabase, type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
 
 /** The CLI as operators run it: a separate process, JSON on stdout, exit codes. */
 let testDb: TestDatabase;
@@ -55,16 +56,63 @@ describe("cli on the embedded database", { timeout: 60_000 }, () => {
   it("says in one line, without a stack, that a running process holds the embedded database, after checking the arguments", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
     try {
-      // This test's own process stands for the server that holds it.
-      writeFileSync(join(dataDir, "pglite.pid"), String(process.pid));
-      const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "db:migrate");
-      expect(run.code).toBe(1);
-      expect(run.stdout).toBe("");
-      expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`is in use by process ${process.pid}: stop it first, or set DATABASE_URL`)]);
+      // This test's own process stands for the server that holds it, with its start time as a
+      // server records it, and as a version before that wrote the file: its pid alone.
+      for (const content of [`${process.pid} ${processStartTicks(process.pid)}`, String(process.pid)]) {
+        writeFileSync(join(dataDir, "pglite.pid"), content);
+        const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "db:migrate");
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe("");
+        expect(run.stderr.trim().split("\n")).toEqual([expect.stringContaining(`is in use by process ${process.pid}: stop it first, or set DATABASE_URL`)]);
+      }
       // Arguments are checked before the database is opened: a missing option is still named.
       const missing = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "tokens:create");
       expect(missing.code).toBe(2);
       expect(missing.stderr.trim().split("\n")).toEqual(["--company is required; usage: tokens:create --company ID"]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("opens a database whose pid file names a process that did not write it (the pid reused after a crash or a reboot), and removes the file at exit", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
+    const unrelated = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      const pid = unrelated.pid as number;
+      // Written by a server that started at another time; and a pid alone, which names no node process.
+      for (const content of [`${pid} 1`, String(pid)]) {
+        writeFileSync(join(dataDir, "pglite.pid"), content);
+        const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, "db:migrate");
+        expect(run.code, run.stderr).toBe(0);
+        expect(existsSync(join(dataDir, "pglite.pid"))).toBe(false);
+      }
+    } finally {
+      unrelated.kill();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("names DATABASE_URL, without its password, in one line when the database cannot be used", async () => {
+    const run = await cliWith({ DATABASE_URL: "postgresql://svc:s3cret-pw@127.0.0.1:1/svc_commerce" }, "db:migrate");
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toEqual(["Cannot use the database at DATABASE_URL (postgresql://127.0.0.1:1/svc_commerce): connect ECONNREFUSED 127.0.0.1:1"]);
+  });
+
+  it("refuses an id past the int4 range as a usage error, before opening any database", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-cli-"));
+    try {
+      for (const [command, ...args] of [
+        ["tokens:create", "--company", "2147483648"],
+        ["tokens:create", "--company", "99999999999999999999999"],
+        ["roles:create", "--company", "3000000000", "--name", "X", "--permissions", "a"],
+      ] as const) {
+        const run = await cliWith({ DATABASE_URL: "", DATA_DIR: dataDir }, command, ...args);
+        expect(run.code).toBe(2);
+        expect(run.stdout).toBe("");
+        expect(run.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^--company must be a positive integer of at most 2147483647; usage: /)]);
+      }
+      expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -146,6 +194,20 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     const run = await cli("db:migrate");
     expectOneJsonLine(run);
     expect(run.json).toEqual({ applied: [], already_applied: expect.any(Number) });
+  });
+
+  it("says in one line which migration was edited after it was applied", async () => {
+    const edited = await createTestDatabase();
+    try {
+      const [last] = await edited.database.prisma.$queryRawUnsafe<{ migration_name: string }[]>(
+        `UPDATE "_prisma_migrations" SET checksum = repeat('0', 64) WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations") RETURNING migration_name`,
+      );
+      const run = await cliWith({ DATABASE_URL: edited.url ?? "" }, "db:migrate");
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split("\n")).toEqual([`migration ${last?.migration_name} was edited after it was applied (checksum differs)`]);
+    } finally {
+      await edited.destroy();
+    }
   });
 
   it("exits 2 with one line on stderr for bad arguments, printing nothing on stdout", async () => {

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../src/demo-seed.js";
+import { openEmbedded } from "../src/platform/db/database.js";
+import { migrate } from "../src/platform/db/migrator.js";
 import { type Call, httpClient } from "./helpers/http.js";
 import { startTestApp, type TestApp } from "./helpers/test-app.js";
+import { createTestDatabase } from "./helpers/test-database.js";
 
 let t: TestApp;
 let call: Call;
@@ -35,4 +38,44 @@ describe("seedDemo", () => {
     expect(countries.map((country: { country_code: string }) => country.country_code)).toEqual(["CA", "US"]);
     expect(await seedDemo(t.db.prisma)).toBeNull();
   });
+});
+
+describe("seedDemo failing midway", () => {
+  const openEmbeddedMigrated = async () => {
+    const database = await openEmbedded(":memory:");
+    await migrate(database.sql);
+    return { database, destroy: () => database.close() };
+  };
+
+  // The test database (PostgreSQL when the run has a server) and the embedded one the server opens without DATABASE_URL.
+  it.each([
+    ["the test database", createTestDatabase],
+    ["the embedded database", openEmbeddedMigrated],
+  ])("leaves nothing behind on %s, and the next seed is whole", async (_kind, open) => {
+    const { database, destroy } = await open();
+    try {
+      const db = database.prisma;
+      // The enrollment pack is the seed's last write: everything else is written by then.
+      await db.$executeRawUnsafe(`CREATE FUNCTION refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$`);
+      await db.$executeRawUnsafe(`CREATE TRIGGER refuse_packs BEFORE INSERT ON enrollment_packs FOR EACH ROW EXECUTE FUNCTION refuse_write()`);
+      await expect(seedDemo(db)).rejects.toThrow(/disk full/);
+      const counts = async () => ({
+        companies: await db.company.count(),
+        tokens: await db.apiToken.count(),
+        droplets: await db.droplet.count(),
+        users: await db.user.count(),
+        products: await db.product.count(),
+        discounts: await db.discount.count(),
+        packs: await db.enrollmentPack.count(),
+      });
+      expect(await counts()).toEqual({ companies: 0, tokens: 0, droplets: 0, users: 0, products: 0, discounts: 0, packs: 0 });
+
+      await db.$executeRawUnsafe("DROP TRIGGER refuse_packs ON enrollment_packs");
+      const seeded = await seedDemo(db);
+      expect(seeded?.apiToken).toMatch(/^sct_/);
+      expect(await counts()).toEqual({ companies: 1, tokens: 1, droplets: 2, users: 2, products: 3, discounts: 1, packs: 1 });
+    } finally {
+      await destroy();
+    }
+  }, 60_000);
 });

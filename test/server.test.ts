@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -74,6 +75,40 @@ describe("server process", () => {
     } finally {
       await testDb.destroy();
     }
+  });
+
+  it("on a port in use: says so in one line naming HOST and PORT, before seeding, and frees the embedded database; the next start shows the token", async () => {
+    const ownDataDir = mkdtempSync(join(tmpdir(), "svc-commerce-server-test-"));
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    try {
+      const env = { DATABASE_URL: "", DATA_DIR: ownDataDir, NODE_ENV: "development" };
+      const port = (busy.address() as AddressInfo).port;
+      const refused = await startServerProcess({ ...env, PORT: String(port) }).then(
+        () => "listened",
+        (error: Error) => error.message,
+      );
+      const stderrLines = refused.split("\n").filter((line) => line !== "" && !line.startsWith("{") && !line.startsWith("server exited"));
+      expect(stderrLines).toEqual([`Cannot listen on HOST=127.0.0.1 PORT=${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}`]);
+      expect(refused).not.toContain("demo company seeded");
+      expect(existsSync(join(ownDataDir, "pglite.pid"))).toBe(false);
+
+      const next = await startServerProcess(env);
+      await next.waitForOutput(/Its API token, shown only this once:\s+sct_\w+/);
+      expect(await next.stop()).toBe(0);
+    } finally {
+      busy.close();
+      rmSync(ownDataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it("names DATABASE_URL, without its password, in one line when the database cannot be used", async () => {
+    const refused = await startServerProcess({ DATABASE_URL: "postgresql://svc:s3cret-pw@127.0.0.1:1/svc_commerce", NODE_ENV: "development" }).then(
+      () => "listened",
+      (error: Error) => error.message,
+    );
+    const output = refused.split("\n").filter((line) => line !== "" && !line.startsWith("server exited"));
+    expect(output).toEqual(["Cannot use the database at DATABASE_URL (postgresql://127.0.0.1:1/svc_commerce): connect ECONNREFUSED 127.0.0.1:1"]);
   });
 
   it("refuses to start in production without DATABASE_URL, naming it", async () => {

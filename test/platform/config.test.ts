@@ -36,6 +36,53 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
   });
 
+  it("reads integers as decimal digits only, as paths and query strings do", () => {
+    for (const port of ["0x10", "1e3", " ", "+80", "080", "80.0"]) {
+      expect(() => loadConfig({ PORT: port }), port).toThrow(/^Invalid environment:\n {2}PORT: must be a whole number in decimal digits$/);
+    }
+    expect(() => loadConfig({ BODY_LIMIT: "1e6" })).toThrow(/BODY_LIMIT: must be a whole number in decimal digits/);
+    expect(() => loadConfig({ DISCOUNT_RATE_LIMIT_PER_MINUTE: "0x1e" })).toThrow(/DISCOUNT_RATE_LIMIT_PER_MINUTE: must be a whole number/);
+    expect(loadConfig({ PORT: "0", DATABASE_POOL_SIZE: "25" })).toMatchObject({ port: 0, database: { poolSize: 25 } });
+  });
+
+  it("holds every *_MS setting to what a Node timer can wait, 2^31-1 ms", () => {
+    for (const name of ["SHUTDOWN_GRACE_MS", "HTTP_HEADERS_TIMEOUT_MS", "HTTP_REQUEST_TIMEOUT_MS", "HTTP_KEEP_ALIVE_TIMEOUT_MS", "HTTP_IDLE_TIMEOUT_MS", "PAYPAL_TIMEOUT_MS"]) {
+      expect(() => loadConfig({ [name]: "2147483648" }), name).toThrow(new RegExp(`${name}: must be at most 2147483647`));
+      expect(() => loadConfig({ [name]: "2147483647" }), name).not.toThrow();
+    }
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: "2147483647" }).shutdownGraceMs).toBe(2_147_483_647);
+  });
+
+  it("refuses a blank HOST", () => {
+    expect(() => loadConfig({ HOST: " " })).toThrow(/HOST: must not be blank/);
+  });
+
+  it("takes http(s) base URLs with a host, without a trailing slash, and no other scheme", () => {
+    for (const name of ["PUBLIC_BASE_URL", "CHECKOUT_BASE_URL", "PAYPAL_API_BASE"]) {
+      for (const value of ["localhost:4108", "javascript:alert(1)//", "ftp://x.example.com", "http://", "not a url"]) {
+        expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(new RegExp(`^Invalid environment:\\n  ${name}: must be an http\\(s\\) URL$`));
+      }
+    }
+    expect(() => loadConfig({ PUBLIC_BASE_URL: "https://api.example.com/?a=1" })).toThrow(/PUBLIC_BASE_URL: must have no query or fragment/);
+    expect(() => loadConfig({ CHECKOUT_BASE_URL: "https://pay.example.com/#x" })).toThrow(/CHECKOUT_BASE_URL: must have no query or fragment/);
+    const config = loadConfig({ PUBLIC_BASE_URL: "http://localhost:4108/", CHECKOUT_BASE_URL: "https://Pay.Example.com/shop//" });
+    expect(config.publicBaseUrl).toBe("http://localhost:4108");
+    expect(config.checkoutBaseUrl).toBe("https://pay.example.com/shop");
+    expect(loadConfig({ PUBLIC_BASE_URL: "https://api.example.com/" }).checkoutBaseUrl).toBe("https://api.example.com");
+  });
+
+  it("takes SMTP and Redis URLs of their own schemes, with a host", () => {
+    for (const value of ["http://mail.example.com", "smtp:mail", "mail.example.com:25"]) {
+      expect(() => loadConfig({ SMTP_URL: value }), value).toThrow(/^Invalid environment:\n {2}SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL with a host$/);
+    }
+    for (const value of ["https://cache.example.com", "localhost:6379", "redis:cache"]) {
+      expect(() => loadConfig({ REDIS_URL: value }), value).toThrow(/^Invalid environment:\n {2}REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL with a host$/);
+    }
+    const config = loadConfig({ SMTP_URL: "smtps://user:pass@mail.example.com:465", REDIS_URL: "rediss://cache.example.com:6380" });
+    expect(config.mail.smtpUrl).toBe("smtps://user:pass@mail.example.com:465");
+    expect(config.redisUrl).toBe("rediss://cache.example.com:6380");
+  });
+
   it("refuses production without a database, secrets and its public address, naming each", () => {
     const attempt = () => loadConfig({ NODE_ENV: "production" });
     expect(attempt).toThrow(/DATABASE_URL: is required in production/);

@@ -6,11 +6,18 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Logger } from "pino";
-import { PrismaClient } from "../../generated/prisma/client.js";
+import { type Prisma, PrismaClient } from "../../generated/prisma/client.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
-import { isProcessAlive } from "../process-alive.js";
+import { errorText, OperatorError } from "../operator-error.js";
+import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
+import { isDatabaseUnavailable } from "./errors.js";
 
-export type Db = PrismaClient;
+/**
+ * What a service reads and writes through: the client, or an interactive transaction of it
+ * (services never connect or disconnect). A service's own $transaction inside another one is a
+ * savepoint on PostgreSQL; the embedded database's adapter refuses it.
+ */
+export type Db = Prisma.TransactionClient;
 
 export interface Database {
   prisma: PrismaClient;
@@ -28,8 +35,37 @@ export interface DatabaseOptions {
   logger: Logger;
 }
 
+/** Opens without connecting: the PostgreSQL pool connects on its first statement. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.url ? openPostgres(options.url, options.poolSize, options.logger) : openEmbedded(options.dataDir);
+}
+
+/**
+ * Opens and runs a first statement, for the server and the CLI: a server that cannot be reached
+ * or refuses the connection (no such database or role, a wrong password) is an OperatorError
+ * naming DATABASE_URL, shown without its credentials.
+ */
+export async function connectDatabase(options: DatabaseOptions): Promise<Database> {
+  const database = await openDatabase(options);
+  try {
+    await database.sql.query("SELECT 1");
+    return database;
+  } catch (error) {
+    await database.close().catch(() => {});
+    if (database.kind === "postgres" && refusesConnection(error)) {
+      throw new OperatorError(`Cannot use the database at DATABASE_URL (${database.description}): ${errorText(error)}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+// SQLSTATE classes of a refused connection: 28 (no such role, a wrong password), 3D (no such database).
+const REFUSED_CONNECTION_SQLSTATES = /^(28|3D)[0-9A-Z]{3}$/;
+
+function refusesConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  // pg's SCRAM handshake without a password in the URL: "SASL: ... client password must be a string".
+  return isDatabaseUnavailable(error) || (typeof code === "string" && REFUSED_CONNECTION_SQLSTATES.test(code)) || /^SASL/.test(errorText(error));
 }
 
 function openPostgres(url: string, poolSize: number, logger: Logger): Database {
@@ -153,7 +189,7 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
 }
 
 /** Another live process holds the embedded database: an operator's mistake, not a crash. */
-export class EmbeddedDatabaseInUseError extends Error {
+export class EmbeddedDatabaseInUseError extends OperatorError {
   override name = "EmbeddedDatabaseInUseError";
 }
 
@@ -164,14 +200,46 @@ export class EmbeddedDatabaseInUseError extends Error {
 function lockDataDir(location: string): () => void {
   mkdirSync(location, { recursive: true });
   const lockFile = `${location}.pid`;
-  try {
-    const holder = Number(readFileSync(lockFile, "utf8"));
-    if (holder && holder !== process.pid && isProcessAlive(holder)) {
-      throw new EmbeddedDatabaseInUseError(`The embedded database in ${location} is in use by process ${holder}: stop it first, or set DATABASE_URL to share a PostgreSQL server.`);
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  const holder = lockHolder(lockFile);
+  if (holder !== null) {
+    throw new EmbeddedDatabaseInUseError(`The embedded database in ${location} is in use by process ${holder}: stop it first, or set DATABASE_URL to share a PostgreSQL server.`);
   }
-  writeFileSync(lockFile, String(process.pid));
-  return () => rmSync(lockFile, { force: true });
+  const start = processStartTicks(process.pid);
+  const mine = start === undefined ? String(process.pid) : `${process.pid} ${start}`;
+  writeFileSync(lockFile, mine);
+  // Exits that skip close() (a migration refused, a busy port, the grace period over) release it too.
+  const release = () => {
+    if (readLockFile(lockFile) === mine) rmSync(lockFile, { force: true });
+  };
+  process.on("exit", release);
+  return () => {
+    process.off("exit", release);
+    release();
+  };
+}
+
+function readLockFile(lockFile: string): string | null {
+  try {
+    return readFileSync(lockFile, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/**
+ * The live process that wrote the pid file, or null. The file outlives a process killed
+ * outright (SIGKILL, out of memory, a power cut), and its pid may belong to an unrelated
+ * process later (pids start again from low numbers after a reboot): the file records the
+ * writer's start time, which that process does not have. A file without one (written before
+ * the start time was recorded) names a node process or no holder.
+ */
+function lockHolder(lockFile: string): number | null {
+  const [pid, recordedStart] = (readLockFile(lockFile) ?? "").trim().split(" ");
+  const holder = Number(pid);
+  if (!Number.isInteger(holder) || holder <= 0 || holder === process.pid || !isProcessAlive(holder)) return null;
+  const start = processStartTicks(holder);
+  if (start === undefined) return holder;
+  const isWriter = recordedStart === undefined ? isNodeProcess(holder) !== false : recordedStart === start;
+  return isWriter ? holder : null;
 }

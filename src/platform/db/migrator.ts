@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { OperatorError } from "../operator-error.js";
 import { migrationsDir } from "../paths.js";
 import type { SqlConnection, SqlPool } from "./sql.js";
 
@@ -32,7 +33,8 @@ export interface Migration {
   checksum: string;
 }
 
-export class MigrationError extends Error {
+/** A migration edited after it was applied, or one that fails: stops the start-up in one line. */
+export class MigrationError extends OperatorError {
   override name = "MigrationError";
 }
 

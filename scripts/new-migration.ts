@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // Writes prisma/migrations/<timestamp>_<name>/migration.sql: the SQL that takes the database
 // from prisma/schema.prisma as it was at a git revision (default HEAD) to the working tree's.
 //
@@ -7,11 +6,16 @@
 // install it on demand into node_modules/.cache (developers who write migrations need it; the
 // app and CI do not) and diff the two schema files.
 //
+// The diff starts at that revision's schema, so every migration folder must be in that revision
+// too: one that is not yet (written by an earlier run, not committed) would be written again.
+// The new folder's stamp sorts after every existing one (scripts/lib/migration-names.ts).
+//
 // Usage: npm run db:new-migration -- <name> [--from <git-rev>]
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { migrationsNotIn, nextMigrationStamp } from "./lib/migration-names.js";
 
 const root = resolve(import.meta.dirname, "..");
 const { positionals, values } = parseArgs({
@@ -21,6 +25,16 @@ const { positionals, values } = parseArgs({
 const name = positionals[0];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
   console.error("usage: npm run db:new-migration -- <name_in_snake_case> [--from <git-rev>]");
+  process.exit(2);
+}
+
+const migrationsDir = join(root, "prisma/migrations");
+const existingFolders = readdirSync(migrationsDir).filter((entry) => statSync(join(migrationsDir, entry)).isDirectory());
+const listed = spawnSync("git", ["ls-tree", "--name-only", `${values.from}:prisma/migrations`], { cwd: root, encoding: "utf8" });
+const notInRevision = migrationsNotIn(listed.status === 0 ? listed.stdout.split("\n") : [], existingFolders);
+if (notInRevision.length > 0) {
+  const folders = notInRevision.map((folder) => `prisma/migrations/${folder}`).join(", ");
+  console.error(`not in ${values.from} yet: ${folders}; commit or remove it first (the diff starts at ${values.from}'s schema.prisma, so a new migration would repeat it)`);
   process.exit(2);
 }
 
@@ -35,7 +49,7 @@ if (!existsSync(join(toolDir, "node_modules/prisma"))) {
 }
 
 // Prisma 6 wants a datasource url and no Prisma-7-only generator options.
-function asPrisma6Schema(text) {
+function asPrisma6Schema(text: string): string {
   return text
     .replace(/^\s*importFileExtension\s*=.*$/m, "")
     .replace(/provider = "postgresql"\n/, 'provider = "postgresql"\n  url = env("DATABASE_URL")\n');
@@ -90,8 +104,8 @@ if (sql === "" || sql === "-- This is an empty migration.") {
   console.error(`schema.prisma does not differ from ${values.from}: no migration written`);
   process.exit(1);
 }
-const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-const dir = join(root, "prisma/migrations", `${stamp}_${name}`);
+const stamp = nextMigrationStamp(new Date(), existingFolders);
+const dir = join(migrationsDir, `${stamp}_${name}`);
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, "migration.sql"), `${sql}\n`);
 console.log(join("prisma/migrations", `${stamp}_${name}`, "migration.sql"));
