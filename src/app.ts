@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { ShopOrigins } from "./domain/companies/shop-origins.js";
+import { ShopDirectory } from "./domain/companies/shop-directory.js";
 import { PublishedMediaCache } from "./domain/media/published-media-cache.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
@@ -30,6 +30,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** Read by the public SDK, emptied per company by the admin surface's writes. */
     publishedMedia: PublishedMediaCache;
+    /** The public SDK's shops (`svc_shop`) and the carts' shop origins, with one cache. */
+    shops: ShopDirectory;
   }
 }
 
@@ -90,8 +92,8 @@ function answerRoutingError(policies: { cart: CorsPolicy; public: CorsPolicy }):
 
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
 export async function buildApp({ config, database, logger, clock = systemClock }: AppDependencies): Promise<FastifyInstance> {
-  const shopOrigins = new ShopOrigins(database.prisma, clock, { allowHttp: config.env !== "production" });
-  const cors = { cart: cartCorsPolicy(config, shopOrigins), public: publicCorsPolicy(config) };
+  const shops = new ShopDirectory(database.prisma, clock, { allowHttpOrigins: config.env !== "production" });
+  const cors = { cart: cartCorsPolicy(config, shops), public: publicCorsPolicy(config) };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -122,6 +124,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorate("clock", clock);
   app.decorate("config", config);
   app.decorate("publishedMedia", new PublishedMediaCache(clock, config.publicMediaCacheTtlMs));
+  app.decorate("shops", shops);
   app.decorateRequest("companyId", null);
   trackRunningHandlers(app);
 

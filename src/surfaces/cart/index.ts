@@ -2,7 +2,7 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { Config } from "../../config.js";
 import { cartReader } from "../../domain/carts/cart-repository.js";
 import { CheckoutUrls } from "../../domain/carts/links.js";
-import type { ShopOrigins } from "../../domain/companies/shop-origins.js";
+import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { userTokenKey } from "../../platform/auth/user-tokens.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
@@ -22,13 +22,13 @@ export const CART_PREFIX = "/api/carts";
  * Storefronts call carts with the session cookie or a bearer credential, and change them with
  * PATCH and DELETE. A request carrying the shopper's cookie answers with their email, addresses
  * and saved cards, so only origins that may act for the shopper get credentials: those the
- * operator listed in CORS_ORIGINS, or with `*` the shops' own origins (`shopOrigins`); every
+ * operator listed in CORS_ORIGINS, or with `*` the shops' own origins (`shops`); every
  * other origin still calls carts by their token, without the cookie.
  */
-export function cartCorsPolicy(config: Config, shopOrigins: ShopOrigins): CorsPolicy {
+export function cartCorsPolicy(config: Config, shops: ShopDirectory): CorsPolicy {
   return {
     origins: config.corsOrigins,
-    credentials: config.corsOrigins.includes("*") ? (origin) => shopOrigins.includes(origin) : true,
+    credentials: config.corsOrigins.includes("*") ? async (origin) => (await shops.companyIdForOrigin(origin)) !== null : true,
     methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
     exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, REPLAYED_HEADER],
   };
