@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
+import { SessionCookieOrigins } from "./domain/carts/session-cookie.js";
 import { ShopDirectory } from "./domain/companies/shop-directory.js";
 import { PublishedMediaCache } from "./domain/media/published-media-cache.js";
 import { type Clock, systemClock } from "./platform/clock.js";
@@ -93,7 +94,8 @@ function answerRoutingError(policies: { cart: CorsPolicy; public: CorsPolicy }):
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
 export async function buildApp({ config, database, logger, clock = systemClock }: AppDependencies): Promise<FastifyInstance> {
   const shops = new ShopDirectory(database.prisma, clock, { allowHttpOrigins: config.env !== "production" });
-  const cors = { cart: cartCorsPolicy(config, shops), public: publicCorsPolicy(config) };
+  const sessionCookieOrigins = new SessionCookieOrigins(shops, config.corsOrigins);
+  const cors = { cart: cartCorsPolicy(config, sessionCookieOrigins), public: publicCorsPolicy(config) };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -151,7 +153,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   await app.register(operationsRoutes);
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
-  await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler, cors: cors.cart });
+  await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler, cors: cors.cart, sessionCookieOrigins });
   await app.register(publicSurface, { prefix: PUBLIC_PREFIX, notFoundPreHandler });
   await app.register(unsupportedPublicVersions, { prefix: PUBLIC_ROOT, notFoundPreHandler });
   return app;
