@@ -4,10 +4,12 @@ import { agreementCreateBody, agreementUpdateBody } from "../src/domain/agreemen
 import { cartReader } from "../src/domain/carts/cart-repository.js";
 import { createCart } from "../src/domain/carts/create-cart.js";
 import { createCartBody } from "../src/domain/carts/schemas.js";
+import { SessionCookieOrigins } from "../src/domain/carts/session-cookie.js";
 import { createProduct } from "../src/domain/catalog/products.js";
 import { productCreateBody } from "../src/domain/catalog/product-schemas.js";
 import { setTaxRate } from "../src/domain/catalog/tax-rates.js";
 import { createCompany } from "../src/domain/companies/service.js";
+import { ShopDirectory } from "../src/domain/companies/shop-directory.js";
 import { createMedia } from "../src/domain/media/service.js";
 import { mediaCreateBody } from "../src/domain/media/schemas.js";
 import { createSubscriptionOrder } from "../src/domain/subscription-orders/service.js";
@@ -86,7 +88,15 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
     );
     const variantIds = products.flatMap((product) => product.variants.map((variant) => variant.id));
 
-    const cartContext = { db, sql: database.sql, readCart: cartReader(database.sql), clock: systemClock, userTokenKey: userTokenKey(jwtSecret), shopUrlScheme: "https" as const };
+    const cartContext = {
+      db,
+      sql: database.sql,
+      readCart: cartReader(database.sql),
+      clock: systemClock,
+      userTokenKey: userTokenKey(jwtSecret),
+      shopUrlScheme: "https" as const,
+      sessionCookieOrigins: new SessionCookieOrigins(new ShopDirectory(db, systemClock), ["*"]),
+    };
     const cartTokens = await times(SIZES.carts, async (c) => {
       const itemCount = c % 4 === 0 ? 5 : 1 + (c % 8);
       const items = Array.from({ length: itemCount }, (_, i) => ({ variant_id: pick(variantIds, c * 8 + i), quantity: 1 + (i % 3) }));

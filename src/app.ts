@@ -3,7 +3,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { ShopOrigins } from "./domain/companies/shop-origins.js";
+import { SessionCookieOrigins } from "./domain/carts/session-cookie.js";
+import { ShopDirectory } from "./domain/companies/shop-directory.js";
 import { PublishedMediaCache } from "./domain/media/published-media-cache.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
@@ -30,6 +31,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** Read by the public SDK, emptied per company by the admin surface's writes. */
     publishedMedia: PublishedMediaCache;
+    /** The public SDK's shops (`svc_shop`) and the carts' shop origins, with one cache. */
+    shops: ShopDirectory;
   }
 }
 
@@ -90,8 +93,9 @@ function answerRoutingError(policies: { cart: CorsPolicy; public: CorsPolicy }):
 
 /** The whole HTTP API: platform plugins first, then the three surfaces. */
 export async function buildApp({ config, database, logger, clock = systemClock }: AppDependencies): Promise<FastifyInstance> {
-  const shopOrigins = new ShopOrigins(database.prisma, clock, { allowHttp: config.env !== "production" });
-  const cors = { cart: cartCorsPolicy(config, shopOrigins), public: publicCorsPolicy(config) };
+  const shops = new ShopDirectory(database.prisma, clock, { allowHttpOrigins: config.env !== "production" });
+  const sessionCookieOrigins = new SessionCookieOrigins(shops, config.corsOrigins);
+  const cors = { cart: cartCorsPolicy(config, sessionCookieOrigins), public: publicCorsPolicy(config) };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -122,6 +126,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorate("clock", clock);
   app.decorate("config", config);
   app.decorate("publishedMedia", new PublishedMediaCache(clock, config.publicMediaCacheTtlMs));
+  app.decorate("shops", shops);
   app.decorateRequest("companyId", null);
   trackRunningHandlers(app);
 
@@ -148,7 +153,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   await app.register(operationsRoutes);
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);
-  await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler, cors: cors.cart });
+  await app.register(cartSurface, { prefix: CART_PREFIX, notFoundPreHandler, cors: cors.cart, sessionCookieOrigins });
   await app.register(publicSurface, { prefix: PUBLIC_PREFIX, notFoundPreHandler });
   await app.register(unsupportedPublicVersions, { prefix: PUBLIC_ROOT, notFoundPreHandler });
   return app;

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
+import { parseOrigin } from "./platform/http/origin.js";
 import { httpUrl, wireInteger } from "./platform/http/schemas.js";
 
 const booleanFromEnv = z
@@ -19,23 +20,6 @@ const commaList = z
   );
 
 /**
- * One CORS_ORIGINS entry as a browser writes it in `Origin`: scheme, host and port (the scheme's
- * default port left out), in lower case, with no path. A pasted shop URL with its trailing slash
- * is that origin; anything that names more or less than an origin is null.
- */
-function originOf(entry: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-  if (url.username !== "" || url.password !== "" || url.pathname !== "/" || url.search !== "" || url.hash !== "") return null;
-  return url.origin;
-}
-
-/**
  * `*`, or a comma list of origins. An entry that is not an origin would silently match no
  * browser's Origin (a storefront failing every call as a CORS error), so it stops the start.
  */
@@ -44,12 +28,13 @@ const originList = commaList.transform((entries, ctx) => {
     if (entries.length > 1) ctx.issues.push({ code: "custom", message: "* allows every origin: list no other entry beside it", input: entries.join(",") });
     return ["*"];
   }
+  // Kept as a browser writes it in `Origin`: a pasted shop URL with its trailing slash is that origin.
   return entries.map((entry) => {
-    const origin = originOf(entry);
+    const origin = parseOrigin(entry);
     if (origin === null) {
       ctx.issues.push({ code: "custom", message: `"${entry}" is not an origin: write scheme://host[:port] without a path, such as https://shop.example.com`, input: entry });
     }
-    return origin ?? entry;
+    return origin?.serialized ?? entry;
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCompany } from "../../src/domain/companies/service.js";
 import { DOCS_CONTENT_SECURITY_POLICY } from "../../src/platform/http/openapi.js";
-import { type CompanyFixture, createCompanyWithToken } from "../helpers/fixtures.js";
+import { type CompanyFixture, createCard, createCompanyWithToken, createUserWithToken } from "../helpers/fixtures.js";
 import { type Call, type HttpResponse, httpClient } from "../helpers/http.js";
 import { startTestApp, type TestApp } from "../helpers/test-app.js";
 
@@ -8,11 +9,13 @@ import { startTestApp, type TestApp } from "../helpers/test-app.js";
 let t: TestApp;
 let call: Call;
 let acme: CompanyFixture;
+let globex: CompanyFixture;
 
 beforeAll(async () => {
   t = await startTestApp({ env: { BODY_LIMIT: "2048" } });
   call = httpClient(t.url);
   acme = await createCompanyWithToken(t.db.prisma);
+  globex = await createCompanyWithToken(t.db.prisma, "Globex");
 });
 afterAll(async () => {
   await t.close();
@@ -187,6 +190,57 @@ describe("CORS", () => {
     }
   });
 
+  it("with CORS_ORIGINS *, the shopper's cookie acts for a cart only from a page of the cart's company's shop", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    await createCard(t.db.prisma, customer.user.id);
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const cookieOf = (user: { token: string }) => ({ cookie: `_svc_session=${user.token}` });
+    const createAcmeCart = (headers: Record<string, string>) => call("POST", "/api/carts", { headers, body: { country_code: "US", svc_shop: acme.shop } });
+    const cartCount = () => t.db.prisma.cart.count();
+
+    // A page of Globex's shop: its preflight cannot name the company, so it may send cookies...
+    const globexPage = `https://www.${globex.shop}`;
+    const preflighted = await call("OPTIONS", "/api/carts", { headers: preflight(globexPage) });
+    expect(preflighted.headers["access-control-allow-credentials"]).toBe("true");
+    // ...but an Acme shopper's cookie does not act for an Acme cart there: a 401 the page reads, naming the cookie, and no cart.
+    const before = await cartCount();
+    for (const user of [customer, rep]) {
+      const refused = await createAcmeCart({ origin: globexPage, ...cookieOf(user) });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error_code).toBe("invalid_user_token");
+      expect(Object.keys(refused.body.errors)).toEqual(["_svc_session"]);
+      expect(JSON.stringify(refused.body)).not.toContain(user.user.email);
+      expect(refused.headers["access-control-allow-origin"]).toBe(globexPage);
+      expect(refused.headers["access-control-allow-credentials"]).toBe("true");
+    }
+    expect(await cartCount()).toBe(before);
+    // Without the cookie, as the 401 invites, the page gets an anonymous cart: nothing of the shopper.
+    const anonymous = await createAcmeCart({ origin: globexPage });
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body.cart).toMatchObject({ email: null, buyer_rep_id: null });
+
+    // A page of Acme's own shop, or a call without Origin (a server, curl): the cookie acts.
+    for (const headers of [{ origin: `https://www.${acme.shop}` }, { origin: `https://${acme.shop}` }, {}] as Record<string, string>[]) {
+      const created = await createAcmeCart({ ...headers, ...cookieOf(customer) });
+      expect(created.status, headers.origin).toBe(200);
+      expect(created.body.cart.email, headers.origin).toBe(customer.user.email);
+      if (headers.origin !== undefined) expect(created.headers["access-control-allow-credentials"]).toBe("true");
+      const read = await call("GET", `/api/carts/${created.body.cart.cart_token}?payment_methods_includes=saved_payment_methods`, { headers });
+      expect(JSON.stringify(read.body.cart), headers.origin).toContain("4242");
+    }
+    const asRep = await createAcmeCart({ origin: `https://www.${acme.shop}`, ...cookieOf(rep) });
+    expect(asRep.body.cart.buyer_rep_id).toBe(rep.user.id);
+
+    // A shop domain below another company's belongs to that company: Acme's shopper's cookie does not act from it.
+    const euShop = `eu.${acme.shop}`;
+    const eu = await createCompany(t.db.prisma, { name: "Acme EU", shop: euShop });
+    const euCustomer = await createUserWithToken(t.db.prisma, eu.id, "customer");
+    const fromEuPage = await createAcmeCart({ origin: `https://www.${euShop}`, ...cookieOf(customer) });
+    expect(fromEuPage.status).toBe(401);
+    const euCart = await call("POST", "/api/carts", { headers: { origin: `https://www.${euShop}`, ...cookieOf(euCustomer) }, body: { country_code: "US", svc_shop: euShop } });
+    expect(euCart.body.cart.email).toBe(euCustomer.user.email);
+  });
+
   it("storefront preflights may be cached by the browser for two hours, those the app answers while routing too", async () => {
     for (const path of ["/api/carts", "/api/carts/ct_x/items", "/api/public/v2025-06/events/leads/capture", "/api/public/v2025-06/media/%zz", "/api/carts/%zz", "/api/public/v2024-01/session"]) {
       const response = await call("OPTIONS", path, { headers: preflight("https://any-shop.example") });
@@ -229,6 +283,14 @@ describe("CORS", () => {
           const refused = await listedCall("OPTIONS", path, { headers: preflight(origin) });
           expect(refused.headers["access-control-allow-origin"], `${path} ${origin}`).toBeUndefined();
         }
+      }
+      // A listed origin's cookie acts for every company's carts, an unlisted one's for none (a browser would not even send it).
+      const listedShop = await createCompanyWithToken(listed.db.prisma);
+      const customer = await createUserWithToken(listed.db.prisma, listedShop.id, "customer");
+      for (const [origin, status] of [["https://b.example", 200], ["https://evil.example", 401]] as const) {
+        const created = await listedCall("POST", "/api/carts", { headers: { origin, cookie: `_svc_session=${customer.token}` }, body: { country_code: "US", svc_shop: listedShop.shop } });
+        expect(created.status, origin).toBe(status);
+        if (status === 200) expect(created.body.cart.email).toBe(customer.user.email);
       }
       for (const path of ["/api/carts/%zz", "/api/public/v2025-06/%zz"]) {
         const allowed = await listedCall("POST", path, { headers: { origin: "https://a.example" } });

@@ -14,17 +14,33 @@ export interface UserTokenSource {
   field: "jwt" | "_svc_session";
 }
 
-/** What a cart create may carry a user token in: the `jwt` query parameter and the `_svc_session` cookie. */
+/** What a cart create may carry a user token in, the `jwt` query parameter and the `_svc_session` cookie, and the page that sent them. */
 export interface CreateCartCredentials {
   jwt?: string | undefined;
   sessionCookie?: string | undefined;
+  /** The call's `Origin` header, which decides whether the cookie acts (SessionCookieOrigins). */
+  origin?: string | undefined;
 }
 
-/** The user token of a cart create: `jwt` (an empty one is absent), else the cookie; null for an anonymous cart. */
-export function createCartUserToken({ jwt, sessionCookie }: CreateCartCredentials): UserTokenSource | null {
+/**
+ * The user token of a cart create for `companyId`: `jwt` (an empty one is absent), else the
+ * cookie; null for an anonymous cart. A cookie sent by a page that may not act for the company is
+ * refused rather than ignored, before the token is read: a storefront on the wrong origin learns
+ * why its shoppers are not logged in instead of getting silently anonymous carts, and retries
+ * without credentials as for any refused cookie (docs/decisions.md, Carts).
+ */
+export async function createCartUserToken(ctx: CartContext, { jwt, sessionCookie, origin }: CreateCartCredentials, companyId: number): Promise<UserTokenSource | null> {
   if (jwt) return { token: jwt, field: "jwt" };
-  if (sessionCookie) return { token: sessionCookie, field: "_svc_session" };
-  return null;
+  if (!sessionCookie) return null;
+  const cookieOrigins = ctx.sessionCookieOrigins;
+  if (!(await cookieOrigins.actsFor(origin, companyId))) {
+    throw userTokenRefused("_svc_session", `This page's origin may not use the session cookie for this shop: ${cookieOrigins.whoMay}`);
+  }
+  return { token: sessionCookie, field: "_svc_session" };
+}
+
+function userTokenRefused(field: UserTokenSource["field"], message: string): UnauthorizedError {
+  return new UnauthorizedError(message, { code: "invalid_user_token", fieldErrors: { [field]: [message] } });
 }
 
 /**
@@ -35,7 +51,7 @@ export function createCartUserToken({ jwt, sessionCookie }: CreateCartCredential
  * to retry without credentials.
  */
 export async function buyerFromToken(ctx: CartContext, db: CartTx | CartContext["db"], { token, field }: UserTokenSource, companyId: number): Promise<Buyer> {
-  const refused = (message: string) => new UnauthorizedError(message, { code: "invalid_user_token", fieldErrors: { [field]: [message] } });
+  const refused = (message: string) => userTokenRefused(field, message);
   let claims: UserClaims;
   try {
     claims = await verifyUserToken(token, ctx.userTokenKey, ctx.clock.now());

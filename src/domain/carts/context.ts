@@ -4,6 +4,7 @@ import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
 import { type SqlPool, type SqlTransaction, trackStatements } from "../../platform/db/sql.js";
 import type { CartReader } from "./cart-repository.js";
+import type { SessionCookieOrigins } from "./session-cookie.js";
 
 /**
  * What cart services need. A cart is addressed by its token, so the company comes from the cart
@@ -19,6 +20,8 @@ export interface CartContext {
   /** Verifies rep and customer tokens (JWT_SECRET's key). */
   userTokenKey: UserTokenKey;
   shopUrlScheme: "https" | "http";
+  /** Whether the shopper's cookie acts for a shop from the page that sent it (cart create). */
+  sessionCookieOrigins: SessionCookieOrigins;
 }
 
 /** The Prisma transaction the mutations not yet on plain SQL run in (see mutateCartWithPrisma). */

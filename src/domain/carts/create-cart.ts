@@ -14,15 +14,15 @@ import type { CreateCartInput } from "./schemas.js";
 
 /**
  * Creates a cart for a shop. The buyer comes from the user token the storefront passed (the
- * `jwt` parameter, else the `_svc_session` cookie): a rep buys with rep pricing, a customer owns
- * the cart. Items that cannot be bought are skipped and reported; when all are, nothing is
- * created (422).
+ * `jwt` parameter, else the `_svc_session` cookie when the page that sent it may act for the
+ * shop): a rep buys with rep pricing, a customer owns the cart. Items that cannot be bought are
+ * skipped and reported; when all are, nothing is created (422).
  */
 export async function createCart(ctx: CartContext, input: CreateCartInput, credentials: CreateCartCredentials = {}): Promise<CartOutcome> {
   const { company, country } = await shopAndCountry(ctx.sql, input.svc_shop, input.country_code);
   if (company === null) throw shopNotFound();
   if (country === null) throw ValidationError.field("country_code", UNKNOWN_COUNTRY);
-  const userToken = createCartUserToken(credentials);
+  const userToken = await createCartUserToken(ctx, credentials, company.id);
   const buyer = userToken === null ? null : await buyerFromToken(ctx, ctx.db, userToken, company.id);
   const pack =
     input.enrollment_pack_id === undefined

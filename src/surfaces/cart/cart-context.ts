@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import type { CartReader } from "../../domain/carts/cart-repository.js";
 import type { CartContext } from "../../domain/carts/context.js";
 import type { CheckoutUrls } from "../../domain/carts/links.js";
+import type { SessionCookieOrigins } from "../../domain/carts/session-cookie.js";
 import type { UserTokenKey } from "../../platform/auth/user-tokens.js";
 
 declare module "fastify" {
@@ -12,6 +13,8 @@ declare module "fastify" {
     checkoutUrls: CheckoutUrls;
     /** Decorated by the cart surface only: verifies the rep and customer tokens carts take. */
     userTokenKey: UserTokenKey;
+    /** Decorated by the cart surface only: whether the shopper's cookie acts from the calling page. */
+    sessionCookieOrigins: SessionCookieOrigins;
   }
 }
 
@@ -25,5 +28,6 @@ export function cartContext(request: FastifyRequest): CartContext {
     clock: server.clock,
     userTokenKey: server.userTokenKey,
     shopUrlScheme: server.config.shopUrlScheme,
+    sessionCookieOrigins: server.sessionCookieOrigins,
   };
 }

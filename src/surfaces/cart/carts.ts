@@ -34,7 +34,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         security: [{ sessionCookie: [] }, {}],
         summary: "Create a cart for a shop",
         description:
-          "The buyer comes from the `jwt` query parameter, else the `_svc_session` cookie (a rep token: buyer rep with rep pricing; a customer token: the cart's customer). An invalid or expired token is a 401 `invalid_user_token` whose `errors` names where it came from (`jwt` or `_svc_session`). Items that cannot be bought are skipped and listed in `skipped_items`; when all are, nothing is created (422). Answers 200, as the platform does.",
+          "The buyer comes from the `jwt` query parameter, else the `_svc_session` cookie (a rep token: buyer rep with rep pricing; a customer token: the cart's customer). The cookie acts only for a call without `Origin`, from an origin listed in `CORS_ORIGINS`, or (with `*`) from a page of the shop's own domain or a subdomain of it (unless that subdomain is another shop's domain, or under one); from any other page it is refused. An invalid or expired token, or a refused cookie, is a 401 `invalid_user_token` whose `errors` names where it came from (`jwt` or `_svc_session`). Items that cannot be bought are skipped and listed in `skipped_items`; when all are, nothing is created (422). Answers 200, as the platform does.",
         querystring: createCartQuery,
         body: createCartBody,
         response,
@@ -44,7 +44,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
       config: { idempotencyKey: false },
     },
     async (request, reply) =>
-      sendCart(request, reply, await createCart(cartContext(request), request.body, { jwt: request.query.jwt, sessionCookie: request.cookies[SESSION_COOKIE] })),
+      sendCart(request, reply, await createCart(cartContext(request), request.body, { jwt: request.query.jwt, sessionCookie: request.cookies[SESSION_COOKIE], origin: request.headers.origin })),
   );
 
   app.get(

@@ -2,7 +2,7 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { Config } from "../../config.js";
 import { cartReader } from "../../domain/carts/cart-repository.js";
 import { CheckoutUrls } from "../../domain/carts/links.js";
-import type { ShopOrigins } from "../../domain/companies/shop-origins.js";
+import type { SessionCookieOrigins } from "../../domain/carts/session-cookie.js";
 import { userTokenKey } from "../../platform/auth/user-tokens.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
 import { type CorsPolicy, STOREFRONT_EXPOSED_HEADERS, useCors } from "../../platform/http/cors.js";
@@ -20,15 +20,15 @@ export const CART_PREFIX = "/api/carts";
 
 /**
  * Storefronts call carts with the session cookie or a bearer credential, and change them with
- * PATCH and DELETE. A request carrying the shopper's cookie answers with their email, addresses
- * and saved cards, so only origins that may act for the shopper get credentials: those the
- * operator listed in CORS_ORIGINS, or with `*` the shops' own origins (`shopOrigins`); every
- * other origin still calls carts by their token, without the cookie.
+ * PATCH and DELETE. Only the pages that may send the shopper's cookie get credentials (the
+ * listed origins, or with `*` the shops' own pages), and the cookie then acts only for the
+ * carts of the company the page may act for (SessionCookieOrigins); every other origin still
+ * calls carts by their token, without the cookie.
  */
-export function cartCorsPolicy(config: Config, shopOrigins: ShopOrigins): CorsPolicy {
+export function cartCorsPolicy(config: Config, sessionCookieOrigins: SessionCookieOrigins): CorsPolicy {
   return {
     origins: config.corsOrigins,
-    credentials: config.corsOrigins.includes("*") ? (origin) => shopOrigins.includes(origin) : true,
+    credentials: (origin) => sessionCookieOrigins.mayCarry(origin),
     methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
     exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, REPLAYED_HEADER],
   };
@@ -39,6 +39,8 @@ export interface CartSurfaceOptions {
   notFoundPreHandler: preHandlerAsyncHookHandler;
   /** cartCorsPolicy's answer, made once per app: the app answers routing errors under this surface with it too. */
   cors: CorsPolicy;
+  /** The one the CORS policy asks too. */
+  sessionCookieOrigins: SessionCookieOrigins;
 }
 
 /** Storefront cart endpoints, addressed by cart token; answers CORS from storefront origins. */
@@ -47,6 +49,7 @@ export async function cartSurface(app: FastifyInstance, options: CartSurfaceOpti
   app.decorate("cartReader", cartReader(app.db.sql));
   app.decorate("checkoutUrls", new CheckoutUrls(app.config.checkoutBaseUrl, app.config.jwtSecret, app.clock));
   app.decorate("userTokenKey", userTokenKey(app.config.jwtSecret));
+  app.decorate("sessionCookieOrigins", options.sessionCookieOrigins);
   app.decorateRequest("paymentMethodCredential", null);
   // The cart token is the credential of every cart operation but create, which has none and
   // ignores the header (see its route). The operations that also take a bearer credential are

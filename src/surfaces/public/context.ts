@@ -1,7 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { shopNotFound } from "../../domain/companies/service.js";
-import type { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import type { EventStore } from "../../domain/tracking/event-store.js";
 import { LOCALE_PATTERN, type ResponseMetadata } from "../../domain/tracking/schemas.js";
 import type { SqlServiceContext } from "../../platform/context.js";
@@ -9,8 +8,6 @@ import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 
 declare module "fastify" {
   interface FastifyInstance {
-    /** Decorated by the public surface only. */
-    shops: ShopDirectory;
     /** Decorated by the public surface only. */
     events: EventStore;
   }

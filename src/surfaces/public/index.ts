@@ -1,6 +1,5 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from "fastify";
 import type { Config } from "../../config.js";
-import { ShopDirectory } from "../../domain/companies/shop-directory.js";
 import { EventStore } from "../../domain/tracking/event-store.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { useBodyLimit } from "../../platform/http/body-limit.js";
@@ -40,7 +39,6 @@ export async function publicSurface(app: FastifyInstance, options: PublicSurface
   useBodyLimit(app, app.config.publicBodyLimit);
   // Beacons and fetch calls without a Content-Type send their JSON as text/plain.
   acceptPlainTextJson(app);
-  app.decorate("shops", new ShopDirectory(app.db.prisma, app.clock));
   const events = new EventStore(app.db.sql);
   app.decorate("events", events);
   // Closing waits for running requests; this also covers events whose requests timed out.
