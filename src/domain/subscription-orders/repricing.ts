@@ -14,10 +14,11 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
 import type { SqlPool } from "../../platform/db/sql.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ValidationError } from "../../platform/errors.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { type CountryCatalog, LINE_AMOUNTS, type PricedOrder, type PricedPlan, type PricingRequest, priceItems, priceWithCatalog, readCountryCatalog, totalsColumns } from "./pricing.js";
-import { appendActivities, ORDER_TRANSACTION, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
+import { appendActivities, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
 import { totalSnapshot } from "./views.js";
 
 type Tx = Prisma.TransactionClient;
@@ -205,7 +206,7 @@ export async function repricePlanOrders(ctx: OrderContext, planId: number, signa
   let reached: number | null = null;
   for (let after = 0; ; ) {
     signal?.throwIfAborted();
-    const batch = await ctx.db.$transaction((tx) => repriceBatch(tx, ctx, planId, after), ORDER_TRANSACTION);
+    const batch = await ctx.db.$transaction((tx) => repriceBatch(tx, ctx, planId, after), LOCK_WAITING_TRANSACTION);
     if (batch === null) return;
     // The first batch's revision: later batches read it or a newer one, and orders before them were already there.
     reached ??= batch.revision;

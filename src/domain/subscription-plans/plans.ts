@@ -1,10 +1,11 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { PricedPlan } from "../subscription-orders/pricing.js";
-import { ORDER_TRANSACTION, type OrderContext } from "../subscription-orders/records.js";
+import type { OrderContext } from "../subscription-orders/records.js";
 import { repricePlanOrders } from "../subscription-orders/repricing.js";
 import { resolvePage } from "./list-page.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
@@ -342,7 +343,7 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     if (setsProductDefault) await takeProductDefaults(tx, id);
     if (!changesPriceAdjustment(current, updated)) return updated;
     return tx.subscriptionPlan.update({ where: { id }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
-  }, ORDER_TRANSACTION);
+  }, LOCK_WAITING_TRANSACTION);
   if (plan.orders_repriced_revision < plan.pricing_revision) await repricePlanOrders(ctx, id);
   return viewOf(ctx.db, ctx.companyId, id);
 }
