@@ -184,8 +184,8 @@ export async function updateAgreement(ctx: SqlServiceContext, id: number, langua
   const language = writtenLanguage(languageIso);
   await ctx.db.$transaction(async (tx) => {
     await lockAgreement(tx, ctx.companyId, id);
-    const current = await tx.agreement.findUniqueOrThrow({
-      where: { id },
+    const current = await tx.agreement.findFirstOrThrow({
+      where: { id, company_id: ctx.companyId },
       include: { attachments: { select: { id: true } }, translations: { where: { language_iso: language }, select: { id: true } } },
     });
     const translation = current.translations[0];

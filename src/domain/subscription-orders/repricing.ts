@@ -173,7 +173,7 @@ async function repriceBatch(tx: Tx, ctx: OrderContext, planId: number, after: nu
     WHERE id = ANY(${behind.map((row) => row.id)}) AND company_id = ${ctx.companyId} AND subscription_plan_id = ${planId}
       AND status <> 'cancelled' AND plan_pricing_revision < ${plan.pricing_revision}
     ORDER BY id FOR UPDATE`;
-  const orders = await tx.subscriptionOrder.findMany({ where: { id: { in: locked.map((row) => row.id) } }, select: pricedOrderSelect });
+  const orders = await tx.subscriptionOrder.findMany({ where: { id: { in: locked.map((row) => row.id) }, company_id: ctx.companyId }, select: pricedOrderSelect });
   const byCountry = new Map<number, StoredOrder[]>();
   for (const order of orders) {
     const inCountry = byCountry.get(order.ship_to_country_id);
@@ -214,7 +214,8 @@ export async function repricePlanOrders(ctx: OrderContext, planId: number, signa
     after = batch.lastId;
   }
   await ctx.db.$executeRaw`
-    UPDATE subscription_plans SET orders_repriced_revision = ${reached} WHERE id = ${planId} AND orders_repriced_revision < ${reached}`;
+    UPDATE subscription_plans SET orders_repriced_revision = ${reached}
+    WHERE id = ${planId} AND company_id = ${ctx.companyId} AND orders_repriced_revision < ${reached}`;
 }
 
 /** Whose the `repriced` activities of the catch-up at start are: no request made them. */
