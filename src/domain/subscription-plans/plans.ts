@@ -315,7 +315,9 @@ function changesPriceAdjustment(before: PricedPlan, after: PricedPlan): boolean 
  * (its price adjustment) counts a new pricing revision. Then reprices the plan's orders that are
  * not cancelled (repricePlanOrders: in batches, each recorded as done by the caller) and answers
  * once every batch has committed. An update that finds a repricing of the plan unfinished (one
- * running, or cut short) also waits for, or finishes, that one.
+ * running, or cut short) also waits for, or finishes, that one. A batch's failure fails the
+ * request with the change committed, deliberately: a 200 would claim the orders priced with the
+ * plan, and the error invites the retry that finishes the repricing.
  */
 export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdateBody): Promise<PlanView> {
   if (body.id !== undefined && body.id !== id) throw ValidationError.field("id", "must equal the id in the path");

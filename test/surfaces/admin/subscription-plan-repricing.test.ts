@@ -144,6 +144,37 @@ describe("a plan's new price adjustment reprices its orders in batches", () => {
   });
 });
 
+// Found by a review: the plan's change commits before its repricing's batches, so a batch's
+// failure answers an error after a write. The answer says the work is not done, and a retry does it.
+describe("a repricing batch that fails after the plan's change committed", () => {
+  it("answers the failure with the change committed, and the same request again finishes the repricing and answers 200", async () => {
+    const plan = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    const order = await createOrder(plan.id);
+    // PostgreSQL's deadlock error, raised where the batch writes the orders' totals.
+    await t.db.sql.query("CREATE FUNCTION deadlock_on_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END $$");
+    await t.db.sql.query("CREATE TRIGGER deadlock_on_update BEFORE UPDATE ON subscription_orders FOR EACH ROW EXECUTE FUNCTION deadlock_on_update()");
+    let failed: Awaited<ReturnType<typeof putPlan>>;
+    try {
+      failed = await putPlan(plan.id, { price_adjustment_amount: 50 });
+    } finally {
+      await t.db.sql.query("DROP TRIGGER deadlock_on_update ON subscription_orders");
+      await t.db.sql.query("DROP FUNCTION deadlock_on_update()");
+    }
+    expect(failed.status).toBe(409);
+    expect(failed.body).toMatchObject({ error_code: "write_conflict" });
+    expect(failed.headers["retry-after"]).toBe("1");
+    const stored = () => t.db.prisma.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id }, select: { pricing_revision: true, orders_repriced_revision: true } });
+    expect((await call("GET", `/api/subscription_plans/${plan.id}`, { token: acme.token })).body.subscription_plan.price_adjustment_amount).toBe(50);
+    expect(await stored()).toEqual({ pricing_revision: 1, orders_repriced_revision: 0 });
+    expect(await show(order.id)).toMatchObject({ total: 54.7 });
+
+    const retried = await putPlan(plan.id, { price_adjustment_amount: 50 });
+    expect(retried.status).toBe(200);
+    expect(await stored()).toEqual({ pricing_revision: 1, orders_repriced_revision: 1 });
+    expect(await show(order.id)).toMatchObject({ total: 33.05 });
+  });
+});
+
 // A repricing cut short (the process stopped between two batches) is simulated by committing
 // what the plan update commits first, a new adjustment and revision, and no batch.
 describe("a repricing that did not run to its end", () => {
