@@ -90,7 +90,8 @@ async function main(): Promise<void> {
         if (planIds.length > 0) logger.info({ plan_ids: planIds }, "unfinished plan repricings finished");
       },
       (error: unknown) => {
-        if (!stopRepricing.signal.aborted) logger.error({ err: error }, "finishing the unfinished plan repricings failed");
+        if (stopRepricing.signal.aborted) logger.info("plan repricing catch-up stopped for the shutdown, the next start goes on");
+        else logger.error({ err: error }, "finishing the unfinished plan repricings failed");
       },
     );
   };
@@ -106,11 +107,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     forceExit.unref();
+    // The catch-up starts no batch past this (it is background work: the requests being drained
+    // come first), but the one it is in commits.
+    stopRepricing.abort();
     // A start-up that fails exits through main's catch.
     await started.catch(() => new Promise(() => {}));
     // Handlers of clients that already hung up still run: the database closes after them.
     if (app) await closeApp(app);
-    stopRepricing.abort();
     await repricingCatchUp;
     await mailWorker?.stop();
     await database?.close();

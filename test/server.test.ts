@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PRODUCTION_NODE_ARGS } from "../bench/server.js";
+import type { SqlConnection } from "../src/platform/db/sql.js";
 import { createCompanyWithToken, createPlan } from "./helpers/fixtures.js";
 import { httpClient } from "./helpers/http.js";
 import { startServerProcess } from "./helpers/process.js";
@@ -73,6 +74,55 @@ describe("server process", () => {
       expect(await db.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({ total: 500, plan_pricing_revision: 1 });
       expect(await db.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id } })).toMatchObject({ orders_repriced_revision: 1 });
     } finally {
+      await testDb.destroy();
+    }
+  });
+
+  // Found by a review: the catch-up was stopped only once the requests had drained, so it started
+  // batches (up to 500 order locks each) against them for as long as they took.
+  it.skipIf(!inject("databaseServer"))("stops the repricing catch-up before it drains the requests in flight, and exits once both are done", async () => {
+    const testDb = await createTestDatabase();
+    const holders: SqlConnection[] = [];
+    const holdRow = async (statement: string, id: number) => {
+      const holder = await testDb.database.sql.connect();
+      holders.push(holder);
+      await holder.query("BEGIN");
+      await holder.query(statement, [id]);
+      return holder;
+    };
+    const lockWaiters = async () =>
+      (await testDb.database.sql.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting;
+    try {
+      const db = testDb.database.prisma;
+      const company = await createCompanyWithToken(db, "Acme");
+      // Two plans whose repricing a stopped process left unfinished, caught up in id order.
+      const plans = [await createPlan(db, company.id, { adjustmentType: "percentage", adjustmentAmount: "10" }), await createPlan(db, company.id, { adjustmentType: "percentage", adjustmentAmount: "10" })];
+      const [heldOrder, nextOrder] = [await addSubscriptionOrder(db, company.id, plans[0]!.id, "active"), await addSubscriptionOrder(db, company.id, plans[1]!.id, "active")];
+      for (const plan of plans) await db.subscriptionPlan.update({ where: { id: plan.id }, data: { price_adjustment_amount: "50", pricing_revision: 1 } });
+      const busyPlan = await createPlan(db, company.id);
+      // Changes of other requests hold the first plan's order, where the catch-up waits, and a plan a request will update.
+      const orderHolder = await holdRow("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", heldOrder);
+      const planHolder = await holdRow("SELECT id FROM subscription_plans WHERE id = $1 FOR UPDATE", busyPlan.id);
+      const server = await startServerProcess({ DATABASE_URL: testDb.url as string, NODE_ENV: "production", JWT_SECRET: "j".repeat(32), COOKIE_SECRET: "c".repeat(32), PUBLIC_BASE_URL: "http://127.0.0.1" });
+      await expect.poll(lockWaiters, { timeout: 15_000 }).toBe(1);
+      const inFlight = httpClient(server.url)("PUT", `/api/subscription_plans/${busyPlan.id}`, { token: company.token, body: { subscription_plan: { name: "Renamed" } } });
+      await expect.poll(lockWaiters, { timeout: 15_000 }).toBe(2);
+
+      const exited = server.stop("SIGTERM");
+      await server.waitForOutput(/shutting down/);
+      await orderHolder.query("COMMIT");
+      // The batch it was in commits, and it starts no other while the request is still in flight.
+      await server.waitForOutput(/"msg":"plan repricing catch-up stopped for the shutdown, the next start goes on"/, 15_000);
+      await planHolder.query("COMMIT");
+      expect((await inFlight).status).toBe(200);
+      expect(await exited).toBe(0);
+      expect(await db.subscriptionOrder.findUniqueOrThrow({ where: { id: heldOrder } })).toMatchObject({ total: 500, plan_pricing_revision: 1 });
+      expect(await db.subscriptionOrder.findUniqueOrThrow({ where: { id: nextOrder } })).toMatchObject({ total: 900, plan_pricing_revision: 0 });
+    } finally {
+      for (const holder of holders) {
+        await holder.query("ROLLBACK");
+        await holder.release();
+      }
       await testDb.destroy();
     }
   });

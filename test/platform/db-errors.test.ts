@@ -1,5 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { isDatabaseUnavailable, isTransactionTimeout, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
+import type { SqlConnection } from "../../src/platform/db/sql.js";
+import { type TestDatabase, useTestDatabase } from "../helpers/test-database.js";
+
+let testDb: TestDatabase;
+useTestDatabase((created) => (testDb = created));
 
 /** The shapes the drivers really produce (seen in the database-outage fault script). */
 describe("isDatabaseUnavailable", () => {
@@ -38,7 +43,46 @@ describe("isWriteConflict", () => {
 
 describe("isTransactionTimeout", () => {
   it("recognises Prisma's transaction errors, and not a write conflict", () => {
-    expect(isTransactionTimeout(Object.assign(new Error("Transaction API error: A query cannot be executed on an expired transaction."), { code: "P2028" }))).toBe(true);
+    expect(isTransactionTimeout(Object.assign(new Error("Transaction API error: A query cannot be executed on an expired transaction."), { code: "P2028", meta: { timeout: 5000 } }))).toBe(true);
     expect(isTransactionTimeout(Object.assign(new Error("deadlock"), { code: "P2034" }))).toBe(false);
+  });
+
+  it("recognises a transaction still at work when its timeout ended", async () => {
+    const error = await testDb.database.prisma
+      .$transaction(
+        async (tx) => {
+          await tx.$executeRaw`SELECT pg_sleep(0.2)`;
+          await tx.company.findFirst();
+        },
+        { timeout: 50 },
+      )
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "P2028" });
+    expect(isTransactionTimeout(error)).toBe(true);
+  });
+
+  it.skipIf(!inject("databaseServer"))("recognises a transaction that found no connection within its maxWait", async () => {
+    const held: SqlConnection[] = [];
+    try {
+      // The test database's pool holds 10.
+      for (let index = 0; index < 10; index++) held.push(await testDb.database.sql.connect());
+      const error = await testDb.database.prisma.$transaction(async (tx) => tx.company.findFirst(), { maxWait: 50 }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: "P2028" });
+      expect(isTransactionTimeout(error)).toBe(true);
+    } finally {
+      for (const connection of held) await connection.release();
+    }
+  });
+
+  // Found by a review: a transaction client used after its transaction returned (an await
+  // forgotten in the callback) is a P2028 too, and was answered 503 "retry shortly" for a bug.
+  it("does not take Prisma's other transaction errors for one: a transaction used after it committed is a bug", async () => {
+    let leaked: { company: { findFirst(): Promise<unknown> } } | undefined;
+    await testDb.database.prisma.$transaction(async (tx) => {
+      leaked = tx;
+    });
+    const error = await leaked?.company.findFirst().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "P2028", message: expect.stringContaining("Transaction already closed") });
+    expect(isTransactionTimeout(error)).toBe(false);
   });
 });

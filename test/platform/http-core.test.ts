@@ -33,12 +33,18 @@ beforeAll(async () => {
         await app.db.prisma.label.create({ data: { company_id: 2_147_483_000, name: "orphan" } });
         return {};
       });
-      // Two transactions taking two locks in opposite orders: PostgreSQL rolls one of them back.
+      // Two transactions taking two locks in opposite orders, each asking for its second once both
+      // hold their first: PostgreSQL rolls one of them back.
       app.post("/test/deadlock", async () => {
+        let firstLocksHeld = 0;
+        let bothHoldTheirFirst = () => {};
+        const bothHeld = new Promise<void>((resolve) => (bothHoldTheirFirst = resolve));
         const lockBoth = (first: number, second: number) =>
           app.db.prisma.$transaction(async (tx) => {
             await tx.$executeRaw`SELECT pg_advisory_xact_lock(${first})`;
-            await tx.$executeRaw`SELECT pg_sleep(0.1)`;
+            firstLocksHeld += 1;
+            if (firstLocksHeld === 2) bothHoldTheirFirst();
+            await bothHeld;
             await tx.$executeRaw`SELECT pg_advisory_xact_lock(${second})`;
           });
         await Promise.all([lockBoth(7_001, 7_002), lockBoth(7_002, 7_001)]);
@@ -196,19 +202,30 @@ describe("errors in the documented shape", () => {
     expect(await t.db.prisma.label.count({ where: { name: "orphan" } })).toBe(0);
   });
 
-  it("a transaction PostgreSQL rolled back as a deadlock is a 409 the client may retry, not a 500", async () => {
+  /** The log lines of one request, by the id its answer carries. */
+  const logLinesOf = (response: { headers: Record<string, unknown> }) =>
+    logs.lines.map((line) => JSON.parse(line)).filter((line) => line.request_id === response.headers["x-request-id"]);
+
+  it("a transaction PostgreSQL rolled back as a deadlock is a 409 the client may retry, not a 500, logged at warn with the error", async () => {
     const response = await call("POST", "/test/deadlock");
     expect(response.status).toBe(409);
     expectErrorBody(response.body, "write_conflict");
     expect(response.headers["retry-after"]).toBe("1");
+    // A deadlock is two code paths locking in different orders: the log says where.
+    expect(logLinesOf(response)).toContainEqual(
+      expect.objectContaining({ level: 40, msg: "request failed", status: 409, error_code: "write_conflict", err: expect.objectContaining({ message: expect.stringContaining("deadlock detected") }) }),
+    );
   });
 
-  it("a transaction that ran out of time is a 503 the client may retry, not a 500 nor a conflict", async () => {
+  it("a transaction that ran out of time is a 503 the client may retry, not a 500 nor a conflict, logged at warn with the error", async () => {
     const response = await call("POST", "/test/transaction-expired");
     expect(response.status).toBe(503);
     expectErrorBody(response.body, "database_busy");
     expect(response.body.error_message).toBe("The database did not finish in time, retry shortly");
     expect(response.headers["retry-after"]).toBe("5");
+    expect(logLinesOf(response)).toContainEqual(
+      expect.objectContaining({ level: 40, msg: "request failed", status: 503, error_code: "database_busy", err: expect.objectContaining({ message: expect.stringContaining("expired transaction") }) }),
+    );
   });
 
   it("a client that hangs up in the middle of its body is a client error, logged at info, not a database outage", async () => {

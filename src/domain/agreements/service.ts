@@ -2,6 +2,7 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
 import type { SqlPool } from "../../platform/db/sql.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
 import { ENGLISH } from "../../platform/http/language.js";
@@ -158,9 +159,10 @@ async function writeTranslation(tx: Prisma.TransactionClient, agreementId: numbe
   await tx.agreementTranslation.create({ data: { agreement_id: agreementId, language_iso: languageIso, title: input.title as string, description: input.description as string } });
 }
 
-// Updates of one agreement queue behind its row lock, and a bulk_clone of 100 agreements copies
-// up to 5,000 attachments and 100 MB of text: both need more room than Prisma's 2 s and 5 s defaults.
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 };
+// Updates of one agreement queue behind its row lock, as every lock-waiting transaction does; a
+// bulk_clone of 100 agreements copies up to 5,000 attachments and 100 MB of text, which may take
+// longer than that budget allows once it holds its locks.
+const AGREEMENT_TRANSACTION = { ...LOCK_WAITING_TRANSACTION, timeout: 30_000 };
 
 /**
  * Locks the company's agreement for the rest of the transaction, or 404. Concurrent updates of
@@ -182,8 +184,8 @@ export async function updateAgreement(ctx: SqlServiceContext, id: number, langua
   const language = writtenLanguage(languageIso);
   await ctx.db.$transaction(async (tx) => {
     await lockAgreement(tx, ctx.companyId, id);
-    const current = await tx.agreement.findUniqueOrThrow({
-      where: { id },
+    const current = await tx.agreement.findFirstOrThrow({
+      where: { id, company_id: ctx.companyId },
       include: { attachments: { select: { id: true } }, translations: { where: { language_iso: language }, select: { id: true } } },
     });
     const translation = current.translations[0];
@@ -206,7 +208,7 @@ export async function updateAgreement(ctx: SqlServiceContext, id: number, langua
       where: { id },
       data: { ...(language === ENGLISH ? contentData(input) : {}), ...flagData(input), updated_at: ctx.clock.now() },
     });
-  }, TRANSACTION_OPTIONS);
+  }, AGREEMENT_TRANSACTION);
   return findAgreementView(ctx, id, language);
 }
 
@@ -302,7 +304,7 @@ async function copyAgreements(tx: Prisma.TransactionClient, originals: CloneSour
 }
 
 export async function cloneAgreement(ctx: SqlServiceContext, id: number): Promise<AgreementView> {
-  const [copyId] = await ctx.db.$transaction(async (tx) => copyAgreements(tx, await lockForCopy(tx, ctx.companyId, [id]), ctx.clock.now()), TRANSACTION_OPTIONS);
+  const [copyId] = await ctx.db.$transaction(async (tx) => copyAgreements(tx, await lockForCopy(tx, ctx.companyId, [id]), ctx.clock.now()), AGREEMENT_TRANSACTION);
   if (copyId === undefined) throw new NotFoundError("Agreement not found");
   return findAgreementView(ctx, copyId, ENGLISH);
 }
@@ -313,6 +315,6 @@ export async function bulkCloneAgreements(ctx: SqlServiceContext, agreementIds: 
     const originals = await lockForCopy(tx, ctx.companyId, ids);
     requireKnown(ids, new Set(originals.map((original) => original.id)));
     return copyAgreements(tx, originals, ctx.clock.now());
-  }, TRANSACTION_OPTIONS);
+  }, AGREEMENT_TRANSACTION);
   return findAgreementViews(ctx, copyIds, ENGLISH);
 }

@@ -1,4 +1,5 @@
 import type { SqlTransaction } from "../../platform/db/sql.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError } from "../../platform/errors.js";
 import { type CartRecord, type LockedCart, lockCart, type StoredCart, storeCart, writeStoredView } from "./cart-repository.js";
 import { type CartContext, type CartTx, prismaSql } from "./context.js";
@@ -16,9 +17,6 @@ export interface ChangeResult {
   skipped?: SkippedItem[];
   operationErrors?: string[];
 }
-
-// Many storefront calls on one cart queue behind its row lock; they need room to wait.
-const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 20_000 };
 
 /** Errors of this request that did not stop it are shown with the stored ones, not stored. */
 export function outcomeOf({ view, ...stored }: StoredCart, result: ChangeResult | void): CartOutcome {
@@ -67,7 +65,7 @@ export async function mutateCartWithPrisma(
     const outcome = outcomeOf(await storeCart(sql, cartToken, ctx.clock.now()), result);
     await settled();
     return outcome;
-  }, TRANSACTION_OPTIONS);
+  }, LOCK_WAITING_TRANSACTION);
 }
 
 /** Item changes are refused on a cart created with immutable_items. */

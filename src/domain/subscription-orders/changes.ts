@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { ORDER_TRANSACTION, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
+import { type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
 import { repriceIfBehindPlan } from "./repricing.js";
 
 /**
@@ -19,5 +20,5 @@ export async function changeOrder<Result>(
       SELECT id FROM subscription_orders WHERE id = ${id} AND company_id = ${ctx.companyId} FOR UPDATE`;
     if (locked.length === 0) throw new NotFoundError("Subscription order not found");
     return change(tx, await repriceIfBehindPlan(tx, ctx, await requireOrderRow(tx, ctx.companyId, id)));
-  }, ORDER_TRANSACTION);
+  }, LOCK_WAITING_TRANSACTION);
 }

@@ -39,7 +39,7 @@ export async function startPaypalApproval(
 // PayPal, which accepts an approved setup token once and refuses it after. The holder stores
 // PayPal's answer on the approval ("vaulted", one statement) before it takes the order's row lock
 // to put the account on the order ("completed"). So a claim covers PayPal's call and that
-// statement only, never a wait for the order's lock (a plan update holds it while it reprices):
+// statement only, never a wait for the order's lock (another change, or a repricing batch, may hold it):
 // it cannot lapse while its holder waits there, and a call that finds the approval vaulted
 // completes it from what is stored without asking PayPal. The other calls poll the approval's
 // status: vaulted or completed, they complete it or answer with the order; released (PayPal

@@ -34,14 +34,6 @@ export async function requireOrderRow(db: Reader, companyId: number, id: number)
   return row;
 }
 
-/**
- * Options of the transactions that wait for row locks on subscription orders or their plans (an
- * order's change or creation, a plan's update and each batch of its repricing): they queue behind
- * one another and behind the batch that holds an order, which Prisma's defaults (2 s for a
- * connection, 5 s in all) would turn into expired transactions, and 500s, once a few wait together.
- */
-export const ORDER_TRANSACTION = { maxWait: 10_000, timeout: 20_000 };
-
 export async function appendActivity(
   tx: Prisma.TransactionClient,
   ctx: OrderContext,

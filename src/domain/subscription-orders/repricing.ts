@@ -14,10 +14,11 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
 import type { SqlPool } from "../../platform/db/sql.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ValidationError } from "../../platform/errors.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { type CountryCatalog, LINE_AMOUNTS, type PricedOrder, type PricedPlan, type PricingRequest, priceItems, priceWithCatalog, readCountryCatalog, totalsColumns } from "./pricing.js";
-import { appendActivities, ORDER_TRANSACTION, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
+import { appendActivities, type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
 import { totalSnapshot } from "./views.js";
 
 type Tx = Prisma.TransactionClient;
@@ -172,7 +173,7 @@ async function repriceBatch(tx: Tx, ctx: OrderContext, planId: number, after: nu
     WHERE id = ANY(${behind.map((row) => row.id)}) AND company_id = ${ctx.companyId} AND subscription_plan_id = ${planId}
       AND status <> 'cancelled' AND plan_pricing_revision < ${plan.pricing_revision}
     ORDER BY id FOR UPDATE`;
-  const orders = await tx.subscriptionOrder.findMany({ where: { id: { in: locked.map((row) => row.id) } }, select: pricedOrderSelect });
+  const orders = await tx.subscriptionOrder.findMany({ where: { id: { in: locked.map((row) => row.id) }, company_id: ctx.companyId }, select: pricedOrderSelect });
   const byCountry = new Map<number, StoredOrder[]>();
   for (const order of orders) {
     const inCountry = byCountry.get(order.ship_to_country_id);
@@ -205,7 +206,7 @@ export async function repricePlanOrders(ctx: OrderContext, planId: number, signa
   let reached: number | null = null;
   for (let after = 0; ; ) {
     signal?.throwIfAborted();
-    const batch = await ctx.db.$transaction((tx) => repriceBatch(tx, ctx, planId, after), ORDER_TRANSACTION);
+    const batch = await ctx.db.$transaction((tx) => repriceBatch(tx, ctx, planId, after), LOCK_WAITING_TRANSACTION);
     if (batch === null) return;
     // The first batch's revision: later batches read it or a newer one, and orders before them were already there.
     reached ??= batch.revision;
@@ -213,7 +214,8 @@ export async function repricePlanOrders(ctx: OrderContext, planId: number, signa
     after = batch.lastId;
   }
   await ctx.db.$executeRaw`
-    UPDATE subscription_plans SET orders_repriced_revision = ${reached} WHERE id = ${planId} AND orders_repriced_revision < ${reached}`;
+    UPDATE subscription_plans SET orders_repriced_revision = ${reached}
+    WHERE id = ${planId} AND company_id = ${ctx.companyId} AND orders_repriced_revision < ${reached}`;
 }
 
 /** Whose the `repriced` activities of the catch-up at start are: no request made them. */

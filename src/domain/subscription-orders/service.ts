@@ -4,13 +4,14 @@ import { FieldErrorCollector, ValidationError } from "../../platform/errors.js";
 import { type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { isStorableDate } from "../../platform/db/storable-instants.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { newUuid } from "../../platform/ids.js";
 import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { changeOrder } from "./changes.js";
-import { appendActivity, isoDay, ORDER_TRANSACTION, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
+import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
 import { toView, totalSnapshot } from "./views.js";
@@ -215,7 +216,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     await tx.subscriptionOrder.update({ where: { id: created.id }, data: { order_number: orderNumberFor(created.id) } });
     await appendActivity(tx, ctx, created.id, "created", null, { status, next_bill_date: isoDay(nextBillDate), ...totalSnapshot(priced) });
     return viewAfterChange(tx, ctx, created.id);
-  }, ORDER_TRANSACTION);
+  }, LOCK_WAITING_TRANSACTION);
 }
 
 function lineColumns(line: { unit_price: number; subtotal: number; discount: number; tax: number } | undefined) {

@@ -1,10 +1,11 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { PricedPlan } from "../subscription-orders/pricing.js";
-import { ORDER_TRANSACTION, type OrderContext } from "../subscription-orders/records.js";
+import type { OrderContext } from "../subscription-orders/records.js";
 import { repricePlanOrders } from "../subscription-orders/repricing.js";
 import { resolvePage } from "./list-page.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
@@ -314,7 +315,9 @@ function changesPriceAdjustment(before: PricedPlan, after: PricedPlan): boolean 
  * (its price adjustment) counts a new pricing revision. Then reprices the plan's orders that are
  * not cancelled (repricePlanOrders: in batches, each recorded as done by the caller) and answers
  * once every batch has committed. An update that finds a repricing of the plan unfinished (one
- * running, or cut short) also waits for, or finishes, that one.
+ * running, or cut short) also waits for, or finishes, that one. A batch's failure fails the
+ * request with the change committed, deliberately: a 200 would claim the orders priced with the
+ * plan, and the error invites the retry that finishes the repricing.
  */
 export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdateBody): Promise<PlanView> {
   if (body.id !== undefined && body.id !== id) throw ValidationError.field("id", "must equal the id in the path");
@@ -342,7 +345,7 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     if (setsProductDefault) await takeProductDefaults(tx, id);
     if (!changesPriceAdjustment(current, updated)) return updated;
     return tx.subscriptionPlan.update({ where: { id }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
-  }, ORDER_TRANSACTION);
+  }, LOCK_WAITING_TRANSACTION);
   if (plan.orders_repriced_revision < plan.pricing_revision) await repricePlanOrders(ctx, id);
   return viewOf(ctx.db, ctx.companyId, id);
 }

@@ -55,13 +55,20 @@ export function isWriteConflict(error: unknown): boolean {
   return false;
 }
 
+// Prisma's P2028 with no connection within `maxWait` says only this.
+const NO_CONNECTION_IN_TIME = "Unable to start a transaction in the given time";
+
 /**
- * Prisma's P2028: an interactive transaction that found no connection within its `maxWait` or
- * ran past its `timeout` (Prisma rolled it back). Under load a retry may succeed.
+ * Prisma's P2028 of a transaction out of time: it found no connection within its `maxWait`, or
+ * ran past its `timeout` (Prisma rolled it back; that error carries the timeout as `meta.timeout`).
+ * Under load a retry may succeed. Prisma's other P2028s (a transaction used after it committed
+ * or rolled back, one it does not know, an invalid isolation level) are bugs: they stay 500s.
  */
 export function isTransactionTimeout(error: unknown): boolean {
   for (const link of causeChain(error)) {
-    if (link.code === "P2028") return true;
+    if (link.code !== "P2028") continue;
+    const meta = link.meta as { timeout?: unknown } | undefined;
+    if (meta?.timeout !== undefined || (typeof link.message === "string" && link.message.includes(NO_CONNECTION_IN_TIME))) return true;
   }
   return false;
 }

@@ -143,9 +143,16 @@ export function sendError(reply: FastifyReply, error: ErrorReply, extraBody: Rec
   return reply.code(error.status).headers(error.headers).send({ ...error.body, ...extraBody });
 }
 
+// Answered as retryable, not as bugs, yet each says something to look at: a deadlock is two
+// code paths locking in different orders, a transaction out of time a pool or database too small
+// for the load. Logged with the error: the lock-order deadlock of audit L was found by its stack.
+const WARNED_ERROR_CODES = new Set(["write_conflict", "database_busy"]);
+
 export function logError(request: FastifyRequest, error: unknown, reply: ErrorReply): void {
-  if (reply.status >= 500) request.log.error({ err: error }, "request failed");
-  else request.log.info({ status: reply.status, error_code: reply.body.error_code }, "request rejected");
+  const { status, body } = reply;
+  if (WARNED_ERROR_CODES.has(body.error_code)) request.log.warn({ err: error, status, error_code: body.error_code }, "request failed");
+  else if (status >= 500) request.log.error({ err: error }, "request failed");
+  else request.log.info({ status, error_code: body.error_code }, "request rejected");
 }
 
 /**

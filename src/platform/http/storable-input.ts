@@ -29,7 +29,7 @@ function unstorable(text: string): string | null {
  *   silently keep U+FFFD. Either failed inside the database as a 500 or corrupted the value.
  * - A number past double range (1e309), which JSON.parse reads as Infinity: a typed member
  *   refuses it, but a free-form one (media settings, cart metadata) stored it as null, silently.
- * - Nesting deeper than MAX_NESTING_DEPTH.
+ * - Nesting deeper than MAX_NESTING_DEPTH, reported once, at the first container past it.
  *
  * Walks without recursion and never below that depth, so any body a body limit lets through is fine.
  */
@@ -44,10 +44,20 @@ export function registerStorableInputGuard(app: FastifyInstance): void {
   });
 }
 
+/** A value still to check: where it is, how deep, and the member name or index it has there (null at the root). */
+type Pending = [value: unknown, path: string, depth: number, name: string | null];
+
+/**
+ * Checks in document order, depth first. Nesting is reported once, at the first container past
+ * the bound: an error for each of them answered a wide array 64 levels down with one per element.
+ */
 function collect(root: unknown, rootName: string, errors: FieldErrorCollector): void {
-  const pending: [unknown, string, number][] = [[root, "", 1]];
+  const pending: Pending[] = [[root, "", 1, null]];
+  let nestingReported = false;
   while (pending.length > 0) {
-    const [value, path, depth] = pending.pop() as [unknown, string, number];
+    const [value, path, depth, name] = pending.pop() as Pending;
+    const nameProblem = name === null ? null : unstorable(name);
+    if (nameProblem) errors.add(path, nameProblem);
     if (typeof value === "string") {
       const problem = unstorable(value);
       if (problem) errors.add(path || rootName, problem);
@@ -55,16 +65,12 @@ function collect(root: unknown, rootName: string, errors: FieldErrorCollector): 
       if (!Number.isFinite(value)) errors.add(path || rootName, "must be a finite number");
     } else if (value !== null && typeof value === "object") {
       if (depth > MAX_NESTING_DEPTH) {
-        errors.add(path || rootName, `is nested too deeply (at most ${MAX_NESTING_DEPTH} levels of objects and arrays)`);
-      } else if (Array.isArray(value)) {
-        value.forEach((item, index) => pending.push([item, path ? `${path}.${index}` : String(index), depth + 1]));
+        if (!nestingReported) errors.add(path || rootName, `is nested too deeply (at most ${MAX_NESTING_DEPTH} levels of objects and arrays)`);
+        nestingReported = true;
       } else {
-        for (const [key, item] of Object.entries(value)) {
-          const itemPath = path ? `${path}.${key}` : key;
-          const problem = unstorable(key);
-          if (problem) errors.add(itemPath, problem);
-          pending.push([item, itemPath, depth + 1]);
-        }
+        const members = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+        // Last to first onto the stack, so that the first comes off first.
+        for (const [member, item] of members.reverse()) pending.push([item, path ? `${path}.${member}` : member, depth + 1, member]);
       }
     }
   }

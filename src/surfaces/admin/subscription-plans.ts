@@ -68,6 +68,11 @@ export async function subscriptionPlanRoutes(fastify: FastifyInstance): Promise<
         tags,
         security,
         summary: "Update a subscription plan and its product links",
+        description:
+          "A new `price_adjustment_type` or `price_adjustment_amount` reprices the plan's subscriptions that are not cancelled, in batches after the plan's change commits; " +
+          "the 200 comes once every batch has committed. A batch that fails then is answered with its error (409 `write_conflict`, 503 `database_busy` or `database_unavailable`) " +
+          "although the plan's change is committed and the subscriptions of the batches before it are repriced: the same request again finishes the repricing, counts no new " +
+          "price change, and answers 200.",
         params,
         body: planUpdateBody,
         response: { 200: planResponse },
