@@ -205,7 +205,7 @@ export async function updateAgreement(ctx: SqlServiceContext, id: number, langua
     }
     // Always written, so that updated_at moves whenever anything about the agreement changed.
     await tx.agreement.update({
-      where: { id },
+      where: { id, company_id: ctx.companyId },
       data: { ...(language === ENGLISH ? contentData(input) : {}), ...flagData(input), updated_at: ctx.clock.now() },
     });
   }, AGREEMENT_TRANSACTION);

@@ -327,7 +327,7 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
   const plan = await ctx.db.$transaction(async (tx) => {
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     await lockPlan(tx, ctx.companyId, id);
-    const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id }, include: { products: { select: { id: true, product_id: true } } } });
+    const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true } } } });
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
     const keepsStoredAdjustment = input.price_adjustment_type === undefined && input.price_adjustment_amount === undefined;
     const errors = new FieldErrorCollector();
@@ -341,10 +341,10 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     const setsProductDefault = entries.some((entry) => entry.default && !entry._destroy);
     if (setsProductDefault) await lockProducts(tx, [...new Set(touchedProducts)]);
     await writeLinks(tx, id, entries);
-    const updated = await tx.subscriptionPlan.update({ where: { id }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
+    const updated = await tx.subscriptionPlan.update({ where: { id, company_id: ctx.companyId }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
     if (setsProductDefault) await takeProductDefaults(tx, id);
     if (!changesPriceAdjustment(current, updated)) return updated;
-    return tx.subscriptionPlan.update({ where: { id }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
+    return tx.subscriptionPlan.update({ where: { id, company_id: ctx.companyId }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
   }, LOCK_WAITING_TRANSACTION);
   if (plan.orders_repriced_revision < plan.pricing_revision) await repricePlanOrders(ctx, id);
   return viewOf(ctx.db, ctx.companyId, id);
@@ -363,7 +363,7 @@ export async function deletePlan(ctx: ServiceContext, id: number): Promise<PlanV
     if (view.subscriptions.length > 0) {
       throw new ConflictError(`The plan has ${view.subscriptions.length} subscription(s) that are not cancelled`, { code: "plan_has_subscriptions" });
     }
-    await tx.subscriptionPlan.delete({ where: { id } });
+    await tx.subscriptionPlan.delete({ where: { id, company_id: ctx.companyId } });
     return view;
   });
 }
