@@ -44,7 +44,7 @@ export function registerStorableInputGuard(app: FastifyInstance): void {
   });
 }
 
-/** A value still to check: where it is, how deep, and the member name or index it has there (null at the root). */
+/** A value still to check: where it is, how deep, and its member name (null at the root and for an array's items). */
 type Pending = [value: unknown, path: string, depth: number, name: string | null];
 
 /**
@@ -68,9 +68,17 @@ function collect(root: unknown, rootName: string, errors: FieldErrorCollector): 
         if (!nestingReported) errors.add(path || rootName, `is nested too deeply (at most ${MAX_NESTING_DEPTH} levels of objects and arrays)`);
         nestingReported = true;
       } else {
-        const members = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
-        // Last to first onto the stack, so that the first comes off first.
-        for (const [member, item] of members.reverse()) pending.push([item, path ? `${path}.${member}` : member, depth + 1, member]);
+        // Last to first onto the stack, so that the first comes off first. An index needs no
+        // check of its own, a member name does.
+        if (Array.isArray(value)) {
+          for (let index = value.length - 1; index >= 0; index--) pending.push([value[index], path ? `${path}.${index}` : String(index), depth + 1, null]);
+        } else {
+          const members = Object.entries(value);
+          for (let index = members.length - 1; index >= 0; index--) {
+            const [member, item] = members[index] as [string, unknown];
+            pending.push([item, path ? `${path}.${member}` : member, depth + 1, member]);
+          }
+        }
       }
     }
   }
