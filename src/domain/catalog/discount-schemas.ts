@@ -8,6 +8,10 @@ export const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;
 
 const dateTime = instantInput.describe("ISO 8601 date-time");
 
+// Said where the limit is set and where it is read: a company setting it must not take it for enforced by this API alone.
+const USAGE_LIMIT =
+  "How many orders may use the code; null: unlimited. Uses are counted in usage_count by checkout, which this service does not run: nothing in this API counts a use, so the limit takes effect only once checkout counts uses";
+
 const discountFields = {
   code: z
     .string()
@@ -22,7 +26,7 @@ const discountFields = {
   ),
   scope: z.enum(DISCOUNT_SCOPES).describe("What the code reduces: the items (order), some products (product), or shipping"),
   product_ids: z.array(int32Id).max(1000).optional().describe("Product scope only: the products it applies to; empty or absent: every product"),
-  usage_limit: int32.min(1).nullable().optional().describe("How many orders may use the code; null: unlimited"),
+  usage_limit: int32.min(1).nullable().optional().describe(USAGE_LIMIT),
   starts_at: dateTime.nullable().optional(),
   ends_at: dateTime.nullable().optional().describe("Must be after starts_at"),
   active: z.boolean().optional().describe("default true"),
@@ -43,8 +47,11 @@ export const discountSchema = z
     amount: z.string().describe('A percent ("10") or an amount in the cart\'s currency ("5.00")'),
     scope: z.enum(DISCOUNT_SCOPES),
     product_ids: z.array(z.number().int()),
-    usage_limit: z.number().int().nullable(),
-    usage_count: z.number().int().describe("Orders that have used the code"),
+    usage_limit: z.number().int().nullable().describe(USAGE_LIMIT),
+    usage_count: z
+      .number()
+      .int()
+      .describe("Orders that have used the code, as checkout counts them; read-only, and nothing in this API counts a use, so it stays as checkout left it (0 for a code no checkout used)"),
     starts_at: timestamp.nullable(),
     ends_at: timestamp.nullable(),
     active: z.boolean(),
