@@ -151,7 +151,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   const appliedDiscounts: TotalsDiscount[] = [];
   for (const code of cart.discount_codes) {
     const discount = discountByCode.get(code);
-    const problem = discountProblem(discount, now);
+    const problem = discountProblem(discount, now, cart.country.currency.code);
     if (problem !== null || discount === undefined) {
       warnings.push(`Discount code ${code} was removed: it ${problem ?? "is not a valid code"}`);
       continue;

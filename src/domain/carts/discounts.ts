@@ -11,23 +11,25 @@ export const MAX_CODES_PER_CART = 10;
 
 /**
  * Adds codes to those already applied. All or nothing: any unknown, inactive, not yet valid,
- * expired or exhausted code makes the request a 422 under `discount_codes` and nothing changes.
- * Its message does not tell an inactive or not yet valid code from an unknown one (codeRefusal).
+ * expired or exhausted code, or one bound to another currency than the cart's, makes the request
+ * a 422 under `discount_codes` and nothing changes. Its message does not tell an inactive or not
+ * yet valid code from an unknown one (codeRefusal).
  */
 export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const requested = requestedCodes(codes);
   return mutateCart(ctx, cartToken, async (sql, cart) => {
-    const [applied, rows] = await Promise.all([
+    const [applied, cartCurrency, rows] = await Promise.all([
       appliedCodes(sql, cart.id),
-      sql.query<Pick<LoadedDiscount, "code" | "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count">>(
-        "SELECT code, active, starts_at, ends_at, usage_limit, usage_count FROM discounts WHERE company_id = $1 AND code = ANY ($2::text[])",
+      currencyOfCountry(sql, cart.countryId),
+      sql.query<Pick<LoadedDiscount, "code" | "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count" | "currency_code">>(
+        "SELECT code, active, starts_at, ends_at, usage_limit, usage_count, currency_code FROM discounts WHERE company_id = $1 AND code = ANY ($2::text[])",
         [cart.companyId, requested],
       ),
     ]);
     const byCode = new Map(rows.map((row) => [row.code, row]));
     const now = ctx.clock.now();
     const problems = requested.flatMap((code) => {
-      const problem = codeRefusal(byCode.get(code), now);
+      const problem = codeRefusal(byCode.get(code), now, cartCurrency);
       return problem === null ? [] : [`${code} ${problem}`];
     });
     if (problems.length > 0) throw new ValidationError({ discount_codes: problems });
@@ -57,6 +59,12 @@ function requestedCodes(codes: string[]): string[] {
 async function appliedCodes(sql: SqlTransaction, cartId: number): Promise<string[]> {
   const [row] = await sql.query<{ codes: string[] }>("SELECT COALESCE(discount_codes, '{}') AS codes FROM carts WHERE id = $1", [cartId]);
   return row?.codes ?? [];
+}
+
+async function currencyOfCountry(sql: SqlTransaction, countryId: number): Promise<string> {
+  const [row] = await sql.query<{ currency_code: string }>("SELECT currency_code FROM countries WHERE id = $1", [countryId]);
+  if (row === undefined) throw new Error("unreachable: a cart's country is a foreign key");
+  return row.currency_code;
 }
 
 async function setCodes(sql: SqlTransaction, cartId: number, codes: string[]): Promise<void> {

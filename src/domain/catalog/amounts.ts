@@ -14,7 +14,7 @@ export const MAX_MINOR_AMOUNT = INT32_MAX;
  */
 export function minorInCurrency(value: string, country: CountryView, path: string, errors: FieldErrorCollector): number {
   if (!isValidDecimalString(value, country.decimal_places)) {
-    errors.add(path, `must be an amount in ${country.currency_code} with at most ${country.decimal_places} decimal place(s)`);
+    errors.add(path, tooPreciseFor(country.currency_code, country.decimal_places));
     return 0;
   }
   const minor = parseDecimalToMinor(value, country.decimal_places);
@@ -25,10 +25,15 @@ export function minorInCurrency(value: string, country: CountryView, path: strin
   return minor;
 }
 
+/** What an amount with more fraction digits than its currency has is told. */
+export function tooPreciseFor(currencyCode: string, decimalPlaces: number): string {
+  return `must be an amount in ${currencyCode} with at most ${decimalPlaces} decimal place(s)`;
+}
+
 /**
- * Amounts bound to no currency (an enrollment pack's price, a fixed discount) are applied in
- * the currency of the cart that uses them, so they may carry at most as many fraction digits
- * as the most precise currency we price in (KWD: 3).
+ * Amounts bound to no currency (an enrollment pack's price, a fixed discount without a
+ * currency_code) are applied in the currency of the cart that uses them, so they may carry at
+ * most as many fraction digits as the most precise currency we price in (KWD: 3).
  */
 export const MAX_UNBOUND_DECIMAL_PLACES = 3;
 

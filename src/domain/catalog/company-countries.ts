@@ -24,7 +24,7 @@ async function requireRow(ctx: ServiceContext, id: number) {
   return row;
 }
 
-/** By country code: a company sells in a handful of countries, and a storefront looks them up by code. */
+/** By country code: a company's agreements apply to a handful of countries, and a storefront looks them up by code. */
 export async function listCompanyCountries(ctx: ServiceContext, page: PageRequest): Promise<Page<CompanyCountryView>> {
   const where = { company_id: ctx.companyId };
   const [rows, total] = await Promise.all([
@@ -38,7 +38,7 @@ export async function getCompanyCountry(ctx: ServiceContext, id: number): Promis
   return toView(await requireRow(ctx, id));
 }
 
-/** A country the company already sells in is a 409, also when two requests race for it. */
+/** A country the company already has is a 409, also when two requests race for it. */
 export async function createCompanyCountry(ctx: ServiceContext, input: CompanyCountryCreateInput): Promise<CompanyCountryView> {
   const country = await requireCountry(ctx.db, input, "company_country");
   try {

@@ -20,7 +20,11 @@ export const companyCountrySchema = z
     currency_code: z.string(),
     created_at: timestamp,
   })
-  .meta({ id: "CompanyCountry" });
+  .meta({
+    id: "CompanyCountry",
+    description:
+      "A country the company's agreements apply to (what their company_country_ids name). It does not limit where carts may be opened: a cart may be in any reference country, and what it can hold there is gated by the variants' prices per country.",
+  });
 
 export type CompanyCountryCreateInput = z.infer<typeof companyCountryCreateBody>["company_country"];
 export type CompanyCountryView = z.infer<typeof companyCountrySchema>;

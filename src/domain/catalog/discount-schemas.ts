@@ -1,12 +1,16 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
-import { decimalString, int32 } from "./fields.js";
+import { currencyCode, decimalString, int32 } from "./fields.js";
 
 export const DISCOUNT_KINDS = ["percentage", "fixed_amount"] as const;
 export const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;
 
 const dateTime = instantInput.describe("ISO 8601 date-time");
+
+// Said where the limit is set and where it is read: a company setting it must not take it for enforced by this API alone.
+const USAGE_LIMIT =
+  "How many orders may use the code; null: unlimited. Uses are counted in usage_count by checkout, which this service does not run: nothing in this API counts a use, so the limit takes effect only once checkout counts uses";
 
 const discountFields = {
   code: z
@@ -18,11 +22,17 @@ const discountFields = {
     .describe("Case-insensitive; stored and shown upper-case"),
   kind: z.enum(DISCOUNT_KINDS),
   amount: decimalString.describe(
-    'percentage: a percent, 0 < amount <= 100, up to 4 decimals ("12.5"); fixed_amount: currency units of the cart\'s currency, up to 3 decimals ("5.00")',
+    'percentage: a percent, 0 < amount <= 100, up to 4 decimals ("12.5"); fixed_amount: units of currency_code, up to its decimals ("5.00" USD, "500" JPY), or without currency_code units of the cart\'s currency, up to 3 decimals',
   ),
+  currency_code: currencyCode
+    .nullable()
+    .optional()
+    .describe(
+      "fixed_amount only (a 422 on a percentage code): the currency the amount is in; the code then applies only in carts of that currency (applying it to another is a 422, and a cart moved to another currency loses it with a warning). Null or absent: the amount applies as units of any cart's currency",
+    ),
   scope: z.enum(DISCOUNT_SCOPES).describe("What the code reduces: the items (order), some products (product), or shipping"),
   product_ids: z.array(int32Id).max(1000).optional().describe("Product scope only: the products it applies to; empty or absent: every product"),
-  usage_limit: int32.min(1).nullable().optional().describe("How many orders may use the code; null: unlimited"),
+  usage_limit: int32.min(1).nullable().optional().describe(USAGE_LIMIT),
   starts_at: dateTime.nullable().optional(),
   ends_at: dateTime.nullable().optional().describe("Must be after starts_at"),
   active: z.boolean().optional().describe("default true"),
@@ -40,11 +50,15 @@ export const discountSchema = z
     id: z.number().int(),
     code: z.string(),
     kind: z.enum(DISCOUNT_KINDS),
-    amount: z.string().describe('A percent ("10") or an amount in the cart\'s currency ("5.00")'),
+    amount: z.string().describe('A percent ("10"), an amount of currency_code ("500" JPY), or without one an amount in the cart\'s currency ("5.00")'),
+    currency_code: z.string().nullable().describe("The only currency a fixed code applies in; null: any (always null for a percentage code)"),
     scope: z.enum(DISCOUNT_SCOPES),
     product_ids: z.array(z.number().int()),
-    usage_limit: z.number().int().nullable(),
-    usage_count: z.number().int().describe("Orders that have used the code"),
+    usage_limit: z.number().int().nullable().describe(USAGE_LIMIT),
+    usage_count: z
+      .number()
+      .int()
+      .describe("Orders that have used the code, as checkout counts them; read-only, and nothing in this API counts a use, so it stays as checkout left it (0 for a code no checkout used)"),
     starts_at: timestamp.nullable(),
     ends_at: timestamp.nullable(),
     active: z.boolean(),

@@ -4,9 +4,10 @@ import { escapeLike } from "../../platform/db/like.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
-import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
+import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES, tooPreciseFor } from "./amounts.js";
 import { normalizeCode } from "./discount-rules.js";
 import type { DiscountCreateInput, DiscountListQuery, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
+import { findCurrency, UNKNOWN_CURRENCY } from "./reference-data.js";
 
 type DiscountRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
 type Kind = DiscountView["kind"];
@@ -15,8 +16,14 @@ type Scope = DiscountView["scope"];
 /** The percent column holds 4 fraction digits: "12.3456" is the finest rate. */
 const PERCENT_DECIMAL_PLACES = 4;
 
+/** A fixed amount bound to no currency is shown as money usually is, with 2 decimals. */
+const UNBOUND_SHOWN_DECIMAL_PLACES = 2;
+
+/** A bound code's amount is shown with its currency's decimals ("500" JPY, "3.255" KWD). */
+const withCurrency = { currency: { select: { decimal_places: true } } } as const;
+
 function findRow(ctx: ServiceContext, id: number) {
-  return ctx.db.discount.findFirst({ where: { id, company_id: ctx.companyId } });
+  return ctx.db.discount.findFirst({ where: { id, company_id: ctx.companyId }, include: withCurrency });
 }
 
 function toView(row: DiscountRow): DiscountView {
@@ -25,7 +32,8 @@ function toView(row: DiscountRow): DiscountView {
     id: row.id,
     code: row.code,
     kind,
-    amount: decimalText(row.amount, kind === "percentage" ? 0 : 2),
+    amount: decimalText(row.amount, kind === "percentage" ? 0 : (row.currency?.decimal_places ?? UNBOUND_SHOWN_DECIMAL_PLACES)),
+    currency_code: row.currency_code,
     scope: row.scope as Scope,
     product_ids: row.product_ids,
     usage_limit: row.usage_limit,
@@ -49,6 +57,7 @@ interface DiscountState {
   code: string;
   kind: Kind;
   amount: string;
+  currency_code: string | null;
   scope: Scope;
   product_ids: number[];
   starts_at: Date | null;
@@ -70,6 +79,26 @@ function checkAmount(kind: Kind, amount: string, errors: FieldErrorCollector): v
 }
 
 /**
+ * A currency binds only a fixed amount (a percentage is the same in every currency), must be a
+ * reference currency, and the amount must then be exact in it: "10.5" yen is a 422, not rounded.
+ */
+function checkCurrency(state: DiscountState, currency: { code: string; decimal_places: number } | null, errors: FieldErrorCollector): void {
+  if (state.currency_code === null) return;
+  if (state.kind !== "fixed_amount") {
+    errors.add("discount.currency_code", "only applies to fixed_amount codes");
+    return;
+  }
+  if (currency === null) {
+    errors.add("discount.currency_code", UNKNOWN_CURRENCY);
+    return;
+  }
+  // An amount checkAmount refused already has its error.
+  if (isUnboundAmount(state.amount) && !isValidDecimalString(state.amount, currency.decimal_places)) {
+    errors.add("discount.amount", tooPreciseFor(currency.code, currency.decimal_places));
+  }
+}
+
+/**
  * `newProductIds` are the ids the request sends: those must name live products of the company.
  * Ids already stored are not checked again, so a product deleted since does not block an
  * unrelated change (its id simply matches no cart line).
@@ -83,12 +112,14 @@ async function checkState(ctx: ServiceContext, state: DiscountState, ownId: numb
   if (state.starts_at && state.ends_at && state.ends_at <= state.starts_at) {
     errors.add("discount.ends_at", "must be after starts_at");
   }
-  const [taken, products] = await Promise.all([
+  const [taken, products, currency] = await Promise.all([
     ctx.db.discount.findFirst({ where: { company_id: ctx.companyId, code: state.code, ...(ownId ? { NOT: { id: ownId } } : {}) }, select: { id: true } }),
     newProductIds.length === 0
       ? []
       : ctx.db.product.findMany({ where: { company_id: ctx.companyId, deleted_at: null, id: { in: newProductIds } }, select: { id: true } }),
+    state.currency_code === null || state.kind !== "fixed_amount" ? null : findCurrency(ctx.db, state.currency_code),
   ]);
+  checkCurrency(state, currency, errors);
   if (taken) errors.add("discount.code", "has already been taken");
   const known = new Set(products.map((product) => product.id));
   const unknown = newProductIds.filter((id) => !known.has(id));
@@ -110,7 +141,7 @@ export async function listDiscounts(ctx: ServiceContext, query: DiscountListQuer
     ...(query.search_query ? { code: { contains: escapeLike(query.search_query), mode: "insensitive" as const } } : {}),
   };
   const [rows, total] = await Promise.all([
-    ctx.db.discount.findMany({ where, orderBy: { id: "desc" }, ...pageWindow(query) }),
+    ctx.db.discount.findMany({ where, include: withCurrency, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.discount.count({ where }),
   ]);
   return { rows: rows.map(toView), pagination: pagination(query, total) };
@@ -125,6 +156,7 @@ export async function createDiscount(ctx: ServiceContext, input: DiscountCreateI
     code: normalizeCode(input.code),
     kind: input.kind,
     amount: input.amount,
+    currency_code: input.currency_code ?? null,
     scope: input.scope,
     product_ids: [...new Set(input.product_ids ?? [])],
     starts_at: toDate(input.starts_at) ?? null,
@@ -132,7 +164,7 @@ export async function createDiscount(ctx: ServiceContext, input: DiscountCreateI
   };
   await checkState(ctx, state, null, state.product_ids);
   const row = await ctx.db.discount
-    .create({ data: { ...state, company_id: ctx.companyId, usage_limit: input.usage_limit ?? null, active: input.active ?? true } })
+    .create({ data: { ...state, company_id: ctx.companyId, usage_limit: input.usage_limit ?? null, active: input.active ?? true }, include: withCurrency })
     .catch(codeRace);
   return toView(row);
 }
@@ -144,6 +176,7 @@ export async function updateDiscount(ctx: ServiceContext, id: number, input: Dis
     code: input.code === undefined ? current.code : normalizeCode(input.code),
     kind: input.kind ?? (current.kind as Kind),
     amount: input.amount ?? current.amount.toFixed(),
+    currency_code: input.currency_code === undefined ? current.currency_code : input.currency_code,
     scope: input.scope ?? (current.scope as Scope),
     product_ids: input.product_ids ? [...new Set(input.product_ids)] : current.product_ids,
     starts_at: input.starts_at === undefined ? current.starts_at : toDate(input.starts_at) ?? null,
@@ -151,7 +184,7 @@ export async function updateDiscount(ctx: ServiceContext, id: number, input: Dis
   };
   await checkState(ctx, state, current.id, input.product_ids ? state.product_ids : []);
   const row = await ctx.db.discount
-    .update({ where: { id: current.id }, data: { ...state, usage_limit: input.usage_limit, active: input.active } })
+    .update({ where: { id: current.id }, data: { ...state, usage_limit: input.usage_limit, active: input.active }, include: withCurrency })
     .catch(codeRace);
   return toView(row);
 }

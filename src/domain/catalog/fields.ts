@@ -18,5 +18,12 @@ export const countryCode = z
   .transform((code) => code.toUpperCase())
   .describe("ISO 3166-1 alpha-2 country code");
 
+/** Accepted in either case, as country codes are; the service checks it names a reference currency. */
+export const currencyCode = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, "must be a three-letter ISO 4217 currency code")
+  .transform((code) => code.toUpperCase())
+  .describe("ISO 4217 currency code of a reference currency (the currencies of GET /api/countries)");
+
 export const int32 = z.number().int().max(INT32_MAX);
 

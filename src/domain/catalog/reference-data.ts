@@ -60,6 +60,14 @@ export async function findCountry(db: Db, iso: string): Promise<CountryView | nu
   return (await countriesByIso(db, [iso])).get(iso) ?? null;
 }
 
+/** What a body naming no reference currency is told. */
+export const UNKNOWN_CURRENCY = "does not name a currency";
+
+/** A reference currency by its code (upper-case), or null when there is none. */
+export function findCurrency(db: Db, code: string): Promise<{ code: string; decimal_places: number } | null> {
+  return db.currency.findUnique({ where: { code }, select: { code: true, decimal_places: true } });
+}
+
 /** What a body naming no reference country is told, wherever it names one. */
 export const UNKNOWN_COUNTRY = "does not name a country";
 

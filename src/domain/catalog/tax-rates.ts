@@ -25,11 +25,15 @@ export async function listTaxRates(ctx: ServiceContext, page: PageRequest): Prom
   return { rows: rows.map(toView), pagination: pagination(page, total) };
 }
 
-/** The company's rate for a country: a 404 when it has none there, as for an unknown country. */
-export async function getTaxRate(ctx: ServiceContext, countryCode: string): Promise<TaxRateView> {
+async function requireRow(ctx: ServiceContext, countryCode: string) {
   const row = await ctx.db.taxRate.findFirst({ where: { company_id: ctx.companyId, country: { iso: countryCode } }, include: withCountry });
   if (!row) throw new NotFoundError("Tax rate not found");
-  return toView(row);
+  return row;
+}
+
+/** The company's rate for a country: a 404 when it has none there, as for an unknown country. */
+export async function getTaxRate(ctx: ServiceContext, countryCode: string): Promise<TaxRateView> {
+  return toView(await requireRow(ctx, countryCode));
 }
 
 /** Sets the company's rate for a country (creating it the first time); a country without one taxes nothing. */
@@ -46,4 +50,15 @@ export async function setTaxRate(ctx: ServiceContext, countryCode: string, rate:
     RETURNING id, rate, updated_at`;
   if (!row) throw new Error("unreachable: an upsert returns its row");
   return toView({ ...row, country });
+}
+
+/**
+ * Removes the company's rate for a country, which is then as if never set: carts priced there
+ * from their next change on are taxed at 0, and GET answers 404. A rate PUT to "0" is not that:
+ * it stays a row the company chose.
+ */
+export async function deleteTaxRate(ctx: ServiceContext, countryCode: string): Promise<TaxRateView> {
+  const current = await requireRow(ctx, countryCode);
+  await ctx.db.taxRate.delete({ where: { id: current.id } });
+  return toView(current);
 }

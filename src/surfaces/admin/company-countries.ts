@@ -21,7 +21,7 @@ export async function companyCountryRoutes(fastify: FastifyInstance): Promise<vo
       schema: {
         tags,
         security,
-        summary: "List the countries the company sells in (what agreements' company_country_ids name), by country code",
+        summary: "List the countries the company's agreements apply to (what their company_country_ids name), by country code; carts are not limited to them",
         querystring: companyCountryListQuery,
         response: { 200: withListMeta({ company_countries: z.array(companyCountrySchema) }) },
       },
@@ -38,7 +38,7 @@ export async function companyCountryRoutes(fastify: FastifyInstance): Promise<vo
       schema: {
         tags,
         security,
-        summary: "Add a country the company sells in (409 when it already has it)",
+        summary: "Add a country the company's agreements may name (409 when it already has it); carts are not limited to these countries",
         body: companyCountryCreateBody,
         response: { 201: companyCountryResponse },
       },

@@ -60,4 +60,18 @@ export async function taxRateRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) =>
       envelope(request, { tax_rate: await taxRates.setTaxRate(companyContext(request), request.params.country_code, request.body.tax_rate.rate) }),
   );
+
+  app.delete(
+    "/api/tax_rates/:country_code",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Remove the company's tax rate for a country (404 when it has none there); carts there are then taxed at 0 from their next change",
+        params: taxRateParams,
+        response: { 200: taxRateResponse },
+      },
+    },
+    async (request) => envelope(request, { tax_rate: await taxRates.deleteTaxRate(companyContext(request), request.params.country_code) }),
+  );
 }

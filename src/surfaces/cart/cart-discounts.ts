@@ -31,7 +31,7 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
         operationId: "applyCartDiscountCodes",
         summary: "Apply discount codes",
         description:
-          "Adds the codes to those applied. Any unknown, inactive, expired or exhausted code makes the request a 422 (`errors.discount_codes`) and nothing changes; an inactive or not yet valid code is told 'is not a valid code', as an unknown one. Attempts are limited per client address (`DISCOUNT_RATE_LIMIT_PER_MINUTE`, 30 a minute by default): past it, a 429 with Retry-After.",
+          "Adds the codes to those applied. Any unknown, inactive, expired or exhausted code, or a fixed code bound to another currency than the cart's, makes the request a 422 (`errors.discount_codes`) and nothing changes; an inactive or not yet valid code is told 'is not a valid code', as an unknown one, and a code of another currency 'is only valid for carts in JPY'. A cart moved to another currency (update_country) loses its codes bound to the old one, with a warning. Attempts are limited per client address (`DISCOUNT_RATE_LIMIT_PER_MINUTE`, 30 a minute by default): past it, a 429 with Retry-After.",
         params: cartTokenParams,
         body: discountCodesBody,
         response,

@@ -164,6 +164,14 @@ export const catalogTeachings: Teachings = {
     },
     isolation: { expect: "own_rows_written" },
   },
+  // The caller has no rate for the country: a 404, and the owner's rate stays.
+  "DELETE /api/tax_rates/{country_code}": {
+    async setup(ctx) {
+      await ownerTaxRate(ctx, "IT", "21.4286");
+      return { params: { country_code: "IT" }, markers: ["21.4286"] };
+    },
+    isolation: { expect: "not_found" },
+  },
 
   // Company countries: each teaching its own country, so that they do not meet (and no agreement names the deleted one).
   "GET /api/company_countries": {

@@ -36,6 +36,7 @@ describe("POST /api/discounts", () => {
       code: "WELCOME10",
       kind: "percentage",
       amount: "10",
+      currency_code: null,
       scope: "order",
       product_ids: [],
       usage_limit: 100,
@@ -55,6 +56,40 @@ describe("POST /api/discounts", () => {
     const response = await create({ code: "BOOTS5", kind: "fixed_amount", amount: "5", scope: "product", product_ids: [boots.id, boots.id], active: false });
     expect(response.status).toBe(201);
     expect(response.body.discount).toMatchObject({ amount: "5.00", product_ids: [boots.id], usage_limit: null, starts_at: null, active: false });
+  });
+
+  // Found by an audit: a fixed amount was one number applied as-is in every currency ("10.00"
+  // off took $10 in a US cart, 10 yen in Japan and a whole 3.255 KWD cart in Kuwait).
+  it("binds a fixed code to a currency when asked, showing its amount with that currency's decimals", async () => {
+    const cases: Array<[string, string, string]> = [
+      ["usd", "10", "10.00"],
+      ["JPY", "1000", "1000"],
+      ["KWD", "3.255", "3.255"],
+      ["KWD", "5", "5.000"],
+    ];
+    for (const [currency_code, amount, shown] of cases) {
+      const response = await create({ code: `BOUND${amount.replace(".", "")}${currency_code}`, kind: "fixed_amount", amount, currency_code, scope: "order" });
+      expect(response.status, `${currency_code} ${amount}`).toBe(201);
+      expect(response.body.discount, `${currency_code} ${amount}`).toMatchObject({ amount: shown, currency_code: currency_code.toUpperCase() });
+    }
+    const unbound = await create({ code: "UNBOUND", kind: "fixed_amount", amount: "5", scope: "order", currency_code: null });
+    expect(unbound.body.discount).toMatchObject({ amount: "5.00", currency_code: null });
+  });
+
+  it("answers 422 for a currency on a percentage code, an unknown currency, or an amount finer than the currency, and writes nothing", async () => {
+    const cases: Array<[unknown, Record<string, string[]>]> = [
+      [{ kind: "percentage", amount: "10", currency_code: "USD" }, { "discount.currency_code": ["only applies to fixed_amount codes"] }],
+      [{ kind: "fixed_amount", amount: "10", currency_code: "ZZZ" }, { "discount.currency_code": ["does not name a currency"] }],
+      [{ kind: "fixed_amount", amount: "10", currency_code: "US" }, { "discount.currency_code": ["must be a three-letter ISO 4217 currency code"] }],
+      [{ kind: "fixed_amount", amount: "10.5", currency_code: "JPY" }, { "discount.amount": ["must be an amount in JPY with at most 0 decimal place(s)"] }],
+      [{ kind: "fixed_amount", amount: "1.005", currency_code: "USD" }, { "discount.amount": ["must be an amount in USD with at most 2 decimal place(s)"] }],
+    ];
+    for (const [fields, errors] of cases) {
+      const response = await create({ code: "CUR", scope: "order", ...(fields as object) });
+      expect(response.status, JSON.stringify(fields)).toBe(422);
+      expect(response.body.errors, JSON.stringify(fields)).toEqual(errors);
+    }
+    expect(await t.db.prisma.discount.count()).toBe(0);
   });
 
   it("answers 422 for another company's, an unknown or a deleted product, and writes nothing", async () => {
@@ -212,6 +247,28 @@ describe("PUT /api/discounts/:id", () => {
       ["discount.product_ids"],
     ]);
     expect((await call("GET", `/api/discounts/${discount.id}`, { token: acme.token })).body.discount).toEqual(discount);
+  });
+
+  it("binds, rebinds and unbinds a fixed code's currency, checking the amount against the currency it ends with", async () => {
+    const discount = (await create({ code: "MOVE", kind: "fixed_amount", amount: "10.50", scope: "order" })).body.discount;
+    expect(discount.currency_code).toBeNull();
+    const bound = await update(discount.id, { currency_code: "usd" });
+    expect(bound.status).toBe(200);
+    expect(bound.body.discount).toMatchObject({ amount: "10.50", currency_code: "USD" });
+
+    const refused = await Promise.all([update(discount.id, { currency_code: "JPY" }), update(discount.id, { kind: "percentage", amount: "10" })]);
+    expect(refused.map((r) => r.body.errors)).toEqual([
+      { "discount.amount": ["must be an amount in JPY with at most 0 decimal place(s)"] },
+      { "discount.currency_code": ["only applies to fixed_amount codes"] },
+    ]);
+    expect((await call("GET", `/api/discounts/${discount.id}`, { token: acme.token })).body.discount).toEqual(bound.body.discount);
+
+    const yen = await update(discount.id, { currency_code: "JPY", amount: "1000" });
+    expect(yen.body.discount).toMatchObject({ amount: "1000", currency_code: "JPY" });
+    const listed = await call("GET", "/api/discounts?search_query=move", { token: acme.token });
+    expect(listed.body.discounts).toEqual([yen.body.discount]);
+    const percentage = await update(discount.id, { kind: "percentage", amount: "10", currency_code: null });
+    expect(percentage.body.discount).toMatchObject({ kind: "percentage", amount: "10", currency_code: null });
   });
 
   it("answers 404 for another company's code and changes nothing", async () => {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
+import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
+import { type CompanyFixture, createProduct } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -96,5 +97,47 @@ describe("GET /api/tax_rates/:country_code", () => {
       expect(response.body.error_code).toBe("not_found");
     }
     expect((await call("GET", "/api/tax_rates/CA")).status).toBe(401);
+  });
+});
+
+describe("DELETE /api/tax_rates/:country_code", () => {
+  // Found by an audit: a rate once set could only be PUT to 0, which GET still showed as a rate
+  // row, where a country never set is a 404.
+  it("removes the company's rate and answers it; the country is then as if never set", async () => {
+    const set = (await put("US", "10")).body.tax_rate;
+    const response = await call("DELETE", "/api/tax_rates/us", { token: acme.token });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ tax_rate: set, meta: { request_id: expect.any(String), timestamp: expect.any(String) } });
+    expect((await call("GET", "/api/tax_rates/US", { token: acme.token })).status).toBe(404);
+    expect(await t.db.prisma.taxRate.count({ where: { company_id: acme.id } })).toBe(0);
+  });
+
+  it("prices carts changed afterwards without tax for that country", async () => {
+    await put("US", "10");
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    expect(cart.tax_total).toBe("2.00");
+    expect((await call("DELETE", "/api/tax_rates/US", { token: acme.token })).status).toBe(200);
+    const repriced = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } }));
+    expect(repriced.cart).toMatchObject({ tax_total: "0.00", amount_total: "20.00" });
+  });
+
+  it("answers 404 when the company has no rate there, leaving another company's rate alone", async () => {
+    await put("CA", "5", globex.token);
+    const response = await call("DELETE", "/api/tax_rates/CA", { token: acme.token });
+    expect(response.status).toBe(404);
+    expect(response.body.error_code).toBe("not_found");
+    expect((await call("GET", "/api/tax_rates/CA", { token: globex.token })).body.tax_rate.rate).toBe("5");
+  });
+
+  it("answers 404 for an unknown or malformed country code and 401 without a token, removing nothing", async () => {
+    await put("US", "8.25");
+    for (const country of ["ZZ", "USA", "1"]) {
+      const response = await call("DELETE", `/api/tax_rates/${country}`, { token: acme.token });
+      expect(response.status, country).toBe(404);
+      expect(response.body.error_code, country).toBe("not_found");
+    }
+    expect((await call("DELETE", "/api/tax_rates/US")).status).toBe(401);
+    expect(await t.db.prisma.taxRate.count({ where: { company_id: acme.id } })).toBe(1);
   });
 });

@@ -107,6 +107,49 @@ describe("discount codes", () => {
     expect(next.cart.discount_total).toBe("0.00");
     expect(next.cart.messages.warnings).toEqual(["Discount code FLEETING was removed: it is not active"]);
   });
+
+  // Found by an audit: a fixed amount applied as-is in every currency, so "10.00 off" took 10
+  // yen in Japan and the whole of a 3.255 KWD cart.
+  describe("bound to a currency", () => {
+    const adminCreate = (discount: Record<string, unknown>) => call("POST", "/api/discounts", { token: acme.token, body: { discount: { kind: "fixed_amount", scope: "order", ...discount } } });
+
+    it("apply only in carts of that currency: elsewhere a 422 saying why, changing nothing; unbound codes apply in any currency", async () => {
+      const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000, JP: 2000 } }] });
+      for (const discount of [
+        { code: "DOLLARS10", amount: "10", currency_code: "USD" },
+        { code: "YEN500", amount: "500", currency_code: "JPY" },
+        { code: "ANYWHERE1", amount: "1" },
+        { code: "HIDDENYEN", amount: "500", currency_code: "JPY", active: false },
+      ]) {
+        expect((await adminCreate(discount)).status, discount.code).toBe(201);
+      }
+      const { cart: us } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+      const applied = parseCart(await call("POST", `/api/carts/${us.cart_token}/discount`, { body: { discount_codes: ["dollars10", "anywhere1"] } }));
+      expect(applied.cart).toMatchObject({ discount_codes: ["DOLLARS10", "ANYWHERE1"], discount_total: "11.00" });
+
+      const refused = await call("POST", `/api/carts/${us.cart_token}/discount`, { body: { discount_codes: ["YEN500", "HIDDENYEN"] } });
+      expect(refused.status).toBe(422);
+      // A switched-off code still answers as an unknown one, whatever its currency.
+      expect(refused.body.errors).toEqual({ discount_codes: ["YEN500 is only valid for carts in JPY", "HIDDENYEN is not a valid code"] });
+      expect((await stored(us.cart_token)).discount_codes).toEqual(["DOLLARS10", "ANYWHERE1"]);
+
+      const { cart: jp } = await createCartOverHttp(call, acme, { country_code: "JP", items: [{ variant_id: variant.id, quantity: 1 }] });
+      const yen = parseCart(await call("POST", `/api/carts/${jp.cart_token}/discount`, { body: { discount_codes: ["YEN500", "ANYWHERE1"] } }));
+      expect(yen.cart).toMatchObject({ currency_code: "JPY", discount_codes: ["YEN500", "ANYWHERE1"], discount_total: "501" });
+    });
+
+    it("are removed with a warning when the cart moves to another currency, as an expired code is", async () => {
+      const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000, CA: 2500 } }] });
+      await adminCreate({ code: "USONLY5", amount: "5", currency_code: "USD" });
+      await adminCreate({ code: "EVERY1", amount: "1" });
+      const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+      parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["USONLY5", "EVERY1"] } }));
+      const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } }));
+      expect(moved.cart).toMatchObject({ currency_code: "CAD", discount_codes: ["EVERY1"], discount_total: "1.00" });
+      expect(moved.cart.messages.warnings).toEqual(["Discount code USONLY5 was removed: it is only valid for carts in USD"]);
+      expect((await stored(cart.cart_token)).discount_codes).toEqual(["EVERY1"]);
+    });
+  });
 });
 
 describe("discount code attempts", () => {
