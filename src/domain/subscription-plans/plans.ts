@@ -116,6 +116,10 @@ interface ExistingLink {
   product_id: number;
 }
 
+interface StoredLink extends ExistingLink {
+  default: boolean;
+}
+
 interface Links<Link> {
   entries: Link[];
   /** Where an entry's errors go: `product_subscription_plans.<index>`, or no index for the single object. */
@@ -210,6 +214,17 @@ async function takeCompanyDefault(tx: Tx, companyId: number, planId: number | nu
     where: { company_id: companyId, company_default: true, ...(planId === null ? {} : { id: { not: planId } }) },
     data: { company_default: false },
   });
+}
+
+/**
+ * Whether an update's entry makes its link a product's default: a sent `default: true`, or a
+ * default link moved to another product and not sent as `default: false`.
+ */
+function setsProductDefault(entry: LinkUpdateInput, stored: StoredLink[]): boolean {
+  if (entry._destroy) return false;
+  if (entry.default !== undefined) return entry.default;
+  const link = stored.find((candidate) => candidate.id === entry.id);
+  return link !== undefined && link.default && entry.product_id !== undefined && entry.product_id !== link.product_id;
 }
 
 /** Makes each default link the only default of its product. */
@@ -327,7 +342,7 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
   const plan = await ctx.db.$transaction(async (tx) => {
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     await lockPlan(tx, ctx.companyId, id);
-    const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true } } } });
+    const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true, default: true } } } });
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
     const keepsStoredAdjustment = input.price_adjustment_type === undefined && input.price_adjustment_amount === undefined;
     const errors = new FieldErrorCollector();
@@ -338,11 +353,11 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     const touchedProducts = entries.flatMap((entry) => (entry.product_id !== undefined ? [entry.product_id] : [])).concat(
       entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),
     );
-    const setsProductDefault = entries.some((entry) => entry.default && !entry._destroy);
-    if (setsProductDefault) await lockProducts(tx, [...new Set(touchedProducts)]);
+    const takesProductDefaults = entries.some((entry) => setsProductDefault(entry, current.products));
+    if (takesProductDefaults) await lockProducts(tx, [...new Set(touchedProducts)]);
     await writeLinks(tx, id, entries);
     const updated = await tx.subscriptionPlan.update({ where: { id, company_id: ctx.companyId }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
-    if (setsProductDefault) await takeProductDefaults(tx, id);
+    if (takesProductDefaults) await takeProductDefaults(tx, id);
     if (!changesPriceAdjustment(current, updated)) return updated;
     return tx.subscriptionPlan.update({ where: { id, company_id: ctx.companyId }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
   }, LOCK_WAITING_TRANSACTION);

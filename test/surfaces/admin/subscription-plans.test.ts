@@ -406,6 +406,26 @@ describe("PUT /api/subscription_plans/{id}", () => {
     expect((await show(second)).body.subscription_plan.product_subscription_plans[0].default).toBe(true);
   });
 
+  it("moves a default link to another product as that product's default, clearing its previous default", async () => {
+    const teaDefault = await createId({ name: "Tea default", product_subscription_plans: [{ product_id: tea.id, default: true }] });
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }] });
+    const [link] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const moved = await update(id, { product_subscription_plans: { id: link.id, product_id: tea.id } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.subscription_plan.product_subscription_plans).toEqual([{ id: link.id, product_id: tea.id, default: true }]);
+    expect((await show(teaDefault)).body.subscription_plan.product_subscription_plans).toEqual([expect.objectContaining({ product_id: tea.id, default: false })]);
+    expect(await t.db.prisma.productSubscriptionPlan.count({ where: { product_id: tea.id, default: true } })).toBe(1);
+  });
+
+  it("moves a default link sent as no longer default without taking the product's default", async () => {
+    const teaDefault = await createId({ name: "Tea default", product_subscription_plans: [{ product_id: tea.id, default: true }] });
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }] });
+    const [link] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const moved = await update(id, { product_subscription_plans: { id: link.id, product_id: tea.id, default: false } });
+    expect(moved.body.subscription_plan.product_subscription_plans).toEqual([{ id: link.id, product_id: tea.id, default: false }]);
+    expect((await show(teaDefault)).body.subscription_plan.product_subscription_plans[0].default).toBe(true);
+  });
+
   it("answers 422 for a link of another plan, a removal without id, a new link without product, a second link to a product", async () => {
     const other = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
     const [otherLink] = (await show(other)).body.subscription_plan.product_subscription_plans;
