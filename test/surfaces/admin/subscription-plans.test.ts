@@ -426,6 +426,51 @@ describe("PUT /api/subscription_plans/{id}", () => {
     expect((await show(teaDefault)).body.subscription_plan.product_subscription_plans[0].default).toBe(true);
   });
 
+  // The request is checked against the links as they would be after it; they are written so,
+  // whatever the entries' order, though the unique (plan, product) index holds between any two.
+  it.each([
+    ["coffee's link first", [0, 1]],
+    ["tea's link first", [1, 0]],
+  ])("swaps the products of two links (%s), each keeping its id and default", async (_, order) => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }, { product_id: tea.id }] });
+    const [coffeeLink, teaLink] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const entries = [
+      { id: coffeeLink.id, product_id: tea.id },
+      { id: teaLink.id, product_id: coffee.id },
+    ];
+    const swapped = await update(id, { product_subscription_plans: order.map((index) => entries[index]) });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(200);
+    expect(swapped.body.subscription_plan.product_subscription_plans).toEqual([
+      { id: coffeeLink.id, product_id: tea.id, default: true },
+      { id: teaLink.id, product_id: coffee.id, default: false },
+    ]);
+  });
+
+  it.each([
+    ["the new link first", [0, 1]],
+    ["the moved link first", [1, 0]],
+  ])("moves a link off a product while adding a new link for it (%s)", async (_, order) => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [coffeeLink] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const entries = [{ product_id: coffee.id, default: true }, { id: coffeeLink.id, product_id: tea.id }];
+    const rearranged = await update(id, { product_subscription_plans: order.map((index) => entries[index]) });
+    expect(rearranged.status, JSON.stringify(rearranged.body)).toBe(200);
+    expect(rearranged.body.subscription_plan.product_subscription_plans).toEqual([
+      { id: coffeeLink.id, product_id: tea.id, default: false },
+      { id: expect.any(Number), product_id: coffee.id, default: true },
+    ]);
+  });
+
+  it("answers 422 for two entries naming one link, whose outcome would depend on their order", async () => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [link] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const before = await snapshot();
+    const response = await update(id, { product_subscription_plans: [{ id: link.id, product_id: tea.id }, { id: link.id, _destroy: true }] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "subscription_plan.product_subscription_plans.1.id": ["names the same link as entry 0"] });
+    expect(await snapshot()).toBe(before);
+  });
+
   it("answers 422 for a link of another plan, a removal without id, a new link without product, a second link to a product", async () => {
     const other = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
     const [otherLink] = (await show(other)).body.subscription_plan.product_subscription_plans;
