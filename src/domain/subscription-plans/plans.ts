@@ -8,6 +8,7 @@ import type { PricedPlan } from "../subscription-orders/pricing.js";
 import type { OrderContext } from "../subscription-orders/records.js";
 import { repricePlanOrders } from "../subscription-orders/repricing.js";
 import { resolvePage } from "./list-page.js";
+import { priceAdjustmentDisplay } from "./price-adjustment.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
 import { billingFrequencyInWords, type IntervalUnit } from "./schedule.js";
 import type { LinkUpdateInput, PlanCreateBody, PlanCreateInput, PlanListQuery, PlanUpdateBody, PlanUpdateInput, PlanView } from "./schemas.js";
@@ -48,6 +49,7 @@ function toView(row: PlanRow, subscriptionIds: number[]): PlanView {
     price_adjustment_type: row.price_adjustment_type as PlanView["price_adjustment_type"],
     // The JSON edge: the exact stored decimal becomes the nearest number.
     price_adjustment_amount: row.price_adjustment_amount === null ? null : Number(row.price_adjustment_amount.toString()),
+    display_price_adjustment_amount: priceAdjustmentDisplay(row),
     active: row.active,
     company_default: row.company_default,
     created_at: row.created_at.toISOString(),

@@ -24,6 +24,7 @@ const PLAN_KEYS = [
   "company",
   "company_default",
   "created_at",
+  "display_price_adjustment_amount",
   "id",
   "max_billing_cycles",
   "max_skips",
@@ -112,6 +113,7 @@ describe("POST /api/subscription_plans", () => {
       max_billing_cycles: null,
       price_adjustment_type: null,
       price_adjustment_amount: null,
+      display_price_adjustment_amount: null,
       active: true,
       company_default: false,
       products_count: 2,
@@ -242,6 +244,21 @@ describe("POST /api/subscription_plans", () => {
     expect((await create({ price_adjustment_type: "percentage", price_adjustment_amount: 12.3456 })).body.subscription_plan.price_adjustment_amount).toBe(12.3456);
   });
 
+  // A plan is bound to no currency: the cart or order it prices gives one, so no symbol.
+  it("says the adjustment as display text: a percent sign for a percentage, plain decimal text for a fixed amount", async () => {
+    for (const [type, amount, display] of [
+      ["percentage", 12.5, "12.5%"],
+      ["percentage", 10, "10%"],
+      ["percentage", 0.0125, "0.0125%"],
+      ["fixed_amount", 5, "5.00"],
+      ["fixed_amount", 5.1, "5.10"],
+      ["fixed_amount", 1.005, "1.005"],
+    ] as const) {
+      const plan = (await create({ price_adjustment_type: type, price_adjustment_amount: amount })).body.subscription_plan;
+      expect(plan, `${type} ${amount}`).toMatchObject({ price_adjustment_amount: amount, display_price_adjustment_amount: display });
+    }
+  });
+
   it("answers 422 for another company's or unknown products and a product linked twice", async () => {
     await expectRejected(
       { product_subscription_plans: [{ product_id: foreignProduct.id }, { product_id: 999_999 }] },
@@ -330,7 +347,13 @@ describe("PUT /api/subscription_plans/{id}", () => {
   it("clears nullable members with null", async () => {
     const id = await createId({ trial_period: 7, trial_period_unit: "day", price_adjustment_type: "fixed_amount", price_adjustment_amount: 2 });
     const response = await update(id, { trial_period: null, trial_period_unit: null, price_adjustment_type: null, price_adjustment_amount: null });
-    expect(response.body.subscription_plan).toMatchObject({ trial_period: null, trial_period_unit: null, price_adjustment_type: null, price_adjustment_amount: null });
+    expect(response.body.subscription_plan).toMatchObject({
+      trial_period: null,
+      trial_period_unit: null,
+      price_adjustment_type: null,
+      price_adjustment_amount: null,
+      display_price_adjustment_amount: null,
+    });
   });
 
   it("refuses a trial unit without a period, counting the stored members the update leaves in place", async () => {
