@@ -133,9 +133,14 @@ function columns(input: MediaUpdateInput) {
   return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
 }
 
+/**
+ * An entry is partial like the rest of an update: a `description` it leaves out stays undefined,
+ * which Prisma writes as nothing (a new translation has none; a stored one keeps its own), and
+ * only `null` clears it.
+ */
 function translationRows(translations: MediaUpdateInput["translations"]) {
   return Object.entries(translations ?? {}).flatMap(([language_iso, entry]) =>
-    entry ? [{ language_iso, title: entry.title, description: htmlOf(entry.description) ?? null }] : [],
+    entry ? [{ language_iso, title: entry.title, description: htmlOf(entry.description) }] : [],
   );
 }
 
