@@ -80,7 +80,7 @@ const mediaFields = {
   watch: jsonObject.nullable().optional(),
   settings: jsonObject.nullable().optional(),
   subtitles: byLanguage(z.string().max(200_000)).nullable().optional().describe("ISO 639-1 language code to subtitle text"),
-  translations: byLanguage(z.object({ title, description: descriptionInput.nullable().optional() }).nullable())
+  translations: byLanguage(z.object({ title, description: descriptionInput.nullable().optional().describe("Left out on update: unchanged; null clears it") }).nullable())
     .refine((translations) => !translations[ENGLISH], { path: [ENGLISH], message: "English is the media's own title and description: set those instead" })
     .optional()
     .describe("ISO 639-1 language code (not en: English is the media's own title and description) to translated title and description; null removes a translation"),

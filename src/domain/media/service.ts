@@ -5,6 +5,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { lockPlaylistsHolding, renumberItems } from "../playlists/items.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
 import type { MediaCreateInput, MediaListQuery, MediaUpdateInput, MediaView } from "./schemas.js";
 import { lockSlugs, writeWithSlug } from "./slugs.js";
@@ -133,9 +134,14 @@ function columns(input: MediaUpdateInput) {
   return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
 }
 
+/**
+ * An entry is partial like the rest of an update: a `description` it leaves out stays undefined,
+ * which Prisma writes as nothing (a new translation has none; a stored one keeps its own), and
+ * only `null` clears it.
+ */
 function translationRows(translations: MediaUpdateInput["translations"]) {
   return Object.entries(translations ?? {}).flatMap(([language_iso, entry]) =>
-    entry ? [{ language_iso, title: entry.title, description: htmlOf(entry.description) ?? null }] : [],
+    entry ? [{ language_iso, title: entry.title, description: htmlOf(entry.description) }] : [],
   );
 }
 
@@ -216,8 +222,22 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
   }
 }
 
+/**
+ * Deletes the media, which the foreign key's cascade removes from every playlist, and in the
+ * same transaction numbers each such playlist's items 0..n-1 again and moves its updated_at.
+ * The playlists are locked before the media, in the order a playlist update takes them (its
+ * row, then its items' media); a playlist that an update gave the media while this waited for
+ * the media's lock is found and locked once it has it.
+ */
 export async function deleteMedia(ctx: ServiceContext, id: number): Promise<{ id: number }> {
   const current = await requireRow(ctx, id);
-  await ctx.db.media.delete({ where: { id: current.id } });
+  await ctx.db.$transaction(async (tx) => {
+    const locked = await lockPlaylistsHolding(tx, ctx.companyId, current.id);
+    const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM media WHERE id = ${current.id} AND company_id = ${ctx.companyId} FOR UPDATE`;
+    if (rows.length === 0) throw new NotFoundError("Media not found");
+    const playlists = await lockPlaylistsHolding(tx, ctx.companyId, current.id, locked);
+    await tx.media.delete({ where: { id: current.id } });
+    await renumberItems(tx, playlists, ctx.clock.now());
+  });
   return { id: current.id };
 }

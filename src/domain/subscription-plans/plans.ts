@@ -8,6 +8,7 @@ import type { PricedPlan } from "../subscription-orders/pricing.js";
 import type { OrderContext } from "../subscription-orders/records.js";
 import { repricePlanOrders } from "../subscription-orders/repricing.js";
 import { resolvePage } from "./list-page.js";
+import { priceAdjustmentDisplay } from "./price-adjustment.js";
 import { type PlanSettings, planSettingErrors } from "./rules.js";
 import { billingFrequencyInWords, type IntervalUnit } from "./schedule.js";
 import type { LinkUpdateInput, PlanCreateBody, PlanCreateInput, PlanListQuery, PlanUpdateBody, PlanUpdateInput, PlanView } from "./schemas.js";
@@ -48,6 +49,7 @@ function toView(row: PlanRow, subscriptionIds: number[]): PlanView {
     price_adjustment_type: row.price_adjustment_type as PlanView["price_adjustment_type"],
     // The JSON edge: the exact stored decimal becomes the nearest number.
     price_adjustment_amount: row.price_adjustment_amount === null ? null : Number(row.price_adjustment_amount.toString()),
+    display_price_adjustment_amount: priceAdjustmentDisplay(row),
     active: row.active,
     company_default: row.company_default,
     created_at: row.created_at.toISOString(),
@@ -116,6 +118,10 @@ interface ExistingLink {
   product_id: number;
 }
 
+interface StoredLink extends ExistingLink {
+  default: boolean;
+}
+
 interface Links<Link> {
   entries: Link[];
   /** Where an entry's errors go: `product_subscription_plans.<index>`, or no index for the single object. */
@@ -145,8 +151,12 @@ async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdate
   const add = (index: number, member: string, message: string) => errors.add(`${pathOf(index)}.${member}`, message);
   const existingIds = new Set(existing.map((link) => link.id));
   const foreign = await foreignProductIds(db, companyId, [...new Set(entries.flatMap((entry) => (entry.product_id === undefined ? [] : [entry.product_id])))]);
+  // Two entries for one link would make the outcome depend on their order.
+  const entryNaming = new Map<number, number>();
   entries.forEach((entry, index) => {
     if (entry.id !== undefined && !existingIds.has(entry.id)) add(index, "id", "does not name a product link of this plan");
+    if (entry.id !== undefined && entryNaming.has(entry.id)) add(index, "id", `names the same link as entry ${entryNaming.get(entry.id)}`);
+    else if (entry.id !== undefined) entryNaming.set(entry.id, index);
     if (entry.id === undefined && entry._destroy) add(index, "id", "is required to remove a link");
     if (entry.id === undefined && !entry._destroy && entry.product_id === undefined) add(index, "product_id", "is required");
     if (entry.product_id !== undefined && foreign.has(entry.product_id)) add(index, "product_id", "does not name a product of this company");
@@ -210,6 +220,17 @@ async function takeCompanyDefault(tx: Tx, companyId: number, planId: number | nu
     where: { company_id: companyId, company_default: true, ...(planId === null ? {} : { id: { not: planId } }) },
     data: { company_default: false },
   });
+}
+
+/**
+ * Whether an update's entry makes its link a product's default: a sent `default: true`, or a
+ * default link moved to another product and not sent as `default: false`.
+ */
+function setsProductDefault(entry: LinkUpdateInput, stored: StoredLink[]): boolean {
+  if (entry._destroy) return false;
+  if (entry.default !== undefined) return entry.default;
+  const link = stored.find((candidate) => candidate.id === entry.id);
+  return link !== undefined && link.default && entry.product_id !== undefined && entry.product_id !== link.product_id;
 }
 
 /** Makes each default link the only default of its product. */
@@ -277,17 +298,35 @@ export async function createPlan(ctx: ServiceContext, body: PlanCreateBody): Pro
   });
 }
 
-async function writeLinks(tx: Tx, planId: number, entries: LinkUpdateInput[]): Promise<void> {
-  // Removals first, so that a product can move from a removed link to a new one in one request.
+/**
+ * Writes the links as the entries leave them, whatever the entries' order. linkErrors checked
+ * the links as they would be after the request, but the unique (plan, product) index is checked
+ * row by row, so changing one link at a time could collide with a link yet to move (two links
+ * swapping products; a link moving off a product a new link takes). So removed links and links
+ * whose product changes are deleted first, links that keep their product are updated, and then
+ * the moved links (under their own ids) and the new ones are inserted into a plan where every
+ * other link holds its final product.
+ */
+async function writeLinks(tx: Tx, planId: number, entries: LinkUpdateInput[], stored: StoredLink[]): Promise<void> {
+  const storedById = new Map(stored.map((link) => [link.id, link]));
+  const movedLink = (entry: LinkUpdateInput): StoredLink | undefined => {
+    const link = entry.id === undefined || entry._destroy ? undefined : storedById.get(entry.id);
+    return link !== undefined && entry.product_id !== undefined && entry.product_id !== link.product_id ? link : undefined;
+  };
+  const deletedIds = entries.flatMap((entry) => (entry.id !== undefined && (entry._destroy || movedLink(entry)) ? [entry.id] : []));
+  if (deletedIds.length > 0) await tx.productSubscriptionPlan.deleteMany({ where: { id: { in: deletedIds }, subscription_plan_id: planId } });
+  const inserted: Prisma.ProductSubscriptionPlanCreateManyInput[] = [];
   for (const entry of entries) {
-    if (entry.id !== undefined && entry._destroy) await tx.productSubscriptionPlan.delete({ where: { id: entry.id } });
+    if (entry._destroy) continue;
+    const moved = movedLink(entry);
+    if (entry.id === undefined || moved) {
+      const isDefault = entry.default ?? moved?.default ?? false;
+      inserted.push({ ...(entry.id !== undefined ? { id: entry.id } : {}), subscription_plan_id: planId, product_id: entry.product_id as number, default: isDefault });
+    } else if (entry.default !== undefined) {
+      await tx.productSubscriptionPlan.update({ where: { id: entry.id }, data: { default: entry.default } });
+    }
   }
-  for (const { id, _destroy, product_id, default: isDefault } of entries) {
-    if (_destroy) continue;
-    const data = { ...(product_id !== undefined ? { product_id } : {}), ...(isDefault !== undefined ? { default: isDefault } : {}) };
-    if (id !== undefined) await tx.productSubscriptionPlan.update({ where: { id }, data });
-    else await tx.productSubscriptionPlan.create({ data: { subscription_plan_id: planId, product_id: product_id as number, default: isDefault ?? false } });
-  }
+  if (inserted.length > 0) await tx.productSubscriptionPlan.createMany({ data: inserted });
 }
 
 /**
@@ -327,7 +366,7 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
   const plan = await ctx.db.$transaction(async (tx) => {
     if (input.company_default) await lockCompany(tx, ctx.companyId);
     await lockPlan(tx, ctx.companyId, id);
-    const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true } } } });
+    const current = await tx.subscriptionPlan.findFirstOrThrow({ where: { id, company_id: ctx.companyId }, include: { products: { select: { id: true, product_id: true, default: true } } } });
     const settings: PlanSettings = { ...current, price_adjustment_amount: current.price_adjustment_amount?.toString() ?? null };
     const keepsStoredAdjustment = input.price_adjustment_type === undefined && input.price_adjustment_amount === undefined;
     const errors = new FieldErrorCollector();
@@ -338,11 +377,11 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
     const touchedProducts = entries.flatMap((entry) => (entry.product_id !== undefined ? [entry.product_id] : [])).concat(
       entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),
     );
-    const setsProductDefault = entries.some((entry) => entry.default && !entry._destroy);
-    if (setsProductDefault) await lockProducts(tx, [...new Set(touchedProducts)]);
-    await writeLinks(tx, id, entries);
+    const takesProductDefaults = entries.some((entry) => setsProductDefault(entry, current.products));
+    if (takesProductDefaults) await lockProducts(tx, [...new Set(touchedProducts)]);
+    await writeLinks(tx, id, entries, current.products);
     const updated = await tx.subscriptionPlan.update({ where: { id, company_id: ctx.companyId }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
-    if (setsProductDefault) await takeProductDefaults(tx, id);
+    if (takesProductDefaults) await takeProductDefaults(tx, id);
     if (!changesPriceAdjustment(current, updated)) return updated;
     return tx.subscriptionPlan.update({ where: { id, company_id: ctx.companyId }, data: { pricing_revision: { increment: 1 }, updated_at: updated.updated_at } });
   }, LOCK_WAITING_TRANSACTION);

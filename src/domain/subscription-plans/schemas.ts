@@ -120,6 +120,10 @@ export const planSchema = z
     max_billing_cycles: z.number().int().nullable(),
     price_adjustment_type: z.enum(["percentage", "fixed_amount"]).nullable(),
     price_adjustment_amount: z.number().nullable(),
+    display_price_adjustment_amount: z
+      .string()
+      .nullable()
+      .describe('The adjustment as text: "12.5%" for a percentage, "5.00" for a fixed amount (no currency symbol: the cart or order it prices gives the currency)'),
     active: z.boolean().nullable(),
     company_default: z.boolean().nullable(),
     created_at: timestamp,

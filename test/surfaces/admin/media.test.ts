@@ -280,6 +280,18 @@ describe("PUT /api/media/{id}", () => {
     expect(Object.keys(response.body.media.translations)).toEqual(["es", "fr"]);
   });
 
+  it("keeps a translation's description when the entry leaves it out; null clears it", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Hello", description: "<p>English</p>", translations: { fr: { title: "Bonjour", description: { html: "<i>salut</i>" } } } });
+    const put = (translations: Record<string, unknown>) => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { translations } } });
+    const retitled = await put({ fr: { title: "Bonjour à tous" } });
+    expect(retitled.status).toBe(200);
+    expect(retitled.body.media.translations).toEqual({ fr: { title: "Bonjour à tous", description: { html: "<i>salut</i>" } } });
+    expect((await call("GET", `/api/media/${media.id}?language_iso=fr`, { token: acme.token })).body).toMatchObject({ title: "Bonjour à tous", stripped: "salut" });
+    const cleared = await put({ fr: { title: "Bonjour", description: null } });
+    expect(cleared.body.media.translations).toEqual({ fr: { title: "Bonjour", description: null } });
+    expect((await call("GET", `/api/media/${media.id}?language_iso=fr`, { token: acme.token })).body).toMatchObject({ title: "Bonjour", stripped: "English" });
+  });
+
   it("moves updated_at on an update that only adds or removes translations, not on a rejected one", async () => {
     const media = await createMediaViaApi(call, acme.token, { title: "Dated" });
     const past = new Date("2020-01-01T00:00:00Z");

@@ -147,4 +147,47 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
     await call("DELETE", `/api/media/${extra.id}`, { token: acme.token });
     expect((await call("GET", `/api/playlists/${playlist.id}`, { token: acme.token })).body.playlist.media_ids).toEqual([m1.id]);
   });
+
+  it("numbers the remaining items 0..n-1 and moves updated_at of the playlists that held a deleted media, and only theirs", async () => {
+    const extra = await createMediaViaApi(call, acme.token, { title: "Temp" });
+    const middle = await createPlaylistViaApi(call, acme.token, { title: "Middle", media_ids: [m3.id, extra.id, m2.id, m1.id] });
+    const first = await createPlaylistViaApi(call, acme.token, { title: "First", media_ids: [extra.id, m1.id] });
+    const without = await createPlaylistViaApi(call, acme.token, { title: "Without", media_ids: [m1.id, m2.id] });
+    const past = new Date("2020-01-01T00:00:00Z");
+    await t.db.prisma.playlist.updateMany({ data: { updated_at: past } });
+
+    expect((await call("DELETE", `/api/media/${extra.id}`, { token: acme.token })).status).toBe(200);
+    const show = async (id: number) => (await call("GET", `/api/playlists/${id}`, { token: acme.token })).body.playlist;
+    const positions = (playlist: { items: { position: number; media: { id: number } }[] }) => playlist.items.map((item) => [item.position, item.media.id]);
+    const [middleAfter, firstAfter, withoutAfter] = [await show(middle.id), await show(first.id), await show(without.id)];
+    expect(positions(middleAfter)).toEqual([[0, m3.id], [1, m2.id], [2, m1.id]]);
+    expect(positions(firstAfter)).toEqual([[0, m1.id]]);
+    expect(positions(withoutAfter)).toEqual([[0, m1.id], [1, m2.id]]);
+    for (const playlist of [middleAfter, firstAfter]) expect(Date.parse(playlist.updated_at), playlist.title).toBeGreaterThan(past.getTime());
+    expect(withoutAfter.updated_at).toBe(past.toISOString());
+  });
+
+  // Whichever commits first, no playlist is left with a gap, and none of them deadlocks (a 409
+  // write_conflict) or fails: an update naming the media once it is gone is refused.
+  it("keeps every playlist numbered 0..n-1 when updates that name a media race its delete", async () => {
+    for (let round = 0; round < 5; round++) {
+      const [gone, a, b] = [await createMediaViaApi(call, acme.token, { title: "Gone" }), await createMediaViaApi(call, acme.token, { title: "A" }), m1];
+      const holding = await createPlaylistViaApi(call, acme.token, { title: "Holding", media_ids: [gone.id, a.id, b.id] });
+      const taking = await createPlaylistViaApi(call, acme.token, { title: "Taking", media_ids: [a.id, b.id] });
+      const put = (id: number, media_ids: number[]) => call("PUT", `/api/playlists/${id}`, { token: acme.token, body: { playlist: { media_ids } } });
+      const [deleted, ...updates] = await Promise.all([
+        call("DELETE", `/api/media/${gone.id}`, { token: acme.token }),
+        put(holding.id, [b.id, gone.id, a.id]),
+        put(taking.id, [gone.id, a.id, b.id]),
+      ]);
+      expect(deleted.status).toBe(200);
+      for (const update of updates) expect([200, 409, 422], JSON.stringify(update.body)).toContain(update.status);
+      for (const update of updates) expect(update.body.error_code).not.toBe("write_conflict");
+      for (const playlist of [holding, taking]) {
+        const items = await t.db.prisma.playlistItem.findMany({ where: { playlist_id: playlist.id }, orderBy: { position: "asc" } });
+        expect(items.map((item) => item.position)).toEqual(items.map((_, index) => index));
+        expect(items.map((item) => item.media_id)).not.toContain(gone.id);
+      }
+    }
+  });
 });

@@ -24,6 +24,7 @@ const PLAN_KEYS = [
   "company",
   "company_default",
   "created_at",
+  "display_price_adjustment_amount",
   "id",
   "max_billing_cycles",
   "max_skips",
@@ -112,6 +113,7 @@ describe("POST /api/subscription_plans", () => {
       max_billing_cycles: null,
       price_adjustment_type: null,
       price_adjustment_amount: null,
+      display_price_adjustment_amount: null,
       active: true,
       company_default: false,
       products_count: 2,
@@ -242,6 +244,21 @@ describe("POST /api/subscription_plans", () => {
     expect((await create({ price_adjustment_type: "percentage", price_adjustment_amount: 12.3456 })).body.subscription_plan.price_adjustment_amount).toBe(12.3456);
   });
 
+  // A plan is bound to no currency: the cart or order it prices gives one, so no symbol.
+  it("says the adjustment as display text: a percent sign for a percentage, plain decimal text for a fixed amount", async () => {
+    for (const [type, amount, display] of [
+      ["percentage", 12.5, "12.5%"],
+      ["percentage", 10, "10%"],
+      ["percentage", 0.0125, "0.0125%"],
+      ["fixed_amount", 5, "5.00"],
+      ["fixed_amount", 5.1, "5.10"],
+      ["fixed_amount", 1.005, "1.005"],
+    ] as const) {
+      const plan = (await create({ price_adjustment_type: type, price_adjustment_amount: amount })).body.subscription_plan;
+      expect(plan, `${type} ${amount}`).toMatchObject({ price_adjustment_amount: amount, display_price_adjustment_amount: display });
+    }
+  });
+
   it("answers 422 for another company's or unknown products and a product linked twice", async () => {
     await expectRejected(
       { product_subscription_plans: [{ product_id: foreignProduct.id }, { product_id: 999_999 }] },
@@ -330,7 +347,13 @@ describe("PUT /api/subscription_plans/{id}", () => {
   it("clears nullable members with null", async () => {
     const id = await createId({ trial_period: 7, trial_period_unit: "day", price_adjustment_type: "fixed_amount", price_adjustment_amount: 2 });
     const response = await update(id, { trial_period: null, trial_period_unit: null, price_adjustment_type: null, price_adjustment_amount: null });
-    expect(response.body.subscription_plan).toMatchObject({ trial_period: null, trial_period_unit: null, price_adjustment_type: null, price_adjustment_amount: null });
+    expect(response.body.subscription_plan).toMatchObject({
+      trial_period: null,
+      trial_period_unit: null,
+      price_adjustment_type: null,
+      price_adjustment_amount: null,
+      display_price_adjustment_amount: null,
+    });
   });
 
   it("refuses a trial unit without a period, counting the stored members the update leaves in place", async () => {
@@ -404,6 +427,71 @@ describe("PUT /api/subscription_plans/{id}", () => {
     await update(second, { product_subscription_plans: [{ id: link.id, default: true }] });
     expect((await show(first)).body.subscription_plan.product_subscription_plans[0].default).toBe(false);
     expect((await show(second)).body.subscription_plan.product_subscription_plans[0].default).toBe(true);
+  });
+
+  it("moves a default link to another product as that product's default, clearing its previous default", async () => {
+    const teaDefault = await createId({ name: "Tea default", product_subscription_plans: [{ product_id: tea.id, default: true }] });
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }] });
+    const [link] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const moved = await update(id, { product_subscription_plans: { id: link.id, product_id: tea.id } });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.subscription_plan.product_subscription_plans).toEqual([{ id: link.id, product_id: tea.id, default: true }]);
+    expect((await show(teaDefault)).body.subscription_plan.product_subscription_plans).toEqual([expect.objectContaining({ product_id: tea.id, default: false })]);
+    expect(await t.db.prisma.productSubscriptionPlan.count({ where: { product_id: tea.id, default: true } })).toBe(1);
+  });
+
+  it("moves a default link sent as no longer default without taking the product's default", async () => {
+    const teaDefault = await createId({ name: "Tea default", product_subscription_plans: [{ product_id: tea.id, default: true }] });
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }] });
+    const [link] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const moved = await update(id, { product_subscription_plans: { id: link.id, product_id: tea.id, default: false } });
+    expect(moved.body.subscription_plan.product_subscription_plans).toEqual([{ id: link.id, product_id: tea.id, default: false }]);
+    expect((await show(teaDefault)).body.subscription_plan.product_subscription_plans[0].default).toBe(true);
+  });
+
+  // The request is checked against the links as they would be after it; they are written so,
+  // whatever the entries' order, though the unique (plan, product) index holds between any two.
+  it.each([
+    ["coffee's link first", [0, 1]],
+    ["tea's link first", [1, 0]],
+  ])("swaps the products of two links (%s), each keeping its id and default", async (_, order) => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id, default: true }, { product_id: tea.id }] });
+    const [coffeeLink, teaLink] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const entries = [
+      { id: coffeeLink.id, product_id: tea.id },
+      { id: teaLink.id, product_id: coffee.id },
+    ];
+    const swapped = await update(id, { product_subscription_plans: order.map((index) => entries[index]) });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(200);
+    expect(swapped.body.subscription_plan.product_subscription_plans).toEqual([
+      { id: coffeeLink.id, product_id: tea.id, default: true },
+      { id: teaLink.id, product_id: coffee.id, default: false },
+    ]);
+  });
+
+  it.each([
+    ["the new link first", [0, 1]],
+    ["the moved link first", [1, 0]],
+  ])("moves a link off a product while adding a new link for it (%s)", async (_, order) => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [coffeeLink] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const entries = [{ product_id: coffee.id, default: true }, { id: coffeeLink.id, product_id: tea.id }];
+    const rearranged = await update(id, { product_subscription_plans: order.map((index) => entries[index]) });
+    expect(rearranged.status, JSON.stringify(rearranged.body)).toBe(200);
+    expect(rearranged.body.subscription_plan.product_subscription_plans).toEqual([
+      { id: coffeeLink.id, product_id: tea.id, default: false },
+      { id: expect.any(Number), product_id: coffee.id, default: true },
+    ]);
+  });
+
+  it("answers 422 for two entries naming one link, whose outcome would depend on their order", async () => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [link] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const before = await snapshot();
+    const response = await update(id, { product_subscription_plans: [{ id: link.id, product_id: tea.id }, { id: link.id, _destroy: true }] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "subscription_plan.product_subscription_plans.1.id": ["names the same link as entry 0"] });
+    expect(await snapshot()).toBe(before);
   });
 
   it("answers 422 for a link of another plan, a removal without id, a new link without product, a second link to a product", async () => {

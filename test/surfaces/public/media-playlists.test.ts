@@ -310,6 +310,21 @@ describe("POST /playlists/{slug} and /playlists", () => {
     }
   });
 
+  it("numbers its items 0..n-1 again once one of its media is deleted", async () => {
+    const [a, gone, b] = [
+      await createMediaViaApi(call, acme.token, { title: "A", slug: "a" }),
+      await createMediaViaApi(call, acme.token, { title: "Gone", slug: "gone" }),
+      await createMediaViaApi(call, acme.token, { title: "B", slug: "b" }),
+    ];
+    await createPlaylistViaApi(call, acme.token, { title: "Onboarding", slug: "onboarding", media_ids: [gone.id, a.id, b.id] });
+    expect((await call("DELETE", `/api/media/${gone.id}`, { token: acme.token })).status).toBe(200);
+    const response = await call("POST", `${PUBLIC_PREFIX}/playlists/onboarding`, { body: { metadata: metadataFor(acme.shop) } });
+    expect(response.body.library.library_items.map((item: { position: number; media_id: number }) => [item.position, item.media_id])).toEqual([
+      [0, a.id],
+      [1, b.id],
+    ]);
+  });
+
   it("answers 404 for an inactive, not yet published, unknown or foreign playlist", async () => {
     await createPlaylistViaApi(call, acme.token, { title: "Off", slug: "off", active: false, media_ids: [] });
     await createPlaylistViaApi(call, acme.token, { title: "Soon", slug: "soon", publish_at: "2026-03-02T00:00:00Z", media_ids: [] });
