@@ -5,6 +5,7 @@ import { discountProblem } from "../catalog/discount-rules.js";
 import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
+import { isPricedIn } from "./purchasable.js";
 import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
@@ -49,12 +50,17 @@ function priceRowOf(item: LoadedItem, countryId: number) {
   return isPricedLine(item) ? item.variant.prices.find((price) => price.country_id === countryId) : undefined;
 }
 
+/**
+ * Why a line cannot be checked out as it is, or null. An enrollment pack's line too: its price is
+ * the pack's fee, but a variant the catalog does not sell in the cart's country is not sold there
+ * in a pack either (the pack is sold whole, see addPackLines).
+ */
 function unavailableReason(item: LoadedItem, countryId: number, countryName: string): string | null {
   const { variant } = item;
   if (variant.deleted_at !== null || !variant.active || variant.product.deleted_at !== null || !variant.product.active) {
     return `${variant.sku} is no longer available`;
   }
-  if (isPricedLine(item) && priceRowOf(item, countryId) === undefined) return `${variant.sku} is not available in ${countryName}`;
+  if (!isPricedIn(variant, countryId)) return `${variant.sku} is not available in ${countryName}`;
   return null;
 }
 

@@ -302,6 +302,52 @@ describe("POST /api/carts", () => {
     expect(refused.body.errors).toEqual({ enrollment_pack_id: ["is not an active enrollment pack of this shop"] });
   });
 
+  it("refuses an enrollment pack that cannot be sold whole: 422 on enrollment_pack_id naming each unavailable variant, nothing created", async () => {
+    const { variant: available } = await createProduct(t.db.prisma, acme.id);
+    const { variant: deleted, product: deletedProduct } = await createProduct(t.db.prisma, acme.id);
+    await t.db.prisma.product.update({ where: { id: deletedProduct.id }, data: { deleted_at: new Date() } });
+    const { variant: inactive } = await createProduct(t.db.prisma, acme.id, { variants: [{ active: false }] });
+    const { variant: soldOut } = await createProduct(t.db.prisma, acme.id, { variants: [{ inventory: 0 }] });
+    const { variant: notInUs } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 2500 } }] });
+    const partly = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [available, deleted, inactive, soldOut, notInUs].map(({ id }) => ({ id })) });
+    const wholly = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [{ id: soldOut.id }, { id: inactive.id }] });
+    const before = await cartCount();
+
+    const refused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: partly.id, items: [{ variant_id: available.id, quantity: 1 }] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({
+      enrollment_pack_id: [`Variant ${deleted.id} is not available`, `Variant ${inactive.id} is not available`, `${soldOut.sku} is out of stock`, `Variant ${notInUs.id} is not available`],
+    });
+    const whollyRefused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: wholly.id } });
+    expect(whollyRefused.status).toBe(422);
+    expect(Object.keys(whollyRefused.body.errors)).toEqual(["enrollment_pack_id"]);
+    expect(await cartCount()).toBe(before);
+
+    // Where every variant of the pack is sold, the pack is.
+    const { cart } = await createCartOverHttp(call, acme, { country_code: "CA", enrollment_pack_id: (await createEnrollmentPack(t.db.prisma, acme.id, { variants: [{ id: notInUs.id }] })).id });
+    expect(cart).toMatchObject({ valid_for_checkout: true, items: [{ variant_id: notInUs.id, enrollment: true }] });
+  });
+
+  it("keeps a pack line that becomes unavailable after the cart exists, with an error, not valid for checkout", async () => {
+    const { variant: kept } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: switchedOff } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [kept, switchedOff, usOnly].map(({ id }) => ({ id })) });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(cart).toMatchObject({ valid_for_checkout: true, messages: { errors: [] } });
+
+    await t.db.prisma.variant.update({ where: { id: switchedOff.id }, data: { active: false } });
+    const changed = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: null } })).cart;
+    expect(changed).toMatchObject({ valid_for_checkout: false, messages: { errors: [`${switchedOff.sku} is no longer available`] } });
+    expect(changed.items.map((item) => item.variant_id)).toEqual([kept.id, switchedOff.id, usOnly.id]);
+
+    // A pack moved where one of its variants is not sold stays whole, and says so.
+    await t.db.prisma.variant.update({ where: { id: switchedOff.id }, data: { active: true } });
+    const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ valid_for_checkout: false, messages: { errors: [`${usOnly.sku} is not available in Canada`] }, skipped_items: [] });
+    expect(moved.items.map((item) => item.variant_id)).toEqual([kept.id, switchedOff.id, usOnly.id]);
+  });
+
   it("stores an attribution given on create and resolves its rep as volume_rep", async () => {
     const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: `guid-${Date.now()}` });
     const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: rep.user.share_guid } });
