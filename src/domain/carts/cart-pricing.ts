@@ -4,8 +4,9 @@ import { unboundAmountIn } from "../catalog/amounts.js";
 import { discountProblem } from "../catalog/discount-rules.js";
 import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
-import type { CartState, LoadedItem } from "./cart-state.js";
+import type { CartState, LoadedCart, LoadedItem } from "./cart-state.js";
 import { isPricedIn } from "./purchasable.js";
+import type { AddressView } from "./schemas.js";
 import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
@@ -62,6 +63,17 @@ function unavailableReason(item: LoadedItem, countryId: number, countryName: str
   }
   if (!isPricedIn(variant, countryId)) return `${variant.sku} is not available in ${countryName}`;
   return null;
+}
+
+/**
+ * Why the ship-to address keeps the cart from checkout, or null: an address in another country
+ * than the cart's, whose currency, prices, tax and shipping methods the cart follows. It is taken
+ * (a storefront may set the address before the country) and named until the two agree.
+ */
+function shipToProblem(cart: LoadedCart): string | null {
+  const shipTo = cart.ship_to as Pick<AddressView, "country_code"> | null;
+  if (shipTo === null || shipTo.country_code === cart.country.iso) return null;
+  return `Ship-to country ${shipTo.country_code} differs from the cart's country ${cart.country.iso}: update the cart's country to ${shipTo.country_code}`;
 }
 
 /**
@@ -151,6 +163,8 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   for (const { sku, inventory, quantity } of quantityByVariant.values()) {
     if (inventory !== null && quantity > inventory) errors.push(`Insufficient inventory for ${sku}`);
   }
+  const shipTo = shipToProblem(cart);
+  if (shipTo !== null) errors.push(shipTo);
 
   const discountByCode = new Map(state.discounts.map((discount) => [discount.code, discount]));
   const keptCodes: string[] = [];

@@ -516,6 +516,26 @@ describe("POST /api/carts/{cart_token}/address", () => {
     expect(apart.cart.bill_to?.city).toBe("Ogdenville");
   });
 
+  it("takes a ship_to in another country than the cart's, which keeps the cart from checkout until update_country moves it there", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    const billedAbroad = parseCart(await call("POST", `${path}/address`, { body: { type: "bill_to", address: { ...address, country_code: "CA" } } })).cart;
+    expect(billedAbroad).toMatchObject({ valid_for_checkout: true, messages: { errors: [] } });
+
+    const shippedAbroad = parseCart(await call("POST", `${path}/address`, { body: { type: "ship_to", address: { ...address, country_code: "CA" } } })).cart;
+    const differs = "Ship-to country CA differs from the cart's country US: update the cart's country to CA";
+    expect(shippedAbroad).toMatchObject({ ship_to: { country_code: "CA" }, currency_code: "USD", valid_for_checkout: false, messages: { errors: [differs] } });
+    expect(parseCart(await call("GET", path)).cart).toMatchObject({ valid_for_checkout: false, messages: { errors: [differs] } });
+
+    const moved = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ currency_code: "CAD", sub_total: "13.00", valid_for_checkout: true, messages: { errors: [] } });
+    const shippedHome = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "US" } })).cart;
+    expect(shippedHome).toMatchObject({ valid_for_checkout: false, messages: { errors: ["Ship-to country CA differs from the cart's country US: update the cart's country to CA"] } });
+    const readdressed = parseCart(await call("POST", `${path}/address`, { body: { type: "ship_to", address } })).cart;
+    expect(readdressed).toMatchObject({ valid_for_checkout: true, messages: { errors: [] } });
+  });
+
   it("refuses use_shipping_address_for_billing without a ship_to, or with a billing address, changing nothing", async () => {
     const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const { cart } = await createCartOverHttp(call, acme);
