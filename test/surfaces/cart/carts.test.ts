@@ -449,6 +449,23 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
     }
   });
 
+  it("shows in shipping_total_for_display the shipping charged after shipping codes (Free at 0), while shipping_total and discount_total keep the code's amount", async () => {
+    const shop = await createCompanyWithToken(t.db.prisma, "Shipper");
+    const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 333 }, taxCategory: "exempt" }] });
+    const method = await createShippingMethod(t.db.prisma, shop.id, { price: 599, freeOver: 5000 });
+    await createDiscount(t.db.prisma, shop.id, { code: "FREESHIP", amount: "100", scope: "shipping" });
+    await createDiscount(t.db.prisma, shop.id, { code: "HALFSHIP", amount: "50", scope: "shipping" });
+    const { cart } = await createCartOverHttp(call, shop, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    parseCart(await call("POST", path, { body: { shipping_method: { id: method.id } } }));
+
+    const half = parseCart(await call("POST", `${path}/discount`, { body: { discount_codes: ["HALFSHIP"] } })).cart;
+    expect(half).toMatchObject({ shipping_total: "5.99", shipping_discount: 3, discount_total: "3.00", amount_total: "6.32", shipping_total_for_display: "$2.99" });
+    parseCart(await call("DELETE", `${path}/discount`, { body: { discount_codes: ["HALFSHIP"] } }));
+    const free = parseCart(await call("POST", `${path}/discount`, { body: { discount_codes: ["FREESHIP"] } })).cart;
+    expect(free).toMatchObject({ shipping_total: "5.99", shipping_discount: 5.99, discount_total: "5.99", amount_total: "3.33", shipping_total_for_display: "Free" });
+  });
+
   it("clears the chosen shipping method with shipping_method: null, on either operation; the totals follow", async () => {
     const shop = await createCompanyWithToken(t.db.prisma, "Shipper");
     const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 3000 } }] });
