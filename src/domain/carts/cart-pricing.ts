@@ -6,13 +6,15 @@ import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import type { CartState, LoadedCart, LoadedItem } from "./cart-state.js";
 import { isPricedIn } from "./purchasable.js";
+import { repricingWarnings, type ViewPricing } from "./repricing.js";
 import type { AddressView } from "./schemas.js";
 import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
 // on the cart because the world changed since the last mutation (a code expired, a shipping
 // method was switched off, a subscribed line's plan was switched off, unlinked from its product
-// or deleted, a saved payment method no longer belongs to the customer).
+// or deleted, a saved payment method no longer belongs to the customer) and which prices changed
+// since then (repricing.ts).
 
 export interface Corrections {
   discountCodes: string[] | null;
@@ -35,6 +37,8 @@ export interface PricedCart {
   corrections: Corrections;
   /** Whether the shipping method in effect survived the corrections. */
   shippingMethodInEffect: boolean;
+  /** What this view is priced with, stored with it for the next mutation's repricingWarnings. */
+  viewPricing: ViewPricing;
 }
 
 /**
@@ -150,9 +154,12 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     };
   });
 
+  const unavailableItemIds = new Set<number>();
   for (const item of cart.items) {
     const reason = unavailableReason(item, cart.country_id, cart.country.name);
-    if (reason !== null) errors.push(reason);
+    if (reason === null) continue;
+    errors.push(reason);
+    unavailableItemIds.add(item.id);
   }
   const quantityByVariant = new Map<number, { sku: string; inventory: number | null; quantity: number }>();
   for (const item of cart.items) {
@@ -203,6 +210,23 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     enrollmentFee,
   });
   const lineById = new Map(totals.lines.map((line) => [Number(line.key), line]));
+  const viewPricing: ViewPricing = {
+    country_id: cart.country_id,
+    rep: pricing === "rep",
+    tax_rate: state.taxRatePercent,
+    lines: cart.items.map((item) => [
+      item.id,
+      item.variant_id,
+      item.subscription && !unsubscribedItemIds.has(item.id) ? item.subscription_plan_id : null,
+      unavailableItemIds.has(item.id) ? null : (lineById.get(item.id)?.unitPrice ?? null),
+    ]),
+  };
+  warnings.push(
+    ...repricingWarnings(state.viewPricing, viewPricing, {
+      skuOf: (itemId) => cart.items.find((item) => item.id === itemId)?.variant.sku ?? "",
+      country: cart.country,
+    }),
+  );
 
   return {
     totals,
@@ -219,5 +243,6 @@ export function priceCart(state: CartState, now: Date): PricedCart {
       unsubscribedItemIds: [...unsubscribedItemIds],
     },
     shippingMethodInEffect: methodUsable,
+    viewPricing,
   };
 }

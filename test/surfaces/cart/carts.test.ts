@@ -8,6 +8,7 @@ import {
   createCompanyWithToken,
   createDiscount,
   createEnrollmentPack,
+  createPlan,
   createProduct,
   createShippingMethod,
   createUserWithToken,
@@ -753,6 +754,67 @@ describe("PATCH change_language and update_country", () => {
     const { cart: movable } = await createCartOverHttp(call, acme, { immutable_items: true, items });
     const moved = parseCart(await call("PATCH", `/api/carts/${movable.cart_token}/update_country`, { body: { country_code: "CA" } }));
     expect(moved.cart).toMatchObject({ currency_code: "CAD", sub_total: "13.00", immutable_items: true });
+  });
+});
+
+describe("repricing at the next change", () => {
+  const setPrice = (variantId: number, data: { price?: number; rep_price?: number }) => t.db.prisma.variantPrice.updateMany({ where: { variant_id: variantId, country: { iso: "US" } }, data });
+  // The documented way to refresh a cart: a PATCH that changes nothing else.
+  const touch = async (cartToken: string) => parseCart(await call("PATCH", `/api/carts/${cartToken}`, { body: {} })).cart;
+
+  it("warns once per line whose unit price the catalog changed since the stored view, on any change, adding items too", async () => {
+    const { variant: changed } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { variant: same } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const { variant: added } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 200 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: changed.id, quantity: 2 }, { variant_id: same.id, quantity: 1 }] });
+
+    await setPrice(changed.id, { price: 1500 });
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart).toMatchObject({ sub_total: "25.00", messages: { warnings: [] } });
+    const repriced = await touch(cart.cart_token);
+    expect(repriced).toMatchObject({ sub_total: "35.00", valid_for_checkout: true, messages: { errors: [], warnings: [`Price of ${changed.sku} changed from $10.00 to $15.00`] } });
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart.messages.warnings).toEqual([`Price of ${changed.sku} changed from $10.00 to $15.00`]);
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+
+    await setPrice(same.id, { price: 450 });
+    const withItem = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: added.id, quantity: 1 }] } })).cart;
+    expect(withItem).toMatchObject({ sub_total: "36.50", messages: { warnings: [`Price of ${same.sku} changed from $5.00 to $4.50`] } });
+  });
+
+  it("warns of a changed rep price, plan adjustment or tax rate; not of a price the shopper's own change moved", async () => {
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const { variant, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000, CA: 2600 }, repPrices: { US: 1600 } }] });
+    const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const plan = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10", productIds: [product.id], defaultFor: [product.id] });
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] }, `/api/carts?jwt=${rep.token}`);
+    const path = `/api/carts/${cart.cart_token}`;
+    const lineId = cart.items[0]?.id as number;
+    expect(cart.items[0]?.price).toBe("16.00");
+
+    await setPrice(variant.id, { rep_price: 1700 });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([`Price of ${variant.sku} changed from $16.00 to $17.00`]);
+
+    // The shopper's own changes: subscribing (the plan's adjustment), logging out (retail), another variant, another country.
+    const subscribed = parseCart(await call("POST", `${path}/items/${lineId}/subscribe?subscription_plan_id=${plan.id}`)).cart;
+    expect(subscribed).toMatchObject({ items: [{ price: "15.30" }], messages: { warnings: [] } });
+    const retail = parseCart(await call("DELETE", `${path}/logout`)).cart;
+    expect(retail).toMatchObject({ items: [{ price: "18.00" }], messages: { warnings: [] } });
+
+    await t.db.prisma.subscriptionPlan.update({ where: { id: plan.id }, data: { price_adjustment_amount: "20" } });
+    await setTaxRate(t.db.prisma, acme.id, "US", "9");
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([`Price of ${variant.sku} changed from $18.00 to $16.00`, "Tax rate of United States changed from 8.25% to 9%"]);
+
+    const swapped = parseCart(await call("PATCH", `${path}/items/${lineId}/variant`, { body: { variant_id: other.id } })).cart;
+    expect(swapped).toMatchObject({ items: [{ price: "10.00" }], messages: { warnings: [] } });
+    const moved = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ currency_code: "CAD", items: [{ price: "13.00" }], messages: { warnings: [] } });
+  });
+
+  it("does not warn of the price of a line that lost it: its error says so", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    await t.db.prisma.variantPrice.deleteMany({ where: { variant_id: variant.id } });
+    expect(await touch(cart.cart_token)).toMatchObject({ messages: { errors: [`${variant.sku} is not available in United States`], warnings: [] } });
   });
 });
 
