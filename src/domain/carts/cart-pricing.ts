@@ -4,13 +4,17 @@ import { unboundAmountIn } from "../catalog/amounts.js";
 import { discountProblem } from "../catalog/discount-rules.js";
 import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
-import type { CartState, LoadedItem } from "./cart-state.js";
+import type { CartState, LoadedCart, LoadedItem } from "./cart-state.js";
+import { isPricedIn } from "./purchasable.js";
+import { repricingWarnings, type ViewPricing } from "./repricing.js";
+import type { AddressView } from "./schemas.js";
 import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
 // Turns a loaded cart into the totals engine's input, runs it, and says what must be corrected
 // on the cart because the world changed since the last mutation (a code expired, a shipping
 // method was switched off, a subscribed line's plan was switched off, unlinked from its product
-// or deleted, a saved payment method no longer belongs to the customer).
+// or deleted, a saved payment method no longer belongs to the customer) and which prices changed
+// since then (repricing.ts).
 
 export interface Corrections {
   discountCodes: string[] | null;
@@ -33,6 +37,8 @@ export interface PricedCart {
   corrections: Corrections;
   /** Whether the shipping method in effect survived the corrections. */
   shippingMethodInEffect: boolean;
+  /** What this view is priced with, stored with it for the next mutation's repricingWarnings. */
+  viewPricing: ViewPricing;
 }
 
 /**
@@ -49,13 +55,29 @@ function priceRowOf(item: LoadedItem, countryId: number) {
   return isPricedLine(item) ? item.variant.prices.find((price) => price.country_id === countryId) : undefined;
 }
 
+/**
+ * Why a line cannot be checked out as it is, or null. An enrollment pack's line too: its price is
+ * the pack's fee, but a variant the catalog does not sell in the cart's country is not sold there
+ * in a pack either (the pack is sold whole, see addPackLines).
+ */
 function unavailableReason(item: LoadedItem, countryId: number, countryName: string): string | null {
   const { variant } = item;
   if (variant.deleted_at !== null || !variant.active || variant.product.deleted_at !== null || !variant.product.active) {
     return `${variant.sku} is no longer available`;
   }
-  if (isPricedLine(item) && priceRowOf(item, countryId) === undefined) return `${variant.sku} is not available in ${countryName}`;
+  if (!isPricedIn(variant, countryId)) return `${variant.sku} is not available in ${countryName}`;
   return null;
+}
+
+/**
+ * Why the ship-to address keeps the cart from checkout, or null: an address in another country
+ * than the cart's, whose currency, prices, tax and shipping methods the cart follows. It is taken
+ * (a storefront may set the address before the country) and named until the two agree.
+ */
+function shipToProblem(cart: LoadedCart): string | null {
+  const shipTo = cart.ship_to as Pick<AddressView, "country_code"> | null;
+  if (shipTo === null || shipTo.country_code === cart.country.iso) return null;
+  return `Ship-to country ${shipTo.country_code} differs from the cart's country ${cart.country.iso}: update the cart's country to ${shipTo.country_code}`;
 }
 
 /**
@@ -132,9 +154,12 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     };
   });
 
+  const unavailableItemIds = new Set<number>();
   for (const item of cart.items) {
     const reason = unavailableReason(item, cart.country_id, cart.country.name);
-    if (reason !== null) errors.push(reason);
+    if (reason === null) continue;
+    errors.push(reason);
+    unavailableItemIds.add(item.id);
   }
   const quantityByVariant = new Map<number, { sku: string; inventory: number | null; quantity: number }>();
   for (const item of cart.items) {
@@ -145,6 +170,8 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   for (const { sku, inventory, quantity } of quantityByVariant.values()) {
     if (inventory !== null && quantity > inventory) errors.push(`Insufficient inventory for ${sku}`);
   }
+  const shipTo = shipToProblem(cart);
+  if (shipTo !== null) errors.push(shipTo);
 
   const discountByCode = new Map(state.discounts.map((discount) => [discount.code, discount]));
   const keptCodes: string[] = [];
@@ -183,6 +210,23 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     enrollmentFee,
   });
   const lineById = new Map(totals.lines.map((line) => [Number(line.key), line]));
+  const viewPricing: ViewPricing = {
+    country_id: cart.country_id,
+    rep: pricing === "rep",
+    tax_rate: state.taxRatePercent,
+    lines: cart.items.map((item) => [
+      item.id,
+      item.variant_id,
+      item.subscription && !unsubscribedItemIds.has(item.id) ? item.subscription_plan_id : null,
+      unavailableItemIds.has(item.id) ? null : (lineById.get(item.id)?.unitPrice ?? null),
+    ]),
+  };
+  warnings.push(
+    ...repricingWarnings(state.viewPricing, viewPricing, {
+      skuOf: (itemId) => cart.items.find((item) => item.id === itemId)?.variant.sku ?? "",
+      country: cart.country,
+    }),
+  );
 
   return {
     totals,
@@ -199,5 +243,6 @@ export function priceCart(state: CartState, now: Date): PricedCart {
       unsubscribedItemIds: [...unsubscribedItemIds],
     },
     shippingMethodInEffect: methodUsable,
+    viewPricing,
   };
 }

@@ -137,13 +137,13 @@ export function storeCartState(sql: SqlTransaction, state: CartState, now: Date)
   const { cart } = state;
   // Not awaited: the transaction waits for it, and sends COMMIT in the same write.
   void sql.query(
-    `UPDATE carts SET view = $2::json, version = version + 1, updated_at = $3,
+    `UPDATE carts SET view = $2::json, view_pricing = $8::json, version = version + 1, updated_at = $3,
        discount_codes = COALESCE($4::text[], discount_codes),
        shipping_method_id = CASE WHEN $5::boolean THEN NULL ELSE shipping_method_id END,
        payment_method_id = CASE WHEN $6::boolean THEN NULL ELSE payment_method_id END,
        state = CASE WHEN $6::boolean THEN $7 ELSE state END
      WHERE id = $1`,
-    [cart.id, viewJson, now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state],
+    [cart.id, viewJson, now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state, JSON.stringify(priced.viewPricing)],
     "carts.store",
   );
   if (corrections.unsubscribedItemIds.length > 0) {

@@ -4,6 +4,7 @@ import { NotFoundError } from "../../platform/errors.js";
 import { isInt32Id } from "../../platform/http/schemas.js";
 import { type AgreementViewRow, checkoutAgreementRowsSql, toView as agreementView } from "../agreements/view.js";
 import type { AgreementView } from "../agreements/schemas.js";
+import type { ViewPricing } from "./repricing.js";
 import { decimalOf, nullableDecimalOf, parseRowJson } from "./sql-json.js";
 
 // Everything a cart's totals and wire shape are computed from, loaded inside the mutation's
@@ -52,6 +53,8 @@ export interface CartState {
   discounts: LoadedDiscount[];
   /** Active shipping methods of the company for the cart's country. */
   shippingMethods: LoadedShippingMethod[];
+  /** What the stored view was priced with (null before a cart's first store with it). */
+  viewPricing: ViewPricing | null;
   /** The rep the newest attribution resolved to. */
   volumeRep: Prisma.UserGetPayload<object> | null;
   /** The agreements the cart's checkout shows, in the cart's language. */
@@ -63,8 +66,9 @@ export interface CartState {
  * shape here. It was six Prisma statements, and a mutation's CPU was mostly Prisma's
  * per-statement cost (docs/performance.md). Rows are built with json (text), not jsonb, and
  * nested in JavaScript: nesting with jsonb took 0.6 ms of PostgreSQL's CPU per mutation. The
- * stored view is left out (a mutation renders a new one); the buyer's own JSON (metadata,
- * addresses) comes apart from the rows, so that no member of it is mistaken for a timestamp.
+ * stored view is left out (a mutation renders a new one), but not the few bytes of what it was
+ * priced with (repricing.ts); the buyer's own JSON (metadata, addresses) comes apart from the
+ * rows, so that no member of it is mistaken for a timestamp.
  * Variant prices are only those of the cart's country: pricing looks at no other. The cart is
  * addressed by its token (every mutation has it); `$2` adds variants a mutation is about to add
  * (the company's only) and `$3` reserves that many line ids.
@@ -90,6 +94,7 @@ SELECT json_build_object(
   'shipping_method', (SELECT row_to_json(sm) FROM shipping_methods sm WHERE sm.id = c.shipping_method_id),
   'payment_method', (SELECT row_to_json(pm) FROM payment_methods pm WHERE pm.id = c.payment_method_id),
   'attribution', (SELECT row_to_json(a) FROM cart_attributions a WHERE a.cart_id = c.id ORDER BY a.id DESC LIMIT 1),
+  'view_pricing', c.view_pricing,
   'items', (SELECT json_agg(i ORDER BY i.id) FROM cart_items i WHERE i.cart_id = c.id),
   'variants', (SELECT json_agg(json_build_object('variant', v, 'product', (SELECT p FROM products p WHERE p.id = v.product_id),
                  'plan_links', (SELECT json_agg(psp) FROM product_subscription_plans psp WHERE psp.product_id = v.product_id))) FROM variants v
@@ -112,7 +117,7 @@ type Row<Model extends keyof typeof Prisma.ModelName> = Prisma.TypeMap["model"][
 
 /** What STATE_QUERY returns: rows, each relation on its own (json_agg of no rows is null). */
 interface StateRow {
-  cart: Omit<Row<"Cart">, "view" | "metadata" | "ship_to" | "bill_to">;
+  cart: Omit<Row<"Cart">, "view" | "view_pricing" | "metadata" | "ship_to" | "bill_to">;
   company: Row<"Company">;
   country: Row<"Country">;
   currency: Row<"Currency">;
@@ -123,6 +128,7 @@ interface StateRow {
   shipping_method: Row<"ShippingMethod"> | null;
   payment_method: Row<"PaymentMethod"> | null;
   attribution: Row<"CartAttribution"> | null;
+  view_pricing: ViewPricing | null;
   items: Row<"CartItem">[] | null;
   variants: Array<{ variant: Row<"Variant">; product: Row<"Product">; plan_links: Row<"ProductSubscriptionPlan">[] | null }> | null;
   prices: Row<"VariantPrice">[] | null;
@@ -176,6 +182,7 @@ export async function loadCartState(sql: SqlTransaction, cartToken: string, extr
     ship_to: row.ship_to === null ? null : (JSON.parse(row.ship_to) as Prisma.JsonValue),
     bill_to: row.bill_to === null ? null : (JSON.parse(row.bill_to) as Prisma.JsonValue),
     view: null,
+    view_pricing: null,
     company: state.company,
     country: { ...state.country, currency: state.currency },
     buyer_rep: state.buyer_rep,
@@ -198,6 +205,7 @@ export async function loadCartState(sql: SqlTransaction, cartToken: string, extr
     taxRatePercent: state.tax_rate === null ? "0" : new Prisma.Decimal(state.tax_rate).toFixed(),
     discounts,
     shippingMethods: state.shipping_methods ?? [],
+    viewPricing: state.view_pricing,
     volumeRep: state.volume_rep,
     agreements: (row.agreements ?? []).map(agreementView),
   };

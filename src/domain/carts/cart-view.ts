@@ -151,6 +151,9 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
   const shipTo = cart.ship_to as AddressView | null;
   const billTo = cart.bill_to as AddressView | null;
   const validForCheckout = cart.items.length > 0 && priced.messages.errors.length === 0;
+  // What the shopper pays for shipping: shipping_total less the shipping codes, which
+  // discount_total counts (so a code that makes shipping free shows "Free", as a threshold does).
+  const shippingCharged = totals.shippingTotal - totals.shippingDiscount;
 
   return {
     id: cart.id,
@@ -187,7 +190,7 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
     amount_total_in_currency: money.display(totals.amountTotal),
     transaction_fee_in_currency: money.display(totals.transactionFee),
     enrollment_fee_in_currency: money.display(totals.enrollmentFee),
-    shipping_total_for_display: shippingMethod !== null && totals.shippingTotal === 0 ? "Free" : money.display(totals.shippingTotal),
+    shipping_total_for_display: shippingMethod !== null && shippingCharged === 0 ? "Free" : money.display(shippingCharged),
     cv_total: totals.cvTotal,
     qv_total: totals.qvTotal,
     discount_codes: codes,

@@ -16,7 +16,8 @@ import type { CreateCartInput } from "./schemas.js";
  * Creates a cart for a shop. The buyer comes from the user token the storefront passed (the
  * `jwt` parameter, else the `_svc_session` cookie when the page that sent it may act for the
  * shop): a rep buys with rep pricing, a customer owns the cart. Items that cannot be bought are
- * skipped and reported; when all are, nothing is created (422).
+ * skipped and reported; when all are, nothing is created (422). An enrollment pack is sold whole:
+ * one of its variants that cannot be bought is a 422 (addPackLines).
  */
 export async function createCart(ctx: CartContext, input: CreateCartInput, credentials: CreateCartCredentials = {}): Promise<CartOutcome> {
   const { company, country } = await shopAndCountry(ctx.sql, input.svc_shop, input.country_code);
@@ -68,10 +69,10 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, crede
     const state = await loading;
     const ref = { id: state.cart.id, companyId: company.id, countryId: country.id };
     const reserved = state.newLineIds;
-    const items = await applyItemEntries(sql, ref, entries, { variants: state.variants, lines: [], reservedLineIds: reserved.slice(0, entries.length) }, now);
     const packLines = addPackLines(sql, ref, packVariants, { variants: state.variants, reservedLineIds: reserved.slice(entries.length) }, now);
-    await applyLineChanges(sql, state, { ...items, created: [...items.created, ...packLines.created] }, now);
-    return outcomeOf(storeCartState(sql, state, now), { skipped: [...items.skipped, ...packLines.skipped] });
+    const items = await applyItemEntries(sql, ref, entries, { variants: state.variants, lines: [], reservedLineIds: reserved.slice(0, entries.length) }, now);
+    await applyLineChanges(sql, state, { ...items, created: [...items.created, ...packLines] }, now);
+    return outcomeOf(storeCartState(sql, state, now), { skipped: items.skipped });
   });
 }
 

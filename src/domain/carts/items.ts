@@ -264,7 +264,9 @@ export async function applyItemEntries(
 
 /**
  * An enrollment pack's variants join the cart as enrollment lines (the pack's price is the fee),
- * with ids reserved in the cart's state; unavailable ones are skipped. Returns the lines written.
+ * with ids reserved in the cart's state. A pack is sold whole: when any of its variants could not
+ * be bought on its own in the cart's country, the request is a 422 on `enrollment_pack_id` naming
+ * each, and the caller's transaction rolls back. Returns the lines written.
  */
 export function addPackLines(
   sql: SqlTransaction,
@@ -272,16 +274,14 @@ export function addPackLines(
   packVariants: Array<{ variant_id: number; quantity: number }>,
   { variants, reservedLineIds = [] }: Omit<EntriesInput, "lines">,
   now: Date,
-): Pick<LineChanges, "skipped" | "created"> {
-  const skipped: SkippedItem[] = [];
-  const created: NewLine[] = [];
-  for (const entry of packVariants) {
-    const problem = unavailability(variants.get(entry.variant_id), entry.variant_id, cart.countryId, false);
-    if (problem !== null) skipped.push(problem);
-    else created.push({ ...newLine(entry.variant_id, entry.quantity, { enrollment: true }), id: reservedLineIds[created.length] });
+): NewLine[] {
+  const problems = packVariants.flatMap((entry) => unavailability(variants.get(entry.variant_id), entry.variant_id, cart.countryId) ?? []);
+  if (problems.length > 0) {
+    throw new ValidationError({ enrollment_pack_id: problems.map((problem) => problem.message) }, "The enrollment pack is sold whole, and some of its contents are not available");
   }
+  const created = packVariants.map((entry, index) => ({ ...newLine(entry.variant_id, entry.quantity, { enrollment: true }), id: reservedLineIds[index] }));
   void insertLines(sql, cart, created, now);
-  return { skipped, created };
+  return created;
 }
 
 function cartRef(cart: LockedCart): CartRef {

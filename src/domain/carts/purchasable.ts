@@ -54,14 +54,14 @@ export function isPricedIn(variant: Pick<PurchasableVariant, "prices">, countryI
 }
 
 /** Why a variant cannot be added to a cart of the country, or null when it can. */
-export function unavailability(variant: PurchasableVariant | undefined, variantId: number, countryId: number, priced = true): SkippedItem | null {
+export function unavailability(variant: PurchasableVariant | undefined, variantId: number, countryId: number): SkippedItem | null {
   const purchasable =
     variant !== undefined &&
     variant.active &&
     variant.deleted_at === null &&
     variant.product.active &&
     variant.product.deleted_at === null &&
-    (!priced || isPricedIn(variant, countryId));
+    isPricedIn(variant, countryId);
   if (!purchasable) return { variant_id: variantId, reason: "variant_unavailable", message: `Variant ${variantId} is not available` };
   if (variant.inventory_quantity !== null && variant.inventory_quantity <= 0) {
     return { variant_id: variantId, reason: "out_of_stock", message: `${variant.sku} is out of stock` };

@@ -380,7 +380,7 @@ export const cartView = z
     amount_total_in_currency: display,
     transaction_fee_in_currency: display,
     enrollment_fee_in_currency: display,
-    shipping_total_for_display: z.string().describe('"Free" when a chosen method ships free, else the display amount'),
+    shipping_total_for_display: z.string().describe('The shipping charged (shipping_total less shipping_discount) as display text; "Free" when a chosen method ships free, by its threshold or a shipping code'),
     cv_total: z.number().int(),
     qv_total: z.number().int(),
     discount_codes: z.array(z.string()).describe("Every applied code"),

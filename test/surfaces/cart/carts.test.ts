@@ -8,6 +8,7 @@ import {
   createCompanyWithToken,
   createDiscount,
   createEnrollmentPack,
+  createPlan,
   createProduct,
   createShippingMethod,
   createUserWithToken,
@@ -302,6 +303,52 @@ describe("POST /api/carts", () => {
     expect(refused.body.errors).toEqual({ enrollment_pack_id: ["is not an active enrollment pack of this shop"] });
   });
 
+  it("refuses an enrollment pack that cannot be sold whole: 422 on enrollment_pack_id naming each unavailable variant, nothing created", async () => {
+    const { variant: available } = await createProduct(t.db.prisma, acme.id);
+    const { variant: deleted, product: deletedProduct } = await createProduct(t.db.prisma, acme.id);
+    await t.db.prisma.product.update({ where: { id: deletedProduct.id }, data: { deleted_at: new Date() } });
+    const { variant: inactive } = await createProduct(t.db.prisma, acme.id, { variants: [{ active: false }] });
+    const { variant: soldOut } = await createProduct(t.db.prisma, acme.id, { variants: [{ inventory: 0 }] });
+    const { variant: notInUs } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 2500 } }] });
+    const partly = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [available, deleted, inactive, soldOut, notInUs].map(({ id }) => ({ id })) });
+    const wholly = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [{ id: soldOut.id }, { id: inactive.id }] });
+    const before = await cartCount();
+
+    const refused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: partly.id, items: [{ variant_id: available.id, quantity: 1 }] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({
+      enrollment_pack_id: [`Variant ${deleted.id} is not available`, `Variant ${inactive.id} is not available`, `${soldOut.sku} is out of stock`, `Variant ${notInUs.id} is not available`],
+    });
+    const whollyRefused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: wholly.id } });
+    expect(whollyRefused.status).toBe(422);
+    expect(Object.keys(whollyRefused.body.errors)).toEqual(["enrollment_pack_id"]);
+    expect(await cartCount()).toBe(before);
+
+    // Where every variant of the pack is sold, the pack is.
+    const { cart } = await createCartOverHttp(call, acme, { country_code: "CA", enrollment_pack_id: (await createEnrollmentPack(t.db.prisma, acme.id, { variants: [{ id: notInUs.id }] })).id });
+    expect(cart).toMatchObject({ valid_for_checkout: true, items: [{ variant_id: notInUs.id, enrollment: true }] });
+  });
+
+  it("keeps a pack line that becomes unavailable after the cart exists, with an error, not valid for checkout", async () => {
+    const { variant: kept } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: switchedOff } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [kept, switchedOff, usOnly].map(({ id }) => ({ id })) });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(cart).toMatchObject({ valid_for_checkout: true, messages: { errors: [] } });
+
+    await t.db.prisma.variant.update({ where: { id: switchedOff.id }, data: { active: false } });
+    const changed = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: null } })).cart;
+    expect(changed).toMatchObject({ valid_for_checkout: false, messages: { errors: [`${switchedOff.sku} is no longer available`] } });
+    expect(changed.items.map((item) => item.variant_id)).toEqual([kept.id, switchedOff.id, usOnly.id]);
+
+    // A pack moved where one of its variants is not sold stays whole, and says so.
+    await t.db.prisma.variant.update({ where: { id: switchedOff.id }, data: { active: true } });
+    const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ valid_for_checkout: false, messages: { errors: [`${usOnly.sku} is not available in Canada`] }, skipped_items: [] });
+    expect(moved.items.map((item) => item.variant_id)).toEqual([kept.id, switchedOff.id, usOnly.id]);
+  });
+
   it("stores an attribution given on create and resolves its rep as volume_rep", async () => {
     const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: `guid-${Date.now()}` });
     const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: rep.user.share_guid } });
@@ -403,6 +450,23 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
     }
   });
 
+  it("shows in shipping_total_for_display the shipping charged after shipping codes (Free at 0), while shipping_total and discount_total keep the code's amount", async () => {
+    const shop = await createCompanyWithToken(t.db.prisma, "Shipper");
+    const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 333 }, taxCategory: "exempt" }] });
+    const method = await createShippingMethod(t.db.prisma, shop.id, { price: 599, freeOver: 5000 });
+    await createDiscount(t.db.prisma, shop.id, { code: "FREESHIP", amount: "100", scope: "shipping" });
+    await createDiscount(t.db.prisma, shop.id, { code: "HALFSHIP", amount: "50", scope: "shipping" });
+    const { cart } = await createCartOverHttp(call, shop, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    parseCart(await call("POST", path, { body: { shipping_method: { id: method.id } } }));
+
+    const half = parseCart(await call("POST", `${path}/discount`, { body: { discount_codes: ["HALFSHIP"] } })).cart;
+    expect(half).toMatchObject({ shipping_total: "5.99", shipping_discount: 3, discount_total: "3.00", amount_total: "6.32", shipping_total_for_display: "$2.99" });
+    parseCart(await call("DELETE", `${path}/discount`, { body: { discount_codes: ["HALFSHIP"] } }));
+    const free = parseCart(await call("POST", `${path}/discount`, { body: { discount_codes: ["FREESHIP"] } })).cart;
+    expect(free).toMatchObject({ shipping_total: "5.99", shipping_discount: 5.99, discount_total: "5.99", amount_total: "3.33", shipping_total_for_display: "Free" });
+  });
+
   it("clears the chosen shipping method with shipping_method: null, on either operation; the totals follow", async () => {
     const shop = await createCompanyWithToken(t.db.prisma, "Shipper");
     const { variant } = await createProduct(t.db.prisma, shop.id, { variants: [{ prices: { US: 3000 } }] });
@@ -468,6 +532,26 @@ describe("POST /api/carts/{cart_token}/address", () => {
     expect(stopped.cart.bill_to?.city).toBe("Ogdenville");
     const apart = parseCart(await call("POST", path, { body: { type: "ship_to", address: { ...address, city: "North Haverbrook" } } }));
     expect(apart.cart.bill_to?.city).toBe("Ogdenville");
+  });
+
+  it("takes a ship_to in another country than the cart's, which keeps the cart from checkout until update_country moves it there", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    const billedAbroad = parseCart(await call("POST", `${path}/address`, { body: { type: "bill_to", address: { ...address, country_code: "CA" } } })).cart;
+    expect(billedAbroad).toMatchObject({ valid_for_checkout: true, messages: { errors: [] } });
+
+    const shippedAbroad = parseCart(await call("POST", `${path}/address`, { body: { type: "ship_to", address: { ...address, country_code: "CA" } } })).cart;
+    const differs = "Ship-to country CA differs from the cart's country US: update the cart's country to CA";
+    expect(shippedAbroad).toMatchObject({ ship_to: { country_code: "CA" }, currency_code: "USD", valid_for_checkout: false, messages: { errors: [differs] } });
+    expect(parseCart(await call("GET", path)).cart).toMatchObject({ valid_for_checkout: false, messages: { errors: [differs] } });
+
+    const moved = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ currency_code: "CAD", sub_total: "13.00", valid_for_checkout: true, messages: { errors: [] } });
+    const shippedHome = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "US" } })).cart;
+    expect(shippedHome).toMatchObject({ valid_for_checkout: false, messages: { errors: ["Ship-to country CA differs from the cart's country US: update the cart's country to CA"] } });
+    const readdressed = parseCart(await call("POST", `${path}/address`, { body: { type: "ship_to", address } })).cart;
+    expect(readdressed).toMatchObject({ valid_for_checkout: true, messages: { errors: [] } });
   });
 
   it("refuses use_shipping_address_for_billing without a ship_to, or with a billing address, changing nothing", async () => {
@@ -670,6 +754,67 @@ describe("PATCH change_language and update_country", () => {
     const { cart: movable } = await createCartOverHttp(call, acme, { immutable_items: true, items });
     const moved = parseCart(await call("PATCH", `/api/carts/${movable.cart_token}/update_country`, { body: { country_code: "CA" } }));
     expect(moved.cart).toMatchObject({ currency_code: "CAD", sub_total: "13.00", immutable_items: true });
+  });
+});
+
+describe("repricing at the next change", () => {
+  const setPrice = (variantId: number, data: { price?: number; rep_price?: number }) => t.db.prisma.variantPrice.updateMany({ where: { variant_id: variantId, country: { iso: "US" } }, data });
+  // The documented way to refresh a cart: a PATCH that changes nothing else.
+  const touch = async (cartToken: string) => parseCart(await call("PATCH", `/api/carts/${cartToken}`, { body: {} })).cart;
+
+  it("warns once per line whose unit price the catalog changed since the stored view, on any change, adding items too", async () => {
+    const { variant: changed } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { variant: same } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const { variant: added } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 200 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: changed.id, quantity: 2 }, { variant_id: same.id, quantity: 1 }] });
+
+    await setPrice(changed.id, { price: 1500 });
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart).toMatchObject({ sub_total: "25.00", messages: { warnings: [] } });
+    const repriced = await touch(cart.cart_token);
+    expect(repriced).toMatchObject({ sub_total: "35.00", valid_for_checkout: true, messages: { errors: [], warnings: [`Price of ${changed.sku} changed from $10.00 to $15.00`] } });
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart.messages.warnings).toEqual([`Price of ${changed.sku} changed from $10.00 to $15.00`]);
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+
+    await setPrice(same.id, { price: 450 });
+    const withItem = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: added.id, quantity: 1 }] } })).cart;
+    expect(withItem).toMatchObject({ sub_total: "36.50", messages: { warnings: [`Price of ${same.sku} changed from $5.00 to $4.50`] } });
+  });
+
+  it("warns of a changed rep price, plan adjustment or tax rate; not of a price the shopper's own change moved", async () => {
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
+    const { variant, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000, CA: 2600 }, repPrices: { US: 1600 } }] });
+    const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const plan = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10", productIds: [product.id], defaultFor: [product.id] });
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] }, `/api/carts?jwt=${rep.token}`);
+    const path = `/api/carts/${cart.cart_token}`;
+    const lineId = cart.items[0]?.id as number;
+    expect(cart.items[0]?.price).toBe("16.00");
+
+    await setPrice(variant.id, { rep_price: 1700 });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([`Price of ${variant.sku} changed from $16.00 to $17.00`]);
+
+    // The shopper's own changes: subscribing (the plan's adjustment), logging out (retail), another variant, another country.
+    const subscribed = parseCart(await call("POST", `${path}/items/${lineId}/subscribe?subscription_plan_id=${plan.id}`)).cart;
+    expect(subscribed).toMatchObject({ items: [{ price: "15.30" }], messages: { warnings: [] } });
+    const retail = parseCart(await call("DELETE", `${path}/logout`)).cart;
+    expect(retail).toMatchObject({ items: [{ price: "18.00" }], messages: { warnings: [] } });
+
+    await t.db.prisma.subscriptionPlan.update({ where: { id: plan.id }, data: { price_adjustment_amount: "20" } });
+    await setTaxRate(t.db.prisma, acme.id, "US", "9");
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([`Price of ${variant.sku} changed from $18.00 to $16.00`, "Tax rate of United States changed from 8.25% to 9%"]);
+
+    const swapped = parseCart(await call("PATCH", `${path}/items/${lineId}/variant`, { body: { variant_id: other.id } })).cart;
+    expect(swapped).toMatchObject({ items: [{ price: "10.00" }], messages: { warnings: [] } });
+    const moved = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ currency_code: "CAD", items: [{ price: "13.00" }], messages: { warnings: [] } });
+  });
+
+  it("does not warn of the price of a line that lost it: its error says so", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    await t.db.prisma.variantPrice.deleteMany({ where: { variant_id: variant.id } });
+    expect(await touch(cart.cart_token)).toMatchObject({ messages: { errors: [`${variant.sku} is not available in United States`], warnings: [] } });
   });
 });
 
