@@ -1,6 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
@@ -212,7 +213,7 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
         data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}), updated_at: ctx.clock.now() },
         include: withTranslations,
       });
-    });
+    }, LOCK_WAITING_TRANSACTION);
   if (input.slug === undefined || input.slug === current.slug) return toMediaView(await write(undefined, false));
   try {
     return toMediaView(await write(input.slug, true));
