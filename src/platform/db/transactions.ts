@@ -1,8 +1,8 @@
 /**
  * Options of the interactive transactions that wait for locks other requests hold: a cart's
  * mutations, an order's change or creation, a plan's update and each batch of its repricing, an
- * agreement's update and copies, a company's custom page writes and its media and playlist slug
- * writes (an advisory lock per company). Such requests queue behind one another (many storefront
+ * agreement's update, copies and bulk delete, a company's custom page writes and its media and
+ * playlist slug writes (an advisory lock per company). Such requests queue behind one another (many storefront
  * calls on one cart, changes behind a repricing batch, a burst of creates), which Prisma's
  * defaults (2 s for a connection, 5 s in all) turned into expired transactions, and failed
  * requests, once a few waited together.
