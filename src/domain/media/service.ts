@@ -18,7 +18,7 @@ type JsonObject = Record<string, unknown>;
 const richText = (html: string | null) => (html === null ? null : { html });
 
 /**
- * `language` is two letters, as languageParam reads it. English is the row's own content: an
+ * `language` is as languageParam reads it ("fr", "yue"). English is the row's own content: an
  * `en` translation stored before create and update refused one is never shown instead.
  */
 function toMediaView(row: MediaRow, language?: string): MediaView {
