@@ -27,6 +27,9 @@ export function useTestDatabase(assign: (testDb: TestDatabase) => void): void {
   });
 }
 
+/** Connections of a test database's pool on a PostgreSQL server. */
+export const TEST_POOL_SIZE = 10;
+
 /**
  * A fresh database of its own: migrated (a clone of the run's template), or empty for tests of
  * the migrator. An in-memory PGlite when the run has no PostgreSQL server.
@@ -45,7 +48,7 @@ export async function createTestDatabase({ migrated = true }: { migrated?: boole
   });
   const url = new URL(server.url);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: 10, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+  const database = await openDatabase({ url: url.toString(), poolSize: TEST_POOL_SIZE, dataDir: ":memory:", logger: pino({ level: "silent" }) });
   return {
     database,
     url: url.toString(),

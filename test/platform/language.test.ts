@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { languageOf, languageParam } from "../../src/platform/http/language.js";
+import { isLanguageCode, languageOf, languageParam } from "../../src/platform/http/language.js";
 
 describe("languageParam", () => {
-  it("reads a language code or a locale, in any case, as its lowercase two-letter language", () => {
+  it("reads a language code or a locale, in any case, as its lowercase language", () => {
     const cases: Array<[string, string]> = [
       ["fr", "fr"],
       ["FR", "fr"],
@@ -16,12 +16,38 @@ describe("languageParam", () => {
     for (const [value, language] of cases) expect(languageParam.parse(value), value).toBe(language);
   });
 
-  it("refuses what is neither, with one message", () => {
-    for (const value of ["", "f", "french", "french!", "fra", "fr_", "fr CA", "fr__CA", "fr-Latn", "zh-Hant-TW", " fr", "x".repeat(40)]) {
+  // Found by an audit: iOS and Android send these for Chinese, Serbian and Filipino users, and
+  // every read with one was a 422 where a missing translation should have read English.
+  it("reads any well-formed BCP 47 tag, `_` as `-`, as its language: scripts, variants, extensions, three-letter languages", () => {
+    const cases: Array<[string, string]> = [
+      ["zh-Hant-TW", "zh"],
+      ["zh_hant_tw", "zh"],
+      ["ZH-HANS", "zh"],
+      ["sr-Latn-RS", "sr"],
+      ["sr_Latn_RS", "sr"],
+      ["de-CH-1996", "de"],
+      ["en-US-u-fw-mon-mu-celsius", "en"],
+      ["en-x-internal", "en"],
+      ["yue-HK", "yue"],
+      ["haw", "haw"],
+      ["fra", "fr"],
+      ["cmn-Hans-CN", "zh"],
+      ["und", "und"],
+    ];
+    for (const [value, language] of cases) expect(languageParam.parse(value), value).toBe(language);
+  });
+
+  it("refuses a malformed tag, an overlong one and whatever is not a string, with one message", () => {
+    const malformed = [
+      "", "x", "f", "123", "1fr", "en--US", "fr_", "fr__CA", "fr CA", " fr", "french!", "english", "x".repeat(40), "en-a", "en-US-US",
+      "de-1996-1996", "x-private", `en-US-u-${"ca-gregory-".repeat(6)}nu-latn`, "x".repeat(70),
+    ];
+    for (const value of malformed) {
       const result = languageParam.safeParse(value);
       expect(result.success, value).toBe(false);
       expect(result.error?.issues.map((issue) => issue.message), value).toEqual(["must be a language code such as fr or a locale such as fr_CA"]);
     }
+    for (const value of [["fr", "de"], 7, null]) expect(languageParam.safeParse(value).success, JSON.stringify(value)).toBe(false);
   });
 });
 
@@ -42,18 +68,34 @@ describe("languageOf", () => {
       ["mo", "ro"],
       ["sh", "sr"],
       ["he", "he"],
-      ["tl", "tl"],
+      ["heb", "he"],
     ];
     for (const [value, language] of cases) expect(languageOf(value), value).toBe(language);
   });
 
-  it("agrees with ICU on every two-letter code it canonicalizes to another two-letter language", () => {
+  it("keeps Filipino at tl, where translations were stored while only two letters were read, however it is named", () => {
+    for (const value of ["tl", "TL_ph", "fil", "fil-PH", "tgl"]) expect(languageOf(value), value).toBe("tl");
+  });
+
+  // A Node upgrade whose ICU read another two-letter code as a different language would leave the
+  // translations stored under it unreadable: this names every one it reads so today.
+  it("moves no two-letter code but the withdrawn ones (and tl, kept), as this Node's ICU reads them", () => {
+    const moved: Record<string, string> = {};
     for (let first = 97; first <= 122; first++) {
       for (let second = 97; second <= 122; second++) {
         const code = String.fromCharCode(first, second);
         const icuLanguage = Intl.getCanonicalLocales(code)[0]?.split("-")[0] ?? code;
-        if (icuLanguage.length === 2) expect(languageOf(code), code).toBe(icuLanguage);
+        if (icuLanguage !== code) moved[code] = icuLanguage;
+        expect(languageOf(code), code).toBe(code === "tl" ? "tl" : icuLanguage);
       }
     }
+    expect(moved).toEqual({ in: "id", iw: "he", ji: "yi", jw: "jv", mo: "ro", sh: "sr", tl: "fil" });
+  });
+});
+
+describe("isLanguageCode", () => {
+  it("is a stored language a translation may be written in: two letters, or three for a language without a two-letter code", () => {
+    for (const code of ["en", "fr", "tl", "he", "yue", "haw", "kok"]) expect(isLanguageCode(code), code).toBe(true);
+    for (const code of ["EN", "eng", "fra", "fil", "iw", "xx", "und", "qaa", "e", "", "en-US", "abcd"]) expect(isLanguageCode(code), code).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js"
 
 
 export const languageQuery = z.object({
-  language_iso: languageParam.optional().describe("Language of the content (fr, or a locale such as fr_CA); English when omitted"),
+  language_iso: languageParam.optional().describe("Language of the content, a language or BCP 47 tag read as its language (fr, fr_CA, zh-Hant-TW); English when omitted"),
 });
 
 export const AGREEMENT_SORT_ATTRIBUTES = ["title", "active", "required_on_checkout", "created_at", "updated_at"] as const;

@@ -159,9 +159,9 @@ async function writeTranslation(tx: Prisma.TransactionClient, agreementId: numbe
   await tx.agreementTranslation.create({ data: { agreement_id: agreementId, language_iso: languageIso, title: input.title as string, description: input.description as string } });
 }
 
-// Updates of one agreement queue behind its row lock, as every lock-waiting transaction does; a
-// bulk_clone of 100 agreements copies up to 5,000 attachments and 100 MB of text, which may take
-// longer than that budget allows once it holds its locks.
+// Updates and deletes of one agreement queue behind its row lock, as every lock-waiting
+// transaction does; a bulk_clone of 100 agreements copies up to 5,000 attachments and 100 MB of
+// text, which may take longer than that budget allows once it holds its locks.
 const AGREEMENT_TRANSACTION = { ...LOCK_WAITING_TRANSACTION, timeout: 30_000 };
 
 /**
@@ -236,7 +236,7 @@ export async function bulkDeleteAgreements(ctx: ServiceContext, agreementIds: nu
       SELECT id FROM agreements WHERE company_id = ${ctx.companyId} AND id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
     requireKnown(ids, new Set(locked.map((row) => row.id)));
     await tx.agreement.deleteMany({ where: { id: { in: ids }, company_id: ctx.companyId } });
-  });
+  }, AGREEMENT_TRANSACTION);
   return { agreement_ids: ids };
 }
 

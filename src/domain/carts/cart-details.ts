@@ -88,7 +88,7 @@ export function setAddress(ctx: CartContext, cartToken: string, input: AddressBo
   });
 }
 
-/** `languageIso` is two letters, as languageParam reads it. */
+/** `languageIso` as languageParam reads it ("fr", "yue"): a 422 unless the languages table has it. */
 export function changeLanguage(ctx: CartContext, cartToken: string, languageIso: string): Promise<CartOutcome> {
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const language = await tx.language.findUnique({ where: { iso: languageIso } });

@@ -1,5 +1,6 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { CompanyCountryCreateInput, CompanyCountryView } from "./company-country-schemas.js";
@@ -62,6 +63,6 @@ export async function deleteCompanyCountry(ctx: ServiceContext, id: number): Pro
       throw new ConflictError("Agreements name this company country in company_country_ids: remove it from them first", { code: "in_use" });
     }
     await tx.companyCountry.delete({ where: { id: current.id } });
-  });
+  }, LOCK_WAITING_TRANSACTION);
   return toView(current);
 }

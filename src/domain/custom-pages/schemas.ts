@@ -4,12 +4,13 @@ import { paginationQuery } from "../../platform/http/pagination.js";
 import { httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { countryCodeProblem, isLowercaseCountryCode } from "./country-codes.js";
 
-// A page's translations are written in ISO 639-1 languages only, whatever a read may ask for.
-const writtenLanguage = languageParam.refine(isLanguageCode, "is not an ISO 639-1 language");
+// A page's translations are written in ISO 639 languages only (`lang` is stored as text: two
+// letters, or three for a language without a two-letter code), whatever a read may ask for.
+const writtenLanguage = languageParam.refine(isLanguageCode, "is not an ISO 639 language");
 const countryCode = z.string().refine(isLowercaseCountryCode, { error: (issue) => countryCodeProblem(issue.input) });
 
 const readLanguageFields = {
-  lang: languageParam.optional().describe("Translation to read (fr, or a locale such as fr_CA); falls back to English"),
+  lang: languageParam.optional().describe("Translation to read, a language or BCP 47 tag read as its language (fr, fr_CA, zh-Hant-TW); falls back to English"),
   language_iso: languageParam.optional().describe("The conventions' name for `lang`; `lang` wins when both are sent"),
 };
 
@@ -37,12 +38,12 @@ const pageFields = {
 };
 
 export const pageCreateBody = z.object({
-  lang: writtenLanguage.describe("The language of title and html_code (fr, or a locale such as fr_CA)"),
+  lang: writtenLanguage.describe("The language of title and html_code, a language or BCP 47 tag stored as its language (fr_CA as fr, zh-Hant-TW as zh)"),
   custom_page: z.object({ ...pageFields, image_url: httpUrl, label_id: int32Id.nullable().optional() }),
 });
 
 export const pageUpdateBody = z.object({
-  lang: writtenLanguage.describe("The language of title and html_code (fr, or a locale such as fr_CA)"),
+  lang: writtenLanguage.describe("The language of title and html_code, a language or BCP 47 tag stored as its language (fr_CA as fr, zh-Hant-TW as zh)"),
   custom_page: z.object({ ...pageFields, label_id: int32Id }).describe("image_url is not accepted on update: a sent value is ignored"),
 });
 

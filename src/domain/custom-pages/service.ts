@@ -1,5 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { requireLabel } from "../labels/service.js";
@@ -35,13 +36,14 @@ function toView(row: PageRow, lang: string): CustomPageView {
 
 /**
  * Every write to a company's pages takes this lock first: positions stay 1..n without gaps or
- * ties, and at most one page is the default, also when requests race.
+ * ties, and at most one page is the default, also when requests race. The writes queue on it, a
+ * burst of creates (an import) one at a time, hence the lock-waiting transaction options.
  */
 async function inPageLock<T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> {
   return ctx.db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('custom_pages'), ${ctx.companyId}::int)`;
     return work(tx);
-  });
+  }, LOCK_WAITING_TRANSACTION);
 }
 
 async function requirePage(db: Tx | ServiceContext["db"], companyId: number, id: number): Promise<PageRow> {

@@ -41,7 +41,7 @@ export const PUBLIC_MEDIA_COLUMNS = Prisma.sql`
   ${metafieldsJsonSql("media", "m")} AS metafields`;
 
 /**
- * The language a public read shows (two letters; null is English, the media's own content, so an
+ * The language a public read shows (null is English, the media's own content, so an
  * `en` translation stored before they were refused is never joined): the `language_iso` query
  * parameter (as languageParam read it) when there is one, the request metadata's `svc_locale` otherwise.
  */

@@ -1,6 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
@@ -17,7 +18,7 @@ type JsonObject = Record<string, unknown>;
 const richText = (html: string | null) => (html === null ? null : { html });
 
 /**
- * `language` is two letters, as languageParam reads it. English is the row's own content: an
+ * `language` is as languageParam reads it ("fr", "yue"). English is the row's own content: an
  * `en` translation stored before create and update refused one is never shown instead.
  */
 function toMediaView(row: MediaRow, language?: string): MediaView {
@@ -212,7 +213,7 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
         data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}), updated_at: ctx.clock.now() },
         include: withTranslations,
       });
-    });
+    }, LOCK_WAITING_TRANSACTION);
   if (input.slug === undefined || input.slug === current.slug) return toMediaView(await write(undefined, false));
   try {
     return toMediaView(await write(input.slug, true));

@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ValidationError } from "../../platform/errors.js";
 
 const MAX_BASE_LENGTH = 80;
@@ -32,6 +33,8 @@ export type SlugKind = "media" | "playlist";
 /**
  * Serializes every slug write of one company's media (or playlists) until the transaction ends:
  * a generated slug is read free and written under it, so racing creates cannot pick the same one.
+ * The writes queue on it (a burst of creates one at a time): its transactions run with
+ * LOCK_WAITING_TRANSACTION.
  */
 export async function lockSlugs(tx: Prisma.TransactionClient, kind: SlugKind, companyId: number): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`slugs:${kind}`}), ${companyId}::int)`;
@@ -64,7 +67,7 @@ export async function writeWithSlug<Row>(slugWrite: SlugWrite<Row>): Promise<Row
       if (requested !== undefined) return slugWrite.write(tx, requested, true);
       const base = slugify(title, kind);
       return slugWrite.write(tx, nextFreeSlug(base, await slugWrite.takenWithPrefix(tx, base)), false);
-    });
+    }, LOCK_WAITING_TRANSACTION);
   } catch (error) {
     if (requested !== undefined && isUniqueViolation(error)) throw ValidationError.field(field, "is already taken");
     throw error;

@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { lockSlugs, writeWithSlug } from "../media/slugs.js";
@@ -134,7 +135,7 @@ export async function updatePlaylist(ctx: ServiceContext, id: number, input: Pla
       }
       // updated_at is set, not left to @updatedAt, which skips an update whose only change is to the items.
       return tx.playlist.update({ where: { id: current.id }, data: { ...columns(input), ...slugChange, updated_at: ctx.clock.now() }, include: withItems });
-    });
+    }, LOCK_WAITING_TRANSACTION);
     return toView(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw ValidationError.field("playlist.slug", "is already taken");

@@ -1,48 +1,69 @@
 import { z } from "zod";
 
-// Clients send a language the way their platform names it: `fr`, `FR`, `fr_CA`, `fr-CA`,
-// `es-419`. Translations are stored per two-letter language, so the region only says which.
-const LANGUAGE_OR_LOCALE = /^[A-Za-z]{2}(?:[_-](?:[A-Za-z]{2}|\d{3}))?$/;
-
 /** The language every read falls back to when the requested one has no translation. */
 export const ENGLISH = "en";
 
-// ISO 639-1 codes withdrawn in favour of another, which old Java and Android locales still
-// send (Intl.getCanonicalLocales replaces them the same way). Read as the current code, a
-// translation written as iw is found by he, and the reverse.
-const CURRENT_LANGUAGE = new Map([
-  ["iw", "he"],
-  ["in", "id"],
-  ["ji", "yi"],
-  ["jw", "jv"],
-  ["mo", "ro"],
-  ["sh", "sr"],
-]);
+// Clients send a language the way their platform names it: `fr`, `FR`, `fr_CA`, `es-419`, and
+// iOS and Android send BCP 47 tags with scripts and variants (`zh-Hant-TW`, `sr-Latn-RS`,
+// `de-CH-1996`) and three-letter languages (`fil-PH`, `yue-HK`). This is a tag's shape, `_` or
+// `-` between subtags, a language of two or three letters first, with room for a device's Unicode
+// extensions (`en-US-u-fw-mon-mu-celsius`); Intl.getCanonicalLocales decides the rest.
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{1,8})*$/;
+const MAX_TAG_LENGTH = 64;
+const MALFORMED = "must be a language code such as fr or a locale such as fr_CA";
+
+// Intl.getCanonicalLocales reads the withdrawn ISO 639-1 codes old Java and Android locales still
+// send (iw, in, ji, jw, mo, sh) as their current one (he, id, yi, jv, ro, sr), and a three-letter
+// code of a language that has a two-letter one as that (fra as fr, heb as he), so that one
+// language is one stored translation. It reads tl as fil; translations were stored as tl while
+// only two letters were read, so Filipino stays tl however it is named (fil-PH, tl_PH, tgl).
+const STORED_AS = new Map([["fil", "tl"]]);
+
+/** The canonical language of a BCP 47 tag, `_` read as `-`; undefined when it is malformed. */
+function canonicalLanguage(tag: string): string | undefined {
+  let canonical: string | undefined;
+  try {
+    [canonical] = Intl.getCanonicalLocales(tag.replaceAll("_", "-"));
+  } catch {
+    return undefined;
+  }
+  const language = canonical?.split("-")[0];
+  return language === undefined ? undefined : (STORED_AS.get(language) ?? language);
+}
 
 /**
- * The lowercase two-letter language of a code or locale LANGUAGE_OR_LOCALE accepts, withdrawn
- * codes read as their current one: "fr_CA" is "fr", "iw_IL" is "he".
+ * The lowercase language translations are stored under, of a tag languageParam accepts (or a
+ * locale such as svc_locale's en_US): "fr_CA" is "fr", "zh-Hant-TW" "zh", "iw_IL" "he",
+ * "fil-PH" "tl", "yue-HK" "yue".
  */
-export function languageOf(codeOrLocale: string): string {
-  const language = codeOrLocale.slice(0, 2).toLowerCase();
-  return CURRENT_LANGUAGE.get(language) ?? language;
+export function languageOf(tag: string): string {
+  const language = canonicalLanguage(tag);
+  if (language === undefined) throw new RangeError(`not a language tag: ${tag}`);
+  return language;
 }
 
 const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
 
 /**
- * A lowercase ISO 639-1 language code ("en"): what a translation may be written in, however
- * leniently a read names its language.
+ * A language a translation may be written in, by its stored code: an ISO 639 language, two
+ * letters ("en"), or three when it has no two-letter code ("haw"); not "xx", "und" or "eng".
  */
 export function isLanguageCode(code: string): boolean {
-  return /^[a-z]{2}$/.test(code) && languageNames.of(code) !== undefined;
+  return /^[a-z]{2,3}$/.test(code) && languageOf(code) === code && languageNames.of(code) !== undefined;
 }
 
 /**
- * A request's language (every `language_iso`, and custom pages' `lang`), read as the
- * two-letter language translations are stored under; anything else is a 422.
+ * A request's language (every `language_iso`, and custom pages' `lang`): a well-formed BCP 47
+ * tag, `_` read as `-`, in any case, read as the language its translations are stored under
+ * (languageOf); anything else is a 422. Whether that language can be written is the resource's.
  */
 export const languageParam = z
   .string()
-  .regex(LANGUAGE_OR_LOCALE, "must be a language code such as fr or a locale such as fr_CA")
-  .transform(languageOf);
+  .max(MAX_TAG_LENGTH, { message: MALFORMED, abort: true })
+  .regex(LANGUAGE_TAG, MALFORMED)
+  .transform((tag, ctx) => {
+    const language = canonicalLanguage(tag);
+    if (language !== undefined) return language;
+    ctx.addIssue({ code: "custom", message: MALFORMED, input: tag });
+    return z.NEVER;
+  });

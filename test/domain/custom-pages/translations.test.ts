@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isLowercaseCountryCode } from "../../../src/domain/custom-pages/country-codes.js";
 import { pickTranslation } from "../../../src/domain/custom-pages/translations.js";
-import { isLanguageCode } from "../../../src/platform/http/language.js";
 
 describe("pickTranslation", () => {
   const fr = { lang: "fr", title: "Bonjour" };
@@ -27,10 +26,5 @@ describe("ISO codes", () => {
     const reserved = ["uk", "eu", "un", "ez", "ac", "cp", "dg", "ea", "fx", "ic", "ta"];
     const withdrawn = ["yu", "su", "cs", "dd", "tp", "zr", "bu", "an", "nt", "yd", "vd", "hv", "rh", "nh", "dy"];
     for (const code of [...reserved, ...withdrawn, "qo", "xa", "xb"]) expect(isLowercaseCountryCode(code), code).toBe(false);
-  });
-
-  it("accepts lowercase ISO 639-1 language codes only", () => {
-    for (const code of ["en", "fr", "sv", "ja"]) expect(isLanguageCode(code), code).toBe(true);
-    for (const code of ["EN", "eng", "xx", "e", "", "en-US"]) expect(isLanguageCode(code), code).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { type CompanyFixture, createEnrollmentPack, enableCompanyCountry } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { burstBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -266,9 +267,37 @@ describe("languages", () => {
     for (const token of [acme.token, null]) expect((await show(id, "?language_iso=pt-BR", token)).body.agreement).toMatchObject({ title: "Terms", language_iso: "en" });
   });
 
+  // Found by an audit: a device's zh-Hant-TW, sr-Latn-RS or fil-PH was a 422 on every read.
+  it("reads language_iso as any BCP 47 tag's language, with a token, without one and in the list: untranslated ones read English", async () => {
+    const id = await createId({ title: "Terms", description: "English text" });
+    await update(id, { title: "条款", description: "中文" }, "?language_iso=zh");
+    const chinese = { title: "条款", language_iso: "zh", show_path: `/api/agreements/${id}?language_iso=zh` };
+    const english = { title: "Terms", language_iso: "en", show_path: `/api/agreements/${id}` };
+    for (const [language, shown] of [["zh-Hant-TW", chinese], ["zh_Hans_CN", chinese], ["sr-Latn-RS", english], ["fil-PH", english], ["yue-HK", english]] as const) {
+      for (const token of [acme.token, null]) {
+        const response = await show(id, `?language_iso=${language}`, token);
+        expect(response.status, language).toBe(200);
+        expect(response.body.agreement, language).toMatchObject(shown);
+      }
+      const list = await call("GET", `/api/agreements?language_iso=${language}`, { token: acme.token });
+      expect(list.body.agreements[0], language).toMatchObject(shown);
+    }
+  });
+
+  it("update with a BCP 47 tag writes its language's translation when the languages table has it", async () => {
+    const id = await createId({ title: "Terms", description: "English text" });
+    const chinese = await update(id, { title: "条款", description: "中文" }, "?language_iso=zh-Hant-TW");
+    expect(chinese.status).toBe(200);
+    expect(chinese.body.agreement).toMatchObject({ title: "条款", language_iso: "zh" });
+    const filipino = await update(id, { title: "Mga tuntunin", description: "Teksto" }, "?language_iso=fil-PH");
+    expect(filipino.status).toBe(422);
+    expect(filipino.body.errors).toEqual({ language_iso: ["is not a supported language"] });
+    expect(await t.db.prisma.agreementTranslation.findMany({ select: { language_iso: true } })).toEqual([{ language_iso: "zh" }]);
+  });
+
   it("answers 422 in the error body for a language_iso that is neither a code nor a locale", async () => {
     const id = await createId();
-    for (const value of ["french!", "x".repeat(40)]) {
+    for (const value of ["french!", "x".repeat(40), "x", "123", "en--US"]) {
       for (const response of [await show(id, `?language_iso=${value}`), await show(id, `?language_iso=${value}`, null), await update(id, { title: "X" }, `?language_iso=${value}`)]) {
         expect(response.status, value).toBe(422);
         expect(response.body).toMatchObject({
@@ -538,6 +567,19 @@ describe("bulk operations", () => {
     expect(response.status).toBe(200);
     expect(response.body.agreement_ids).toEqual([a, b]);
     expect((await t.db.prisma.agreement.findMany({ select: { id: true } })).map((row) => row.id)).toEqual([kept]);
+  });
+
+  // Found with audit Q's custom pages: bulk_delete locked its agreements in Prisma's default
+  // transaction options, so deletes queued behind a long bulk_clone (whose transaction may last
+  // 30 s) answered 503 database_busy once the waiters held every pooled connection.
+  it.skipIf(!inject("databaseServer"))("bulk_delete waits for agreements a slow bulk_clone holds, also a burst of them: every one 200", async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, () => createId()));
+    const cloning = { sql: "SELECT id FROM agreements WHERE id = ANY($1::int[]) ORDER BY id FOR SHARE", params: [ids] };
+    const burst = await burstBehindHeldLock(t.db, cloning, () =>
+      Promise.all(ids.map((id) => call("DELETE", "/api/agreements/bulk_delete", { token: acme.token, body: { agreement_ids: [id] } }))),
+    );
+    expect(burst.map((response) => response.status)).toEqual(Array(20).fill(200));
+    expect(await t.db.prisma.agreement.count()).toBe(0);
   });
 
   it("bulk_delete is all or nothing: another company's or unknown ids are a 422 naming them", async () => {

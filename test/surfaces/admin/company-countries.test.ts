@@ -1,7 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createCartOverHttp } from "../../helpers/carts.js";
-import type { CompanyFixture } from "../../helpers/fixtures.js";
+import { type CompanyFixture, enableCompanyCountry } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { burstBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -100,6 +101,20 @@ describe("DELETE /api/company_countries/{id}", () => {
     const deleted = await call("DELETE", `/api/company_countries/${germany.id}`, { token: acme.token });
     expect(deleted.status).toBe(200);
     expect(deleted.body.company_country).toEqual(germany);
+    expect(await t.db.prisma.companyCountry.count()).toBe(0);
+  });
+
+  // Found checking audit Q's custom pages: the delete waited for an agreement write naming the
+  // country (allowed 30 s) in Prisma's default transaction options, so deletes queued behind one
+  // answered 503 database_busy once the waiters held every pooled connection.
+  it.skipIf(!inject("databaseServer"))("waits for a slow agreement write naming the countries, also a burst of deletes: every one 200", async () => {
+    const isos = ["US", "CA", "GB", "DE", "FR", "ES", "IT", "NL", "IE"];
+    const ids = await Promise.all(isos.map(async (iso) => (await enableCompanyCountry(t.db.prisma, acme.id, iso)).id));
+    const agreementWrite = { sql: "SELECT id FROM company_countries WHERE id = ANY($1::int[]) FOR KEY SHARE", params: [ids] };
+    const burst = await burstBehindHeldLock(t.db, agreementWrite, () =>
+      Promise.all(ids.map((id) => call("DELETE", `/api/company_countries/${id}`, { token: acme.token }))),
+    );
+    expect(burst.map((response) => response.status)).toEqual(Array(isos.length).fill(200));
     expect(await t.db.prisma.companyCountry.count()).toBe(0);
   });
 

@@ -1,0 +1,41 @@
+import { expect } from "vitest";
+import type { Database } from "../../src/platform/db/database.js";
+import { TEST_POOL_SIZE } from "./test-database.js";
+
+/** Longer than Prisma's default `maxWait` (2 s) for a transaction's connection. */
+const HELD_MS = 2_500;
+
+/** A lock a slow write holds in its transaction: `SELECT pg_advisory_xact_lock(...)`, `SELECT ... FOR SHARE`. */
+export interface HeldLock {
+  sql: string;
+  params: unknown[];
+}
+
+/** The company advisory lock `(hashtext(key), companyId)` services take with pg_advisory_xact_lock. */
+export const advisoryLock = (key: string, companyId: number): HeldLock => ({ sql: "SELECT pg_advisory_xact_lock(hashtext($1), $2)", params: [key, companyId] });
+
+/**
+ * Runs `burst` while a slow write's transaction holds `lock`, which the burst's transactions wait
+ * for: the slow write commits only once every connection left in the app's pool waits for a lock
+ * and HELD_MS have passed, so the rest of the burst waits that long for a pooled connection.
+ * Needs a PostgreSQL server (the embedded database has one connection).
+ */
+export async function burstBehindHeldLock<T>(db: Database, lock: HeldLock, burst: () => Promise<T>): Promise<T> {
+  // Both are taken from the app's pool before the burst starts.
+  const [slowWrite, observer] = [await db.sql.connect(), await db.sql.connect()];
+  const lockWaiters = async () =>
+    (await observer.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting;
+  try {
+    await slowWrite.query("BEGIN");
+    await slowWrite.query(lock.sql, lock.params);
+    const outcome = burst();
+    await expect.poll(lockWaiters, { timeout: 10_000 }).toBe(TEST_POOL_SIZE - 2);
+    await new Promise((resolve) => setTimeout(resolve, HELD_MS));
+    await slowWrite.query("COMMIT");
+    return await outcome;
+  } finally {
+    await slowWrite.query("ROLLBACK");
+    await slowWrite.release();
+    await observer.release();
+  }
+}
