@@ -239,6 +239,6 @@ export async function deleteMedia(ctx: ServiceContext, id: number): Promise<{ id
     const playlists = await lockPlaylistsHolding(tx, ctx.companyId, current.id, locked);
     await tx.media.delete({ where: { id: current.id } });
     await renumberItems(tx, playlists, ctx.clock.now());
-  });
+  }, LOCK_WAITING_TRANSACTION);
   return { id: current.id };
 }

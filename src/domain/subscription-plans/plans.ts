@@ -295,7 +295,7 @@ export async function createPlan(ctx: ServiceContext, body: PlanCreateBody): Pro
     });
     if (defaultProducts.length > 0) await takeProductDefaults(tx, plan.id);
     return viewOf(tx, ctx.companyId, plan.id);
-  });
+  }, LOCK_WAITING_TRANSACTION);
 }
 
 /**
@@ -404,5 +404,5 @@ export async function deletePlan(ctx: ServiceContext, id: number): Promise<PlanV
     }
     await tx.subscriptionPlan.delete({ where: { id, company_id: ctx.companyId } });
     return view;
-  });
+  }, LOCK_WAITING_TRANSACTION);
 }

@@ -202,4 +202,16 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
       }
     }
   });
+
+  // A media's delete waits for the playlists that hold it; it ran in Prisma's default transaction
+  // options, so a burst of deletes behind a slow playlist write answered 503 database_busy for the
+  // requests left waiting 2 s for a pooled connection.
+  it.skipIf(!inject("databaseServer"))("lets a burst of media deletes wait for a slow write on the playlist that holds them: every one 200", async () => {
+    const media = await Promise.all(Array.from({ length: 12 }, (_, index) => createMediaViaApi(call, acme.token, { title: `Burst ${index}` })));
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Burst", media_ids: media.map((item) => item.id) });
+    const playlistWrite = { sql: "SELECT id FROM playlists WHERE id = $1 FOR UPDATE", params: [playlist.id] };
+    const burst = await burstBehindHeldLock(t.db, playlistWrite, () => Promise.all(media.map((item) => call("DELETE", `/api/media/${item.id}`, { token: acme.token }))));
+    expect(burst.map((response) => response.status)).toEqual(Array(media.length).fill(200));
+    expect(await t.db.prisma.playlistItem.count({ where: { playlist_id: playlist.id } })).toBe(0);
+  });
 });

@@ -1,7 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import { type CompanyFixture, countryId, createProduct, createUserWithToken, createVariant } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { burstBehindHeldLock } from "../../helpers/lock-queue.js";
 import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -92,6 +93,15 @@ async function expectRejected(plan: Record<string, unknown>, errors: Record<stri
 }
 
 describe("POST /api/subscription_plans", () => {
+  // A company-default create waits for the company's row lock other default writes hold; it ran in
+  // Prisma's default transaction options (503 database_busy behind a slow write, as plan deletes).
+  it.skipIf(!inject("databaseServer"))("lets a burst of company-default creates wait for a slow write holding the company: every one 201, one default", async () => {
+    const companyWrite = { sql: "SELECT id FROM companies WHERE id = $1 FOR NO KEY UPDATE", params: [acme.id] };
+    const burst = await burstBehindHeldLock(t.db, companyWrite, () => Promise.all(Array.from({ length: 12 }, (_, index) => create({ name: `Default ${index}`, company_default: true }))));
+    expect(burst.map((response) => response.status)).toEqual(Array(12).fill(201));
+    expect(await t.db.prisma.subscriptionPlan.count({ where: { company_id: acme.id, company_default: true } })).toBe(1);
+  });
+
   it("creates a plan: 201 with every field, the seed's defaults and computed members", async () => {
     const response = await create({ name: "Every two weeks", billing_interval: 2, billing_interval_unit: "week", product_subscription_plans: [{ product_id: coffee.id, default: true }, { product_id: tea.id }] });
     expect(response.status).toBe(201);
@@ -581,6 +591,18 @@ describe("concurrent company defaults", () => {
 });
 
 describe("DELETE /api/subscription_plans/{id}", () => {
+  // A plan's delete waits for the plan's row lock that other plan writes hold; it ran in Prisma's
+  // default transaction options, so a burst behind a slow write answered 503 database_busy for
+  // the requests left waiting 2 s for a pooled connection.
+  it.skipIf(!inject("databaseServer"))("lets a burst of deletes wait for a slow write holding the plans: every one 200", async () => {
+    const ids: number[] = [];
+    for (let index = 0; index < 12; index++) ids.push(await createId());
+    const planWrite = { sql: "SELECT id FROM subscription_plans WHERE id = ANY($1::int[]) FOR UPDATE", params: [ids] };
+    const burst = await burstBehindHeldLock(t.db, planWrite, () => Promise.all(ids.map((id) => call("DELETE", `/api/subscription_plans/${id}`, { token: acme.token }))));
+    expect(burst.map((response) => response.status)).toEqual(Array(ids.length).fill(200));
+    expect(await t.db.prisma.subscriptionPlan.count({ where: { id: { in: ids } } })).toBe(0);
+  });
+
   it("deletes the plan and its product links: {subscription_plan, meta}", async () => {
     const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
     const response = await call("DELETE", `/api/subscription_plans/${id}`, { token: acme.token });
