@@ -73,7 +73,10 @@ const commands: Record<string, Command> = {
       return async (db) => {
         const company = await createCompany(db.prisma, input);
         const apiToken = await issueCompanyToken(db.prisma, company.id);
-        return { company: { id: company.id, name: company.name, shop: company.shop_domain }, api_token: apiToken };
+        const created = { company: { id: company.id, name: company.name, shop: company.shop_domain, shop_label: company.shop_slug }, api_token: apiToken };
+        if (company.shop_slug !== null) return created;
+        const firstLabel = company.shop_domain.split(".")[0];
+        return { ...created, note: `the first label ${firstLabel} is another company's: storefronts name this shop by its domain ${company.shop_domain}` };
       };
     },
   },

@@ -124,10 +124,25 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
   it("creates a company and prints its token once; the token is stored only hashed", async () => {
     const run = await cli("companies:create", "--name", "Initech", "--shop", "initech.example.com");
     expectOneJsonLine(run);
-    expect(run.json).toEqual({ company: { id: expect.any(Number), name: "Initech", shop: "initech.example.com" }, api_token: expect.stringMatching(/^sct_[0-9A-Za-z]{40}$/) });
+    expect(run.json).toEqual({ company: { id: expect.any(Number), name: "Initech", shop: "initech.example.com", shop_label: "initech" }, api_token: expect.stringMatching(/^sct_[0-9A-Za-z]{40}$/) });
     const stored = await testDb.database.prisma.apiToken.findFirstOrThrow({ where: { company_id: run.json.company.id } });
     expect(stored.token_hash).toBe(hashToken(run.json.api_token));
     expect(JSON.stringify(stored)).not.toContain(run.json.api_token);
+  });
+
+  it("creates a company whose shop's first label is another company's without that label, and says so", async () => {
+    const first = await cli("companies:create", "--name", "Globex", "--shop", "globex.example.com");
+    expect(first.json.company.shop_label).toBe("globex");
+    const run = await cli("companies:create", "--name", "Globex DE", "--shop", "globex.de");
+    expectOneJsonLine(run);
+    expect(run.json).toEqual({
+      company: { id: expect.any(Number), name: "Globex DE", shop: "globex.de", shop_label: null },
+      api_token: expect.stringMatching(/^sct_/),
+      note: "the first label globex is another company's: storefronts name this shop by its domain globex.de",
+    });
+    const duplicate = await cli("companies:create", "--name", "Globex again", "--shop", "globex.de");
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.stderr.trim().split("\n")).toEqual(["A company already uses the shop globex.de"]);
   });
 
   it("issues and revokes tokens", async () => {
