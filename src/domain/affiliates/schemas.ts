@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int32Id, optionalOrNull } from "../../platform/http/schemas.js";
+import { int32Id, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
 
 const identifier = z.string().trim().min(1).max(255);
 
@@ -11,7 +11,7 @@ const identifier = z.string().trim().min(1).max(255);
 export const attributionSignals = {
   share_guid: identifier,
   svc_rep_id: int32Id,
-  email: z.email().max(254),
+  email: trimmedEmail,
   username: identifier,
   external_id: identifier,
 };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorBodySchema, httpUrl, optionalOrNull } from "../../platform/http/schemas.js";
+import { errorBodySchema, httpUrl, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
@@ -64,7 +64,7 @@ export const phoneSchema = z.string().max(40).regex(PHONE_PATTERN, "is not a pho
 export const leadContactSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
-    email: optionalOrNull(z.email().max(254)),
+    email: optionalOrNull(trimmedEmail),
     phone: optionalOrNull(phoneSchema),
   })
   .refine((contact) => contact.email !== undefined || contact.phone !== undefined, {

@@ -27,6 +27,7 @@ describe("POST /affiliates/lookup", () => {
   it("resolves each of the five attribution shapes: 201 with all seven affiliate members", async () => {
     for (const attribution of [
       { email: rita.email.toUpperCase() },
+      { email: ` ${rita.email}\n` },
       { username: rita.username },
       { share_guid: rita.share_guid },
       { svc_rep_id: rita.id },

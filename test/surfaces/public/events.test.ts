@@ -120,6 +120,12 @@ describe("POST /events/leads/capture", () => {
     ]);
   });
 
+  it("trims the contact's and the attribution's email, as every other identifier, so a stray space does not lose the lead", async () => {
+    const response = await capture({ lead: lead({ name: "Ada", email: " Ada@Example.com\t" }), metadata: metadataFor(acme.shop, { attribution: { email: ` ${rita.email} ` } }) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_email: "ada@example.com", rep_id: rita.id, attribution: { email: rita.email } });
+  });
+
   it("does not attribute to another company's rep", async () => {
     await capture({ lead: lead(), metadata: metadataFor(globex.shop, { attribution: { share_guid: rita.share_guid } }) });
     expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ company_id: globex.id, rep_id: null });
