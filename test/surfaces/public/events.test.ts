@@ -42,6 +42,28 @@ describe("POST /session", () => {
     expect(a?.body.svc_session).not.toBe(b?.body.svc_session);
   });
 
+  it("reads svc_locale beside a bare svc_shop as it reads it in metadata: echoed when valid, a 422 at its own path when not", async () => {
+    const session = (body: unknown) => call("POST", `${PUBLIC_PREFIX}/session`, { body });
+    for (const [body, locale] of [
+      [{ svc_shop: acme.shop, svc_locale: "fr_CA" }, "fr_CA"],
+      [{ svc_shop: acme.shop, svc_locale: null }, null],
+      [{ svc_shop: acme.shop, svc_locale: "de_DE", metadata: { svc_shop: acme.shop, svc_locale: "fr_CA" } }, "fr_CA"],
+      [{ svc_shop: acme.shop, svc_locale: "de_DE", metadata: { svc_shop: acme.shop } }, "de_DE"],
+    ] as const) {
+      const response = await session(body);
+      expect(response.status, JSON.stringify(body)).toBe(201);
+      expect(response.body.metadata.svc_locale, JSON.stringify(body)).toBe(locale);
+    }
+    for (const [body, path] of [
+      [{ svc_shop: acme.shop, svc_locale: "bad" }, "svc_locale"],
+      [{ metadata: { svc_shop: acme.shop, svc_locale: "bad" } }, "metadata.svc_locale"],
+    ] as const) {
+      const response = await session(body);
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(response.body.errors).toEqual({ [path]: ["must look like en_US"] });
+    }
+  });
+
   it("answers 404 for an unknown shop and 422 without a shop", async () => {
     const unknown = await call("POST", `${PUBLIC_PREFIX}/session`, { body: { metadata: { svc_shop: "nobody.example.com" } } });
     expect(unknown.status).toBe(404);
