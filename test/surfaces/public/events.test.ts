@@ -13,7 +13,11 @@ let rita: RepFixture;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
+// A millisecond later at every read, so that an answer built from two reads of the clock shows it.
+let clockReads = 0;
+const tickingClock = { now: () => new Date(Date.now() + clockReads++) };
+
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), { clock: tickingClock }, async () => {
   rita = await createRep(t.db.prisma, acme.id, "Rita");
 });
 
