@@ -323,10 +323,13 @@ describe("beacons: JSON sent as text/plain", () => {
     expect(invalid.body.errors).toEqual({ "lead.contact.email": ["needs an email or a phone"] });
     expect(await t.db.prisma.lead.count()).toBe(0);
     expect(await t.db.prisma.pageVisit.count()).toBe(0);
-    // Other types stay refused, and text/plain is the public SDK's alone.
-    expectPublicError(await beacon("/events/pages/visit", "{}", "text/html"), 415);
+    // Other types stay refused, with a message naming both, and text/plain is the public SDK's alone.
+    const html = await beacon("/events/pages/visit", "{}", "text/html");
+    expectPublicError(html, 415);
+    expect(html.body.error_message).toBe("Unsupported content type: send application/json (or text/plain JSON)");
     const cart = await call("POST", "/api/carts", { rawBody: JSON.stringify({ country_code: "US", svc_shop: acme.shop }), headers: { "content-type": "text/plain" } });
     expect(cart.status).toBe(415);
+    expect(cart.body.error_message).toBe("Unsupported content type: send application/json");
   });
 
   it("passes the preflight of a JSON Blob beacon, which is always sent with credentials", async () => {
