@@ -56,11 +56,13 @@ export const attributionSchema = z
 
 export type Attribution = z.infer<typeof attributionSchema>;
 
+// Seed 03's formats (email, uri) for the document only, not checked: a lookup must not fail
+// over one stored value that is no longer what a rule wants.
 export const affiliateSchema = z
   .object({
     name: z.string().nullable(),
-    email: z.string().nullable(),
-    image_url: z.string().nullable(),
+    email: z.string().meta({ format: "email" }).nullable(),
+    image_url: z.string().meta({ format: "uri" }).nullable(),
     username: z.string().nullable(),
     share_guid: z.string().nullable(),
     external_id: z.string().nullable(),

@@ -59,6 +59,13 @@ describe("POST /affiliates/lookup", () => {
     expect((await lookup({ share_guid: "guid-unknown", external_id: rita.external_id })).body.affiliate.svc_rep_id).toBe(rita.id);
   });
 
+  it("answers a rep whose stored image_url is no URI: the document's formats are not checked on the way out", async () => {
+    const rep = await createUser(t.db.prisma, { companyId: acme.id, role: "rep", email: "legacy@example.com", username: "legacy-rep", imageUrl: "avatars/legacy.png" });
+    const response = await lookup({ username: rep.username });
+    expect(response.status).toBe(201);
+    expect(response.body.affiliate).toMatchObject({ svc_rep_id: rep.id, image_url: "avatars/legacy.png" });
+  });
+
   it("answers 404 when no rep matches, for another company's rep, and for a customer", async () => {
     const customer = await createUser(t.db.prisma, { companyId: acme.id, role: "customer", email: "cust@example.com", username: "customer1" });
     for (const attribution of [{ username: "nobody" }, { share_guid: foreign.share_guid }, { svc_rep_id: foreign.id }, { username: customer.username }]) {
