@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
-import type { z } from "zod";
+import { z } from "zod";
 import { ConfigError, loadConfig } from "./config.js";
 import { demoBanner, seedDemo } from "./demo-seed.js";
+import { attributionSignals } from "./domain/affiliates/schemas.js";
 import { createCompany } from "./domain/companies/service.js";
 import { dropletInput } from "./domain/droplets/schemas.js";
 import { createDroplet } from "./domain/droplets/service.js";
@@ -58,6 +59,18 @@ function validated<Schema extends z.ZodObject>(schema: Schema, input: z.input<Sc
   throw new UsageError(faults.join("; "));
 }
 
+/**
+ * A user's email and identifiers read as the public SDK's attribution reads them (trimmed,
+ * bounded, the email as z.email() takes it): a rep stored with one the SDK would refuse or trim
+ * could never be attributed by it.
+ */
+const userIdentifiers = z.object({
+  email: attributionSignals.email,
+  username: attributionSignals.username.optional(),
+  "share-guid": attributionSignals.share_guid.optional(),
+  "external-id": attributionSignals.external_id.optional(),
+});
+
 const list = (value: string): string[] =>
   value
     .split(",")
@@ -73,7 +86,10 @@ const commands: Record<string, Command> = {
       return async (db) => {
         const company = await createCompany(db.prisma, input);
         const apiToken = await issueCompanyToken(db.prisma, company.id);
-        return { company: { id: company.id, name: company.name, shop: company.shop_domain }, api_token: apiToken };
+        const created = { company: { id: company.id, name: company.name, shop: company.shop_domain, shop_label: company.shop_slug }, api_token: apiToken };
+        if (company.shop_slug !== null) return created;
+        const firstLabel = company.shop_domain.split(".")[0];
+        return { ...created, note: `the first label ${firstLabel} is another company's: storefronts name this shop by its domain ${company.shop_domain}` };
       };
     },
   },
@@ -129,15 +145,17 @@ const commands: Record<string, Command> = {
     prepare(o) {
       const role = required(o, "role");
       if (role !== "rep" && role !== "customer") throw new UsageError("--role must be rep or customer");
+      const companyId = positiveInt(o, "company");
+      const identifiers = validated(userIdentifiers, { email: required(o, "email"), username: o.username, "share-guid": o["share-guid"], "external-id": o["external-id"] });
       const input = {
-        companyId: positiveInt(o, "company"),
+        companyId,
         role,
-        email: required(o, "email"),
+        email: identifiers.email,
         firstName: o["first-name"] ?? null,
         lastName: o["last-name"] ?? null,
-        username: o.username ?? null,
-        shareGuid: o["share-guid"] ?? null,
-        externalId: o["external-id"] ?? null,
+        username: identifiers.username ?? null,
+        shareGuid: identifiers["share-guid"] ?? null,
+        externalId: identifiers["external-id"] ?? null,
       } as const;
       return async (db) => {
         const user = await createUser(db.prisma, input);

@@ -124,10 +124,25 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
   it("creates a company and prints its token once; the token is stored only hashed", async () => {
     const run = await cli("companies:create", "--name", "Initech", "--shop", "initech.example.com");
     expectOneJsonLine(run);
-    expect(run.json).toEqual({ company: { id: expect.any(Number), name: "Initech", shop: "initech.example.com" }, api_token: expect.stringMatching(/^sct_[0-9A-Za-z]{40}$/) });
+    expect(run.json).toEqual({ company: { id: expect.any(Number), name: "Initech", shop: "initech.example.com", shop_label: "initech" }, api_token: expect.stringMatching(/^sct_[0-9A-Za-z]{40}$/) });
     const stored = await testDb.database.prisma.apiToken.findFirstOrThrow({ where: { company_id: run.json.company.id } });
     expect(stored.token_hash).toBe(hashToken(run.json.api_token));
     expect(JSON.stringify(stored)).not.toContain(run.json.api_token);
+  });
+
+  it("creates a company whose shop's first label is another company's without that label, and says so", async () => {
+    const first = await cli("companies:create", "--name", "Globex", "--shop", "globex.example.com");
+    expect(first.json.company.shop_label).toBe("globex");
+    const run = await cli("companies:create", "--name", "Globex DE", "--shop", "globex.de");
+    expectOneJsonLine(run);
+    expect(run.json).toEqual({
+      company: { id: expect.any(Number), name: "Globex DE", shop: "globex.de", shop_label: null },
+      api_token: expect.stringMatching(/^sct_/),
+      note: "the first label globex is another company's: storefronts name this shop by its domain globex.de",
+    });
+    const duplicate = await cli("companies:create", "--name", "Globex again", "--shop", "globex.de");
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.stderr.trim().split("\n")).toEqual(["A company already uses the shop globex.de"]);
   });
 
   it("issues and revokes tokens", async () => {
@@ -188,6 +203,27 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     }
     expect(await testDb.database.prisma.droplet.count()).toBe(droplets);
     expect(await testDb.database.prisma.role.count()).toBe(roles);
+  });
+
+  it("holds a user's email and identifiers to the public SDK's attribution rules, so a rep stored can be attributed", async () => {
+    const company = (await cli("companies:create", "--name", "Soylent", "--shop", "soylent.example.com")).json.company;
+    const rep = await cli("users:create", "--company", String(company.id), "--role", "rep", "--email", " Rep@Soylent.example.com ", "--share-guid", " spaced ", "--username", "rep1\t", "--external-id", " x-1");
+    expectOneJsonLine(rep);
+    expect(await testDb.database.prisma.user.findUniqueOrThrow({ where: { id: rep.json.user.id } })).toMatchObject({ email: "rep@soylent.example.com", share_guid: "spaced", username: "rep1", external_id: "x-1" });
+    const users = await testDb.database.prisma.user.count();
+    const usage = "usage: users:create --company ID --role rep|customer --email EMAIL [--first-name F --last-name L --username U --share-guid G --external-id X]";
+    const refusals: Array<[string[], string]> = [
+      [["--email", "rep..2@soylent.example.com"], `--email Invalid email address; ${usage}`],
+      [["--email", "rep2@soylent.example.com", "--share-guid", "g".repeat(256), "--username", "  "], `--username Too small: expected string to have >=1 characters; --share-guid Too big: expected string to have <=255 characters; ${usage}`],
+      [["--email", "rep2@soylent.example.com", "--external-id", ""], `--external-id Too small: expected string to have >=1 characters; ${usage}`],
+    ];
+    for (const [args, message] of refusals) {
+      const run = await cli("users:create", "--company", String(company.id), "--role", "rep", ...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([message]);
+    }
+    expect(await testDb.database.prisma.user.count()).toBe(users);
   });
 
   it("reports migrations", async () => {

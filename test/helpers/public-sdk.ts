@@ -19,6 +19,8 @@ export function expectPublicError(response: HttpResponse, status: number): void 
   expect(publicErrorBodySchema.safeParse(response.body).error).toBeUndefined();
   expect(Object.keys(response.body).filter((key) => !(key in publicErrorBodySchema.shape))).toEqual([]);
   expect(response.body.status).toBe(status);
+  // One instant, however often the clock is read while answering.
+  if (response.body.metadata) expect(response.body.metadata.timestamp).toBe(response.body.meta.timestamp);
 }
 
 export interface RepFixture {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int32Id, optionalOrNull } from "../../platform/http/schemas.js";
+import { int32Id, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
 
 const identifier = z.string().trim().min(1).max(255);
 
@@ -11,7 +11,7 @@ const identifier = z.string().trim().min(1).max(255);
 export const attributionSignals = {
   share_guid: identifier,
   svc_rep_id: int32Id,
-  email: z.email().max(254),
+  email: trimmedEmail,
   username: identifier,
   external_id: identifier,
 };
@@ -56,11 +56,13 @@ export const attributionSchema = z
 
 export type Attribution = z.infer<typeof attributionSchema>;
 
+// Seed 03's formats (email, uri) for the document only, not checked: a lookup must not fail
+// over one stored value that is no longer what a rule wants.
 export const affiliateSchema = z
   .object({
     name: z.string().nullable(),
-    email: z.string().nullable(),
-    image_url: z.string().nullable(),
+    email: z.string().meta({ format: "email" }).nullable(),
+    image_url: z.string().meta({ format: "uri" }).nullable(),
     username: z.string().nullable(),
     share_guid: z.string().nullable(),
     external_id: z.string().nullable(),

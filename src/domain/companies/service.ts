@@ -24,17 +24,25 @@ export function normalizeShop(shop: string): string {
     .replace(/\.$/, "");
 }
 
+/**
+ * A storefront may name a shop by its domain's first label, so a label names one company: the
+ * first company with it keeps it for good (its storefronts may send it), and a later company
+ * whose domain shares it is created without one (`shop_slug` null) and named by its domain.
+ */
 export async function createCompany(db: Db, input: CompanyInput) {
   const shopDomain = normalizeShop(input.shop);
   if (!DOMAIN_PATTERN.test(shopDomain)) throw ValidationError.field("shop", "must be a domain name such as acme.example.com");
   if (input.name.trim() === "") throw ValidationError.field("name", "is required");
-  const shopSlug = shopDomain.split(".")[0] as string;
+  const company = { name: input.name.trim(), shop_domain: shopDomain, logo_url: input.logoUrl ?? null };
+  // ON CONFLICT DO NOTHING (skipDuplicates) rather than catching the violation: a caller's
+  // transaction (the demo seed's) survives a taken label, and a concurrent create taking the
+  // label between a look and the insert needs no retry.
+  const [labelled] = await db.company.createManyAndReturn({ data: [{ ...company, shop_slug: shopDomain.split(".")[0] }], skipDuplicates: true });
+  if (labelled) return labelled;
   try {
-    return await db.company.create({
-      data: { name: input.name.trim(), shop_domain: shopDomain, shop_slug: shopSlug, logo_url: input.logoUrl ?? null },
-    });
+    return await db.company.create({ data: { ...company, shop_slug: null } });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError(`A company already uses the shop ${shopDomain} (or its first label ${shopSlug})`);
+    if (isUniqueViolation(error)) throw new ConflictError(`A company already uses the shop ${shopDomain}`);
     throw error;
   }
 }

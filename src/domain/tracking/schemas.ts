@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorBodySchema, httpUrl, optionalOrNull } from "../../platform/http/schemas.js";
+import { errorBodySchema, httpUrl, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
@@ -64,7 +64,7 @@ export const phoneSchema = z.string().max(40).regex(PHONE_PATTERN, "is not a pho
 export const leadContactSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
-    email: optionalOrNull(z.email().max(254)),
+    email: optionalOrNull(trimmedEmail),
     phone: optionalOrNull(phoneSchema),
   })
   .refine((contact) => contact.email !== undefined || contact.phone !== undefined, {
@@ -87,11 +87,18 @@ export const pageVisitBody = z.object({ page: pageSchema, metadata: requestMetad
 
 export const eventAccepted = z.object({ status: z.literal(201), metadata: responseMetadataSchema });
 
-/** `{metadata: {svc_shop}}`, or a bare `{svc_shop}` as older scripts send: read as the shop and locale. */
+const sessionShop = z.string().min(1).max(253);
+
+/**
+ * `{metadata: {svc_shop, svc_locale}}`, or a bare `{svc_shop, svc_locale}` as older scripts
+ * send: read as the shop and locale, each from metadata when it has it. The bare locale is
+ * validated as the metadata one, so neither form drops or takes a malformed one unseen.
+ */
 export const sessionBody = z
   .object({
-    svc_shop: optionalOrNull(z.string().min(1).max(253)),
-    metadata: optionalOrNull(z.object({ svc_shop: z.string().min(1).max(253), svc_locale: optionalOrNull(localeSchema) })),
+    svc_shop: optionalOrNull(sessionShop),
+    svc_locale: optionalOrNull(localeSchema),
+    metadata: optionalOrNull(z.object({ svc_shop: sessionShop, svc_locale: optionalOrNull(localeSchema) })),
   })
   .transform((body, ctx) => {
     const svcShop = body.metadata?.svc_shop ?? body.svc_shop;
@@ -99,7 +106,7 @@ export const sessionBody = z
       ctx.issues.push({ code: "custom", message: "is required", path: ["metadata", "svc_shop"], input: body });
       return z.NEVER;
     }
-    return { svc_shop: svcShop, svc_locale: body.metadata?.svc_locale };
+    return { svc_shop: svcShop, svc_locale: body.metadata?.svc_locale ?? body.svc_locale };
   });
 
 export const sessionIssued = z.object({ status: z.literal(201), svc_session: z.string(), metadata: responseMetadataSchema });

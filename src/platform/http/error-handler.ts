@@ -28,7 +28,6 @@ interface BranchIssue {
 
 // Fastify's own errors for what arrives before a route runs.
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: "unsupported_media_type", message: "Unsupported content type: send application/json" },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: "payload_too_large", message: "Request body is too large" },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: "malformed_json", message: "Request body is not valid JSON" },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "bad_request", message: "Content-Length does not match the body" },
@@ -105,6 +104,11 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
     }
     const errors = fieldErrorsFrom(fastifyError.validation as unknown as ValidationIssue[], fastifyError.validationContext, request);
     return { status: 422, body: body(request, "Validation failed", "validation_failed", errors), headers: {} };
+  }
+  if (fastifyError.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    // The types the route's surface reads: the public SDK reads text/plain as JSON too (acceptPlainTextJson).
+    const accepted = request.server.hasContentTypeParser("text/plain") ? "application/json (or text/plain JSON)" : "application/json";
+    return { status: 415, body: body(request, `Unsupported content type: send ${accepted}`, "unsupported_media_type", null), headers: {} };
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return { status: known.status, body: body(request, known.message, known.code, null), headers: {} };

@@ -107,6 +107,13 @@ export function textFilter(maxLength: number) {
 /** Every list's `search_query`: a case-insensitive substring, matched literally (escapeLike). */
 export const searchQuery = textFilter(255);
 
+/**
+ * An email address a storefront sends, read without surrounding whitespace (a pasted or
+ * form-filled address often has some), as every other identifier is trimmed. A preprocess
+ * rather than a pipe from z.string().trim(): the document keeps z.email()'s format and bounds.
+ */
+export const trimmedEmail = z.preprocess((value) => (typeof value === "string" ? value.trim() : value), z.email().max(254));
+
 /** A link clients follow or render: http or https only, never javascript: or data:. */
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
 

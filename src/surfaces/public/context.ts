@@ -22,15 +22,16 @@ export interface MetadataEcho {
 /**
  * ResponseMetadata: the request's shop, session and locale, the time, and the request's own id
  * as `request_uuid` (fresh per request, and the same as X-Request-Id, so a storefront's report
- * of a failed call finds its log lines).
+ * of a failed call finds its log lines). `timestamp` is the instant the answer already states
+ * elsewhere (an error body's `meta.timestamp`), else the clock's.
  */
-export function responseMetadata(request: FastifyRequest, metadata: MetadataEcho): ResponseMetadata {
+export function responseMetadata(request: FastifyRequest, metadata: MetadataEcho, timestamp = request.server.clock.now().toISOString()): ResponseMetadata {
   return {
     svc_shop: metadata.svc_shop,
     svc_session: metadata.svc_session,
     svc_locale: metadata.svc_locale ?? null,
     request_uuid: request.id,
-    timestamp: request.server.clock.now().toISOString(),
+    timestamp,
   };
 }
 

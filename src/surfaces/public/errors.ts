@@ -25,5 +25,6 @@ export function registerPublicErrorHandlers(app: FastifyInstance, notFoundPreHan
 /** The public error body; also for the app's routing errors of paths under the surface's prefix. */
 export function sendPublicError(request: FastifyRequest, reply: FastifyReply, errorReply: ErrorReply) {
   const metadata = readableMetadataOf(request);
-  return sendError(reply, errorReply, { status: errorReply.status, ...(metadata ? { metadata: responseMetadata(request, metadata) } : {}) });
+  const echo = metadata ? { metadata: responseMetadata(request, metadata, errorReply.body.meta.timestamp) } : {};
+  return sendError(reply, errorReply, { status: errorReply.status, ...echo });
 }

@@ -15,7 +15,7 @@ export async function sessionRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "Start a visitor session for a shop",
-        description: "Issues a new ss_ session id for `metadata.svc_shop` (a bare `svc_shop` is accepted too). Unknown shop: 404.",
+        description: "Issues a new ss_ session id for `metadata.svc_shop` (a bare `svc_shop`, with a bare `svc_locale`, is accepted too). Unknown shop: 404.",
         body: sessionBody,
         response: { 201: sessionIssued },
       },

@@ -21,6 +21,28 @@ describe("ShopDirectory", () => {
     expect(await shops.companyIdFor("initrode")).toBeNull();
   });
 
+  it("gives a first label to the first company that has it: a later shop sharing it is found by its full domain only", async () => {
+    const db = testDb.database.prisma;
+    const first = await createCompany(db, { name: "Shop One", shop: "shop.one.example" });
+    const second = await createCompany(db, { name: "Shop Two", shop: "shop.two.example" });
+    const otherTld = await createCompany(db, { name: "Shop One DE", shop: "https://One.de/" });
+    expect([first.shop_slug, second.shop_slug, otherTld.shop_slug]).toEqual(["shop", null, "one"]);
+    const shops = new ShopDirectory(db, fixedClock(start));
+    expect(await shops.companyIdFor("shop.one.example")).toBe(first.id);
+    expect(await shops.companyIdFor("shop.two.example")).toBe(second.id);
+    expect(await shops.companyIdFor("SHOP")).toBe(first.id);
+    expect(await shops.companyIdFor("one.de")).toBe(otherTld.id);
+    await expect(createCompany(db, { name: "Again", shop: "shop.two.example" })).rejects.toThrow("A company already uses the shop shop.two.example");
+    expect(await db.company.count({ where: { shop_domain: "shop.two.example" } })).toBe(1);
+  });
+
+  it("creates companies sharing a first label concurrently: one keeps the label, each is created", async () => {
+    const db = testDb.database.prisma;
+    const created = await Promise.all(["eu", "us", "ca", "uk"].map((region) => createCompany(db, { name: `Store ${region}`, shop: `store.${region}.example` })));
+    expect(created.filter((company) => company.shop_slug === "store")).toHaveLength(1);
+    expect(created.filter((company) => company.shop_slug === null)).toHaveLength(3);
+  });
+
   it("remembers an unknown shop only briefly, so a new company is found soon", async () => {
     const db = testDb.database.prisma;
     const clock = fixedClock(new Date("2026-01-01T00:00:00Z"));

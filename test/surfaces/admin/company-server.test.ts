@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCompany } from "../../../src/domain/companies/service.js";
 import { generateOpenApi } from "../../../src/openapi-document.js";
+import { issueCompanyToken } from "../../../src/platform/auth/company-tokens.js";
 import { subdomainLabel } from "../../../src/surfaces/admin/company-server.js";
 import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
@@ -75,6 +77,15 @@ describe("the company server's host check", () => {
     }
     expect(answers[0]).toEqual({ status: 404, body: { error_message: "Not found", error_code: "not_found", errors: null } });
     expect(answers[1]).toEqual(answers[0]);
+  });
+
+  it("serves a company without a first label of its own (another company had it first) on neutral hosts only", async () => {
+    const company = await createCompany(t.db.prisma, { name: "Acme Europe", shop: `${slug(acme)}.example.eu` });
+    expect(company.shop_slug).toBeNull();
+    const token = await issueCompanyToken(t.db.prisma, company.id);
+    expect((await call("GET", "/api/company/labels", { token, headers: { host: "api.platform.test" } })).status).toBe(200);
+    expect((await call("GET", "/api/company/labels", { token, headers: { host: `${slug(acme)}.example.eu` } })).status).toBe(404);
+    expect((await call("GET", "/api/company/labels", { token: acme.token, headers: { host: `${slug(acme)}.example.eu` } })).status).toBe(200);
   });
 
   it("asks for a token first: 401 without one, whatever the host", async () => {

@@ -27,6 +27,7 @@ describe("POST /affiliates/lookup", () => {
   it("resolves each of the five attribution shapes: 201 with all seven affiliate members", async () => {
     for (const attribution of [
       { email: rita.email.toUpperCase() },
+      { email: ` ${rita.email}\n` },
       { username: rita.username },
       { share_guid: rita.share_guid },
       { svc_rep_id: rita.id },
@@ -56,6 +57,13 @@ describe("POST /affiliates/lookup", () => {
     expect((await lookup({ username: sam.username, external_id: rita.external_id })).body.affiliate.svc_rep_id).toBe(sam.id);
     // A signal naming nobody gives way to the next one that does.
     expect((await lookup({ share_guid: "guid-unknown", external_id: rita.external_id })).body.affiliate.svc_rep_id).toBe(rita.id);
+  });
+
+  it("answers a rep whose stored image_url is no URI: the document's formats are not checked on the way out", async () => {
+    const rep = await createUser(t.db.prisma, { companyId: acme.id, role: "rep", email: "legacy@example.com", username: "legacy-rep", imageUrl: "avatars/legacy.png" });
+    const response = await lookup({ username: rep.username });
+    expect(response.status).toBe(201);
+    expect(response.body.affiliate).toMatchObject({ svc_rep_id: rep.id, image_url: "avatars/legacy.png" });
   });
 
   it("answers 404 when no rep matches, for another company's rep, and for a customer", async () => {

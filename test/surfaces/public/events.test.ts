@@ -13,7 +13,11 @@ let rita: RepFixture;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), {}, async () => {
+// A millisecond later at every read, so that an answer built from two reads of the clock shows it.
+let clockReads = 0;
+const tickingClock = { now: () => new Date(Date.now() + clockReads++) };
+
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app), { clock: tickingClock }, async () => {
   rita = await createRep(t.db.prisma, acme.id, "Rita");
 });
 
@@ -40,6 +44,28 @@ describe("POST /session", () => {
     }
     const [a, b] = await Promise.all([1, 2].map(() => call("POST", `${PUBLIC_PREFIX}/session`, { body: { svc_shop: acme.shop } })));
     expect(a?.body.svc_session).not.toBe(b?.body.svc_session);
+  });
+
+  it("reads svc_locale beside a bare svc_shop as it reads it in metadata: echoed when valid, a 422 at its own path when not", async () => {
+    const session = (body: unknown) => call("POST", `${PUBLIC_PREFIX}/session`, { body });
+    for (const [body, locale] of [
+      [{ svc_shop: acme.shop, svc_locale: "fr_CA" }, "fr_CA"],
+      [{ svc_shop: acme.shop, svc_locale: null }, null],
+      [{ svc_shop: acme.shop, svc_locale: "de_DE", metadata: { svc_shop: acme.shop, svc_locale: "fr_CA" } }, "fr_CA"],
+      [{ svc_shop: acme.shop, svc_locale: "de_DE", metadata: { svc_shop: acme.shop } }, "de_DE"],
+    ] as const) {
+      const response = await session(body);
+      expect(response.status, JSON.stringify(body)).toBe(201);
+      expect(response.body.metadata.svc_locale, JSON.stringify(body)).toBe(locale);
+    }
+    for (const [body, path] of [
+      [{ svc_shop: acme.shop, svc_locale: "bad" }, "svc_locale"],
+      [{ metadata: { svc_shop: acme.shop, svc_locale: "bad" } }, "metadata.svc_locale"],
+    ] as const) {
+      const response = await session(body);
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(response.body.errors).toEqual({ [path]: ["must look like en_US"] });
+    }
   });
 
   it("answers 404 for an unknown shop and 422 without a shop", async () => {
@@ -118,6 +144,12 @@ describe("POST /events/leads/capture", () => {
       { contact_email: "ada@example.com", contact_phone: null, svc_journey: null, page_url: null, page_title: null, rep_id: null, attribution: null },
       { contact_email: null, contact_phone: "+44 20 7946 0958", svc_journey: null, page_url: "https://acme.example.com/", page_title: null, rep_id: rita.id, attribution: { username: rita.username } },
     ]);
+  });
+
+  it("trims the contact's and the attribution's email, as every other identifier, so a stray space does not lose the lead", async () => {
+    const response = await capture({ lead: lead({ name: "Ada", email: " Ada@Example.com\t" }), metadata: metadataFor(acme.shop, { attribution: { email: ` ${rita.email} ` } }) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_email: "ada@example.com", rep_id: rita.id, attribution: { email: rita.email } });
   });
 
   it("does not attribute to another company's rep", async () => {
@@ -291,10 +323,13 @@ describe("beacons: JSON sent as text/plain", () => {
     expect(invalid.body.errors).toEqual({ "lead.contact.email": ["needs an email or a phone"] });
     expect(await t.db.prisma.lead.count()).toBe(0);
     expect(await t.db.prisma.pageVisit.count()).toBe(0);
-    // Other types stay refused, and text/plain is the public SDK's alone.
-    expectPublicError(await beacon("/events/pages/visit", "{}", "text/html"), 415);
+    // Other types stay refused, with a message naming both, and text/plain is the public SDK's alone.
+    const html = await beacon("/events/pages/visit", "{}", "text/html");
+    expectPublicError(html, 415);
+    expect(html.body.error_message).toBe("Unsupported content type: send application/json (or text/plain JSON)");
     const cart = await call("POST", "/api/carts", { rawBody: JSON.stringify({ country_code: "US", svc_shop: acme.shop }), headers: { "content-type": "text/plain" } });
     expect(cart.status).toBe(415);
+    expect(cart.body.error_message).toBe("Unsupported content type: send application/json");
   });
 
   it("passes the preflight of a JSON Blob beacon, which is always sent with credentials", async () => {

@@ -34,6 +34,12 @@ describe("the public SDK's interface description", () => {
     expect(Object.keys(sdk.components.headers).sort()).toEqual(["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id"]);
   });
 
+  it("gives the Affiliate's email and image_url seed 03's formats", async () => {
+    const { email, image_url } = (await call("GET", `${PUBLIC_PREFIX}/openapi.json`)).body.components.schemas.Affiliate.properties;
+    expect(email).toEqual({ anyOf: [{ type: "string", format: "email" }, { type: "null" }] });
+    expect(image_url).toEqual({ anyOf: [{ type: "string", format: "uri" }, { type: "null" }] });
+  });
+
   it("is named in the combined document, whose own version stays the whole API's", async () => {
     const combined = (await call("GET", "/openapi.json")).body;
     expect(combined.info.version).toBe("1.0");
