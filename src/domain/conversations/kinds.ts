@@ -18,7 +18,8 @@ export function typeOfKind(kind: ConversationKind): ConversationType {
 }
 
 /**
- * The list's four groups (decided in SQL, see service.ts). Channels are channels; email and
+ * The list's four groups (decided in SQL: `conversation_list_group` of the migration
+ * 20261127140000_conversation_list_state, stored as `list_group`). Channels are channels; email and
  * SMS conversations, and any conversation with a customer in it, are customer conversations;
  * the rest are the team's.
  */

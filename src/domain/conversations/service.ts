@@ -8,9 +8,10 @@ import type { ConversationCreateInput, ConversationListQuery, ConversationView }
 import { TEMPLATES, type TemplateView } from "./templates.js";
 
 /**
- * What a conversation's counters and group are, computed from the data on every read.
- * Per-member state (pinned, muted, read) is the creator's: the company's side of the
- * conversation. Messages the creator sent are never unread to them.
+ * A conversation's counters and per-member state, computed from its rows for the conversations
+ * shown. Per-member state (pinned, muted, read) is the creator's: the company's side of the
+ * conversation. Messages the creator sent are never unread to them. The group is stored on the
+ * conversation (`list_group`, kept by the database's triggers with what the list orders by).
  */
 interface Derived {
   id: number;
@@ -23,19 +24,10 @@ interface Derived {
   scheduled_messages_count: number;
 }
 
-function derivedQuery(companyId: number, condition: Prisma.Sql): Prisma.Sql {
+/** The derived state of the given conversations (ids of the company's; others are left out). */
+function derivedQuery(companyId: number, ids: number[]): Prisma.Sql {
   return Prisma.sql`
-    SELECT c.id, c.type, c.status, c.created_at,
-      coalesce((SELECT max(m.created_at) FROM messages m WHERE m.conversation_id = c.id), c.created_at) AS last_activity_at,
-      CASE
-        WHEN c.type = 'ChannelConversation' THEN 'channels'
-        WHEN c.type IN ('EmailConversation', 'SmsConversation') OR EXISTS (
-          SELECT 1 FROM conversation_recipients r JOIN users u ON u.id = r.user_id
-          WHERE r.conversation_id = c.id AND u.role = 'customer'
-        ) THEN 'customers'
-        WHEN c.type = 'DirectConversation' THEN 'team_directs'
-        ELSE 'team_groups'
-      END AS grp,
+    SELECT c.id, c.list_group AS grp,
       coalesce(v.pinned, false) AS pinned,
       coalesce(v.muted, false) AS muted,
       v.draft_message,
@@ -46,7 +38,7 @@ function derivedQuery(companyId: number, condition: Prisma.Sql): Prisma.Sql {
       (SELECT count(*) FROM scheduled_messages s WHERE s.conversation_id = c.id AND s.sent_at IS NULL)::int AS scheduled_messages_count
     FROM conversations c
     LEFT JOIN conversation_recipients v ON v.conversation_id = c.id AND v.user_id = c.creator_id
-    WHERE c.company_id = ${companyId} AND ${condition}`;
+    WHERE c.company_id = ${companyId} AND c.id IN (${Prisma.join(ids)})`;
 }
 
 const withPeople = {
@@ -124,20 +116,19 @@ function toView(row: ConversationRow, derived: Derived): ConversationView {
   };
 }
 
-/** Views of the derived rows, in their order: two queries whatever the count. */
-async function viewsOf(ctx: ServiceContext, derived: Derived[]): Promise<ConversationView[]> {
-  if (derived.length === 0) return [];
-  const rows = await ctx.db.conversation.findMany({ where: { company_id: ctx.companyId, id: { in: derived.map((d) => d.id) } }, include: withPeople });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return derived.flatMap((d) => {
-    const row = byId.get(d.id);
-    return row ? [toView(row, d)] : [];
+/** Views of the conversations, in the order of `ids`: three queries whatever the count. */
+async function viewsOf(ctx: ServiceContext, ids: number[]): Promise<ConversationView[]> {
+  if (ids.length === 0) return [];
+  const derived = new Map((await ctx.db.$queryRaw<Derived[]>(derivedQuery(ctx.companyId, ids))).map((d) => [d.id, d]));
+  const rows = new Map((await ctx.db.conversation.findMany({ where: { company_id: ctx.companyId, id: { in: ids } }, include: withPeople })).map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const [row, d] = [rows.get(id), derived.get(id)];
+    return row && d ? [toView(row, d)] : [];
   });
 }
 
 export async function getConversation(ctx: ServiceContext, id: number): Promise<ConversationView> {
-  const derived = await ctx.db.$queryRaw<Derived[]>(derivedQuery(ctx.companyId, Prisma.sql`c.id = ${id}`));
-  const [view] = await viewsOf(ctx, derived);
+  const [view] = await viewsOf(ctx, [id]);
   if (!view) throw new NotFoundError("Conversation not found");
   return view;
 }
@@ -146,53 +137,59 @@ export type ConversationList = Record<Exclude<ConversationGroup, "customers">, [
   customers: [{ pagination: ConversationPagination }, { items: string[] }];
 };
 
-function listConditions(query: ConversationListQuery): Prisma.Sql[] {
-  const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
+const GROUPS: readonly ConversationGroup[] = ["team_directs", "team_groups", "channels", "customers"];
+
+/** The query's filters and the template's selection, on the columns the list index holds or the row has. */
+function selection(companyId: number, query: ConversationListQuery, view: TemplateView): Prisma.Sql {
+  const conditions: Prisma.Sql[] = [Prisma.sql`c.company_id = ${companyId}`];
   if (query.status) conditions.push(Prisma.sql`c.status = ${query.status}`);
   if (query.kind) conditions.push(Prisma.sql`c.type = ${typeOfKind(query.kind)}`);
-  if (query.pinned !== undefined) conditions.push(Prisma.sql`coalesce(v.pinned, false) = ${query.pinned}`);
-  return conditions;
-}
-
-function templateConditions(view: TemplateView): Prisma.Sql[] {
-  const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
-  if (view.groups) conditions.push(Prisma.sql`grp IN (${Prisma.join([...view.groups])})`);
-  if (view.types) conditions.push(Prisma.sql`type IN (${Prisma.join([...view.types])})`);
-  if (view.pinned) conditions.push(Prisma.sql`pinned`);
-  if (view.unread !== undefined) conditions.push(view.unread ? Prisma.sql`unread_messages_count > 0` : Prisma.sql`unread_messages_count = 0`);
-  return conditions;
-}
-
-interface Ranked extends Derived {
-  total: number;
-  in_page: boolean;
+  if (query.pinned !== undefined) conditions.push(Prisma.sql`c.creator_pinned = ${query.pinned}`);
+  if (view.groups) conditions.push(Prisma.sql`c.list_group IN (${Prisma.join([...view.groups])})`);
+  if (view.types) conditions.push(Prisma.sql`c.type IN (${Prisma.join([...view.types])})`);
+  if (view.pinned) conditions.push(Prisma.sql`c.creator_pinned`);
+  if (view.unread !== undefined) conditions.push(Prisma.sql`c.creator_unread = ${view.unread}`);
+  return Prisma.join(conditions, " AND ");
 }
 
 /**
- * One query pages every group at once: each group's rows are numbered in the template's order;
- * the page's rows come back, plus each group's first row so that its count is known even when
- * the page is past its end.
+ * Pages every group on what the database stores on each conversation for the list (migration
+ * 20261127140000_conversation_list_state), so that a request reads its page's messages and
+ * members, not the company's: one query counts each group's conversations; a second takes each
+ * group's page from the index on (company_id, list_group, creator_unread, last_activity_at DESC,
+ * id DESC) as the merge of its unread and its read range, each already in activity order, so
+ * neither order sorts the whole group; the counters are computed for the page's rows only.
  */
 export async function listConversations(ctx: ServiceContext, query: ConversationListQuery): Promise<ConversationList> {
   const view: TemplateView = query.template ? TEMPLATES[query.template] : {};
-  const order = view.unreadFirst
-    ? Prisma.sql`(unread_messages_count > 0) DESC, last_activity_at DESC, id DESC`
-    : Prisma.sql`last_activity_at DESC, id DESC`;
+  const selected = selection(ctx.companyId, query, view);
   const offset = (query.page - 1) * query.per_page;
-  const ranked = await ctx.db.$queryRaw<Ranked[]>`
-    WITH derived AS (${derivedQuery(ctx.companyId, Prisma.join(listConditions(query), " AND "))}),
-    selected AS (SELECT * FROM derived WHERE ${Prisma.join(templateConditions(view), " AND ")}),
-    ranked AS (
-      SELECT selected.*, count(*) OVER (PARTITION BY grp)::int AS total, row_number() OVER (PARTITION BY grp ORDER BY ${order}) AS n
-      FROM selected
-    )
-    SELECT *, (n > ${offset} AND n <= ${offset + query.per_page}) AS in_page
-    FROM ranked WHERE n = 1 OR (n > ${offset} AND n <= ${offset + query.per_page})
-    ORDER BY grp, n`;
-  const views = await viewsOf(ctx, ranked.filter((row) => row.in_page));
-  const grpOf = new Map(ranked.map((row) => [row.id, row.grp]));
+  const counted = await ctx.db.$queryRaw<{ grp: ConversationGroup; total: number }[]>`
+    SELECT c.list_group AS grp, count(*)::int AS total FROM conversations c WHERE ${selected} GROUP BY c.list_group`;
+  const totals = new Map(counted.map((row) => [row.grp, row.total]));
+  const reaching = GROUPS.filter((grp) => (totals.get(grp) ?? 0) > offset);
+
+  let page: { id: number; grp: ConversationGroup }[] = [];
+  if (reaching.length > 0) {
+    const order = view.unreadFirst ? Prisma.sql`creator_unread DESC, last_activity_at DESC, id DESC` : Prisma.sql`last_activity_at DESC, id DESC`;
+    const range = (unread: boolean) => Prisma.sql`
+      SELECT c.id, c.creator_unread, c.last_activity_at FROM conversations c
+      WHERE ${selected} AND c.list_group = groups.grp AND c.creator_unread = ${unread}
+      ORDER BY c.last_activity_at DESC, c.id DESC LIMIT ${offset + query.per_page}`;
+    page = await ctx.db.$queryRaw<{ id: number; grp: ConversationGroup }[]>`
+      SELECT groups.grp, rows.id
+      FROM unnest(ARRAY[${Prisma.join(reaching)}]::text[]) AS groups(grp)
+      CROSS JOIN LATERAL (
+        SELECT merged.id, row_number() OVER (ORDER BY ${order}) AS n
+        FROM ((${range(true)}) UNION ALL (${range(false)})) merged
+        ORDER BY ${order} OFFSET ${offset} LIMIT ${query.per_page}
+      ) rows
+      ORDER BY groups.grp, rows.n`;
+  }
+  const views = await viewsOf(ctx, page.map((row) => row.id));
+  const grpOf = new Map(page.map((row) => [row.id, row.grp]));
   const viewsIn = (grp: ConversationGroup) => views.filter((conversation) => grpOf.get(conversation.id) === grp);
-  const pageOf = (grp: ConversationGroup) => conversationPagination(query.page, query.per_page, ranked.find((row) => row.grp === grp)?.total ?? 0);
+  const pageOf = (grp: ConversationGroup) => conversationPagination(query.page, query.per_page, totals.get(grp) ?? 0);
   return {
     team_directs: [{ pagination: pageOf("team_directs") }, { items: viewsIn("team_directs") }],
     team_groups: [{ pagination: pageOf("team_groups") }, { items: viewsIn("team_groups") }],
