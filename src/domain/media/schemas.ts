@@ -16,7 +16,7 @@ export const slugSchema = z
 // Translation and subtitle keys: ISO 639-1 languages, a withdrawn code read as its current one (iw as he).
 const languageKey = z
   .string()
-  .regex(/^[a-z]{2}$/, "must be a two-letter language code")
+  .regex(/^[a-z]{2}$/, { message: "must be a two-letter language code", abort: true })
   .refine((code) => isLanguageCode(languageOf(code)), "is not an ISO 639-1 language");
 
 /** A record keyed by language, stored under each key's current code; two keys naming one language (iw, he) are a 422 on the later one. */

@@ -335,6 +335,10 @@ describe("PUT /api/media/{id}", () => {
     const subtitles = await put({ subtitles: { zz: "x" } });
     expect(subtitles.status).toBe(422);
     expect(subtitles.body.errors).toEqual({ "media.subtitles.zz": ["is not an ISO 639-1 language"] });
+    // A key that is no language tag at all was read as one too, which threw: a 500 (bad-input fuzzing).
+    const notATag = await put({ subtitles: { " {|J8H": "x" }, translations: { "f r": { title: "x" } } });
+    expect(notATag.status).toBe(422);
+    expect(notATag.body.errors).toEqual({ "media.subtitles. {|J8H": ["must be a two-letter language code"], "media.translations.f r": ["must be a two-letter language code"] });
     expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).toMatchObject({ title: "Own title", subtitles: { fr: "Bonjour" } });
     expect(await t.db.prisma.mediaTranslation.count()).toBe(0);
     expect((await call("GET", `/api/media/${media.id}?language_iso=xx`, { token: acme.token })).body.title).toBe("Own title");
