@@ -220,11 +220,16 @@ export function priceCart(state: CartState, now: Date): PricedCart {
       item.subscription && !unsubscribedItemIds.has(item.id) ? item.subscription_plan_id : null,
       unavailableItemIds.has(item.id) ? null : (lineById.get(item.id)?.unitPrice ?? null),
     ]),
+    enrollment: cart.enrollment_pack === null ? null : [cart.enrollment_pack.id, enrollmentFee],
+    shipping: methodUsable ? [method.id, method.price, method.free_over] : null,
   };
   warnings.push(
     ...repricingWarnings(state.viewPricing, viewPricing, {
       skuOf: (itemId) => cart.items.find((item) => item.id === itemId)?.variant.sku ?? "",
       country: cart.country,
+      shippingMethodName: methodUsable ? method.name : null,
+      subtotalAfterDiscounts: totals.subtotalAfterDiscounts,
+      taxesALine: totals.lines.some((line, index) => lines[index]?.taxable === true && line.lineSubtotal > line.discount),
     }),
   );
 

@@ -810,6 +810,66 @@ describe("repricing at the next change", () => {
     expect(moved).toMatchObject({ currency_code: "CAD", items: [{ price: "13.00" }], messages: { warnings: [] } });
   });
 
+  it("warns of a changed enrollment fee for the same pack", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { price: "49.00", variants: [{ id: variant.id }] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    await t.db.prisma.enrollmentPack.update({ where: { id: pack.id }, data: { price: "59.00" } });
+    expect(await touch(cart.cart_token)).toMatchObject({ enrollment_fee: "59.00", amount_total: "59.00", messages: { warnings: ["Enrollment fee changed from $49.00 to $59.00"] } });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+  });
+
+  it("warns of a changed charge of the same shipping method, its price or its free-shipping threshold; not of a threshold the shopper's own change crossed", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 3000 } }] });
+    const method = await createShippingMethod(t.db.prisma, acme.id, { name: "Ground", price: 599, freeOver: 5000 });
+    const other = await createShippingMethod(t.db.prisma, acme.id, { name: "Air", price: 1500 });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    expect(parseCart(await call("POST", path, { body: { shipping_method: { id: method.id } } })).cart.shipping_total).toBe("5.99");
+
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { price: 799 } });
+    expect(await touch(cart.cart_token)).toMatchObject({ shipping_total: "7.99", messages: { warnings: ["Shipping for Ground changed from $5.99 to $7.99"] } });
+
+    // The shopper's own change crosses the threshold: shipping is free, and nothing was repriced.
+    const itemId = cart.items[0]?.id as number;
+    const more = parseCart(await call("POST", `${path}/items`, { body: { items: [{ variant_id: variant.id, quantity: 2, item_id: itemId }] } })).cart;
+    expect(more).toMatchObject({ shipping_total: "0.00", messages: { warnings: [] } });
+    // A price change under a threshold the cart reaches changes no charge.
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { price: 899 } });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { free_over: 10000 } });
+    expect(await touch(cart.cart_token)).toMatchObject({ shipping_total: "8.99", messages: { warnings: ["Shipping for Ground changed from $0.00 to $8.99"] } });
+
+    await t.db.prisma.shippingMethod.update({ where: { id: other.id }, data: { price: 1600 } });
+    expect(parseCart(await call("POST", path, { body: { shipping_method: { id: other.id } } })).cart).toMatchObject({ shipping_total: "16.00", messages: { warnings: [] } });
+  });
+
+  it("warns of a changed tax rate only when it taxes a line", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { variant: exempt } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, taxCategory: "exempt" }] });
+    const { variant: taxable } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [{ id: taxable.id }] });
+    const { cart: exemptCart } = await createCartOverHttp(call, acme, { items: [{ variant_id: exempt.id, quantity: 1 }] });
+    const { cart: packCart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    const { cart: taxedCart } = await createCartOverHttp(call, acme, { items: [{ variant_id: taxable.id, quantity: 1 }] });
+    await setTaxRate(t.db.prisma, acme.id, "US", "9");
+    expect((await touch(exemptCart.cart_token)).messages.warnings).toEqual([]);
+    expect((await touch(packCart.cart_token)).messages.warnings).toEqual([]);
+    expect((await touch(taxedCart.cart_token)).messages.warnings).toEqual(["Tax rate of United States changed from 8.25% to 9%"]);
+  });
+
+  it("compares nothing for an amount a view_pricing stored before it was kept does not hold", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const method = await createShippingMethod(t.db.prisma, acme.id, { price: 599 });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { price: "49.00", variants: [{ id: variant.id }] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id: method.id } } }));
+    await t.db.prisma.$executeRaw`UPDATE carts SET view_pricing = (view_pricing::jsonb - 'enrollment' - 'shipping')::json WHERE cart_token = ${cart.cart_token}`;
+    await t.db.prisma.enrollmentPack.update({ where: { id: pack.id }, data: { price: "59.00" } });
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { price: 799 } });
+    expect(await touch(cart.cart_token)).toMatchObject({ enrollment_fee: "59.00", shipping_total: "7.99", messages: { warnings: [] } });
+  });
+
   it("does not warn of the price of a line that lost it: its error says so", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
