@@ -121,9 +121,10 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     if (price === undefined) return 0;
     return pricing === "rep" && price.rep_price !== null ? price.rep_price : price.price;
   };
-  // A line the catalog no longer prices in the cart's country cannot be bought: it carries no
-  // volume, as it carries no price.
-  const unpriced = (item: LoadedItem) => isPricedLine(item) && priceRowOf(item, cart.country_id) === undefined;
+  // A line whose variant the catalog no longer prices in the cart's country cannot be bought: it
+  // carries no volume, as it carries no price. An enrollment line too, although the pack's fee
+  // pays for it (unavailableReason holds it to the same rule).
+  const unpriced = (item: LoadedItem) => !isPricedIn(item.variant, cart.country_id);
   const unitCvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.cv ?? item.variant.cv));
   const unitQvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.qv ?? item.variant.qv));
 

@@ -349,6 +349,21 @@ describe("POST /api/carts", () => {
     expect(moved.items.map((item) => item.variant_id)).toEqual([kept.id, switchedOff.id, usOnly.id]);
   });
 
+  it("counts no volume for a pack line moved where its variant has no price, as for any line that cannot be bought", async () => {
+    const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 }, cv: 10, qv: 4 }] });
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 }, cv: 7, qv: 3 }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [everywhere, usOnly].map(({ id }) => ({ id })) });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(cart).toMatchObject({ cv_total: 17, qv_total: 7 });
+
+    const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ valid_for_checkout: false, messages: { errors: [`${usOnly.sku} is not available in Canada`] }, cv_total: 10, qv_total: 4 });
+    expect(moved.items.map((item) => [item.variant_id, item.cv, item.qv])).toEqual([
+      [everywhere.id, 10, 4],
+      [usOnly.id, 0, 0],
+    ]);
+  });
+
   it("stores an attribution given on create and resolves its rep as volume_rep", async () => {
     const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: `guid-${Date.now()}` });
     const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: rep.user.share_guid } });
