@@ -432,6 +432,18 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
     expect(again.cart).toMatchObject({ email: "buyer@example.com", phone: "+1 555 0100", sms_marketing: true });
   });
 
+  it("reads the email trimmed, as every email, bounded as every email (254 characters)", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}`;
+    expect(parseCart(await call("PATCH", path, { body: { email: " ann@example.com " } })).cart.email).toBe("ann@example.com");
+    const longest = `${"a".repeat(64)}@${["b".repeat(50), "b".repeat(50), "b".repeat(50), "b".repeat(32)].join(".")}.com`;
+    expect(parseCart(await call("PATCH", path, { body: { email: longest } })).cart.email).toHaveLength(254);
+    const tooLong = await call("PATCH", path, { body: { email: longest.replace("@", "@b") } });
+    expect(tooLong.status).toBe(422);
+    expect(Object.keys(tooLong.body.errors)).toEqual(["email"]);
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).email).toBe(longest);
+  });
+
   it("answers 422 for an invalid email and changes nothing", async () => {
     const { cart } = await createCartOverHttp(call, acme);
     const response = await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "not-an-email", phone: "+1" } });
