@@ -98,4 +98,10 @@ describe("isLanguageCode", () => {
     for (const code of ["en", "fr", "tl", "he", "yue", "haw", "kok"]) expect(isLanguageCode(code), code).toBe(true);
     for (const code of ["EN", "eng", "fra", "fil", "iw", "xx", "und", "qaa", "e", "", "en-US", "abcd"]) expect(isLanguageCode(code), code).toBe(false);
   });
+
+  it("is no ISO 639 code that names no language, though ICU names some: multiple, none, missing, undetermined, local use", () => {
+    for (const code of ["mul", "zxx", "mis", "und", "qaa", "qmm", "qtz"]) expect(isLanguageCode(code), code).toBe(false);
+    // Their neighbours are languages: K'iche' (quc) lies just past the range reserved for local use.
+    for (const code of ["mus", "zun", "mic", "quc"]) expect(isLanguageCode(code), code).toBe(true);
+  });
 });

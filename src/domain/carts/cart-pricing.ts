@@ -121,9 +121,10 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     if (price === undefined) return 0;
     return pricing === "rep" && price.rep_price !== null ? price.rep_price : price.price;
   };
-  // A line the catalog no longer prices in the cart's country cannot be bought: it carries no
-  // volume, as it carries no price.
-  const unpriced = (item: LoadedItem) => isPricedLine(item) && priceRowOf(item, cart.country_id) === undefined;
+  // A line whose variant the catalog no longer prices in the cart's country cannot be bought: it
+  // carries no volume, as it carries no price. An enrollment line too, although the pack's fee
+  // pays for it (unavailableReason holds it to the same rule).
+  const unpriced = (item: LoadedItem) => !isPricedIn(item.variant, cart.country_id);
   const unitCvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.cv ?? item.variant.cv));
   const unitQvOf = (item: LoadedItem) => (unpriced(item) ? 0 : (item.qv ?? item.variant.qv));
 
@@ -220,11 +221,16 @@ export function priceCart(state: CartState, now: Date): PricedCart {
       item.subscription && !unsubscribedItemIds.has(item.id) ? item.subscription_plan_id : null,
       unavailableItemIds.has(item.id) ? null : (lineById.get(item.id)?.unitPrice ?? null),
     ]),
+    enrollment: cart.enrollment_pack === null ? null : [cart.enrollment_pack.id, enrollmentFee],
+    shipping: methodUsable ? [method.id, method.price, method.free_over] : null,
   };
   warnings.push(
     ...repricingWarnings(state.viewPricing, viewPricing, {
       skuOf: (itemId) => cart.items.find((item) => item.id === itemId)?.variant.sku ?? "",
       country: cart.country,
+      shippingMethodName: methodUsable ? method.name : null,
+      subtotalAfterDiscounts: totals.subtotalAfterDiscounts,
+      taxesALine: totals.lines.some((line, index) => lines[index]?.taxable === true && line.lineSubtotal > line.discount),
     }),
   );
 

@@ -18,9 +18,8 @@ export const MAX_CODES_PER_CART = 10;
 export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const requested = requestedCodes(codes);
   return mutateCart(ctx, cartToken, async (sql, cart) => {
-    const [applied, cartCurrency, rows] = await Promise.all([
-      appliedCodes(sql, cart.id),
-      currencyOfCountry(sql, cart.countryId),
+    const [{ codes: applied, currency_code: cartCurrency }, rows] = await Promise.all([
+      codesOfCart(sql, cart.id),
       sql.query<Pick<LoadedDiscount, "code" | "active" | "starts_at" | "ends_at" | "usage_limit" | "usage_count" | "currency_code">>(
         "SELECT code, active, starts_at, ends_at, usage_limit, usage_count, currency_code FROM discounts WHERE company_id = $1 AND code = ANY ($2::text[])",
         [cart.companyId, requested],
@@ -43,7 +42,7 @@ export function applyDiscountCodes(ctx: CartContext, cartToken: string, codes: s
 export function removeDiscountCodes(ctx: CartContext, cartToken: string, codes: string[]): Promise<CartOutcome> {
   const removed = new Set(requestedCodes(codes));
   return mutateCart(ctx, cartToken, async (sql, cart) => {
-    const applied = await appliedCodes(sql, cart.id);
+    const { codes: applied } = await codesOfCart(sql, cart.id);
     await setCodes(sql, cart.id, applied.filter((code) => !removed.has(code)));
   });
 }
@@ -56,15 +55,14 @@ function requestedCodes(codes: string[]): string[] {
   return requested;
 }
 
-async function appliedCodes(sql: SqlTransaction, cartId: number): Promise<string[]> {
-  const [row] = await sql.query<{ codes: string[] }>("SELECT COALESCE(discount_codes, '{}') AS codes FROM carts WHERE id = $1", [cartId]);
-  return row?.codes ?? [];
-}
-
-async function currencyOfCountry(sql: SqlTransaction, countryId: number): Promise<string> {
-  const [row] = await sql.query<{ currency_code: string }>("SELECT currency_code FROM countries WHERE id = $1", [countryId]);
-  if (row === undefined) throw new Error("unreachable: a cart's country is a foreign key");
-  return row.currency_code;
+/** The codes applied to the (locked) cart, and its currency, which a code bound to one must match. */
+async function codesOfCart(sql: SqlTransaction, cartId: number): Promise<{ codes: string[]; currency_code: string }> {
+  const [row] = await sql.query<{ codes: string[]; currency_code: string }>(
+    "SELECT COALESCE(c.discount_codes, '{}') AS codes, ct.currency_code FROM carts c JOIN countries ct ON ct.id = c.country_id WHERE c.id = $1",
+    [cartId],
+  );
+  if (row === undefined) throw new Error("unreachable: the cart is locked by this transaction");
+  return row;
 }
 
 async function setCodes(sql: SqlTransaction, cartId: number, codes: string[]): Promise<void> {

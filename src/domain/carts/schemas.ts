@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { httpUrl, idParam, int32Id, optionalOrNull } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -96,7 +96,7 @@ export const showCartQuery = z.object({
 const shippingMethodChoice = z.object({ id: int32Id }).nullable().describe("Selects a shipping method of the cart's country; null clears the chosen one");
 
 export const updateCartBody = z.object({
-  email: z.email().max(320).nullable().optional(),
+  email: trimmedEmail.nullable().optional(),
   phone: z.string().min(1).max(50).nullable().optional(),
   email_marketing: z.boolean().nullable().optional(),
   sms_marketing: z.boolean().nullable().optional(),

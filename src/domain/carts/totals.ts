@@ -200,7 +200,7 @@ function applyItemCode(discount: TotalsDiscount, take: Reduction, lines: PricedL
   return taken;
 }
 
-function shippingTotalOf(shipping: TotalsInput["shipping"], subtotalAfterDiscounts: number): number {
+export function shippingTotalOf(shipping: TotalsInput["shipping"], subtotalAfterDiscounts: number): number {
   if (shipping === null) return 0;
   if (shipping.freeOver !== null && subtotalAfterDiscounts >= shipping.freeOver) return 0;
   return shipping.price;

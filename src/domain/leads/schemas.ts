@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, int32Id, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
 import { pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
@@ -29,8 +29,8 @@ export const companyContactSchema = z
     full_name: text(400),
     avatar_url: httpUrl.nullish(),
     status: text(50),
-    email: z.email().max(254).nullish(),
-    email2: z.email().max(254).nullish(),
+    email: trimmedEmail.nullish(),
+    email2: trimmedEmail.nullish(),
     phone: phoneSchema.nullish(),
     phone2: phoneSchema.nullish(),
     phone_id: text(100),

@@ -44,12 +44,18 @@ export function languageOf(tag: string): string {
 
 const languageNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
 
+// ISO 639's codes that name no language: multiple languages (mul), no linguistic content (zxx),
+// uncoded (mis), undetermined (und), and the range reserved for local use (qaa-qtz). ICU names
+// mul and zxx, so the check by name lets them through.
+const NO_LANGUAGE = /^(?:mul|zxx|mis|und|q[a-t][a-z])$/;
+
 /**
  * A language a translation may be written in, by its stored code: an ISO 639 language, two
- * letters ("en"), or three when it has no two-letter code ("haw"); not "xx", "und" or "eng".
+ * letters ("en"), or three when it has no two-letter code ("haw"); not "xx", "eng", or a code
+ * that names no language ("und", "zxx").
  */
 export function isLanguageCode(code: string): boolean {
-  return /^[a-z]{2,3}$/.test(code) && languageOf(code) === code && languageNames.of(code) !== undefined;
+  return /^[a-z]{2,3}$/.test(code) && !NO_LANGUAGE.test(code) && languageOf(code) === code && languageNames.of(code) !== undefined;
 }
 
 /**

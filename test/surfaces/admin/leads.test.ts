@@ -134,6 +134,13 @@ describe("POST /api/company/leads", () => {
     expect((await t.db.prisma.contact.findFirstOrThrow({ where: { company_id: acme.id } })).first_name).toBe("Ada");
   });
 
+  it("reads the contact's emails trimmed, as every email (a pasted address)", async () => {
+    const response = await send({ lead: { message: "Pasted", contact: { ...contact, email: " ann@example.com ", email2: "\tann2@example.com\n" } } });
+    expect(response.status).toBe(201);
+    expect(response.body.contact).toMatchObject({ email: "ann@example.com", email2: "ann2@example.com" });
+    expect(response.body.lead.contact).toMatchObject({ email: "ann@example.com" });
+  });
+
   it("validates the contact member by member, storing nothing", async () => {
     for (const [change, field] of [
       [{ id: undefined }, "lead.contact.id"],

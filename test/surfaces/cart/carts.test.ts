@@ -349,6 +349,21 @@ describe("POST /api/carts", () => {
     expect(moved.items.map((item) => item.variant_id)).toEqual([kept.id, switchedOff.id, usOnly.id]);
   });
 
+  it("counts no volume for a pack line moved where its variant has no price, as for any line that cannot be bought", async () => {
+    const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 }, cv: 10, qv: 4 }] });
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 }, cv: 7, qv: 3 }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [everywhere, usOnly].map(({ id }) => ({ id })) });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(cart).toMatchObject({ cv_total: 17, qv_total: 7 });
+
+    const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved).toMatchObject({ valid_for_checkout: false, messages: { errors: [`${usOnly.sku} is not available in Canada`] }, cv_total: 10, qv_total: 4 });
+    expect(moved.items.map((item) => [item.variant_id, item.cv, item.qv])).toEqual([
+      [everywhere.id, 10, 4],
+      [usOnly.id, 0, 0],
+    ]);
+  });
+
   it("stores an attribution given on create and resolves its rep as volume_rep", async () => {
     const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: `guid-${Date.now()}` });
     const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: rep.user.share_guid } });
@@ -415,6 +430,18 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
     expect(updated.cart).toMatchObject({ email: "buyer@example.com", phone: "+1 555 0100", email_marketing: null });
     const again = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { sms_marketing: true } }));
     expect(again.cart).toMatchObject({ email: "buyer@example.com", phone: "+1 555 0100", sms_marketing: true });
+  });
+
+  it("reads the email trimmed, as every email, bounded as every email (254 characters)", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}`;
+    expect(parseCart(await call("PATCH", path, { body: { email: " ann@example.com " } })).cart.email).toBe("ann@example.com");
+    const longest = `${"a".repeat(64)}@${["b".repeat(50), "b".repeat(50), "b".repeat(50), "b".repeat(32)].join(".")}.com`;
+    expect(parseCart(await call("PATCH", path, { body: { email: longest } })).cart.email).toHaveLength(254);
+    const tooLong = await call("PATCH", path, { body: { email: longest.replace("@", "@b") } });
+    expect(tooLong.status).toBe(422);
+    expect(Object.keys(tooLong.body.errors)).toEqual(["email"]);
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).email).toBe(longest);
   });
 
   it("answers 422 for an invalid email and changes nothing", async () => {
@@ -808,6 +835,66 @@ describe("repricing at the next change", () => {
     expect(swapped).toMatchObject({ items: [{ price: "10.00" }], messages: { warnings: [] } });
     const moved = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "CA" } })).cart;
     expect(moved).toMatchObject({ currency_code: "CAD", items: [{ price: "13.00" }], messages: { warnings: [] } });
+  });
+
+  it("warns of a changed enrollment fee for the same pack", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { price: "49.00", variants: [{ id: variant.id }] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    await t.db.prisma.enrollmentPack.update({ where: { id: pack.id }, data: { price: "59.00" } });
+    expect(await touch(cart.cart_token)).toMatchObject({ enrollment_fee: "59.00", amount_total: "59.00", messages: { warnings: ["Enrollment fee changed from $49.00 to $59.00"] } });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+  });
+
+  it("warns of a changed charge of the same shipping method, its price or its free-shipping threshold; not of a threshold the shopper's own change crossed", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 3000 } }] });
+    const method = await createShippingMethod(t.db.prisma, acme.id, { name: "Ground", price: 599, freeOver: 5000 });
+    const other = await createShippingMethod(t.db.prisma, acme.id, { name: "Air", price: 1500 });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    expect(parseCart(await call("POST", path, { body: { shipping_method: { id: method.id } } })).cart.shipping_total).toBe("5.99");
+
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { price: 799 } });
+    expect(await touch(cart.cart_token)).toMatchObject({ shipping_total: "7.99", messages: { warnings: ["Shipping for Ground changed from $5.99 to $7.99"] } });
+
+    // The shopper's own change crosses the threshold: shipping is free, and nothing was repriced.
+    const itemId = cart.items[0]?.id as number;
+    const more = parseCart(await call("POST", `${path}/items`, { body: { items: [{ variant_id: variant.id, quantity: 2, item_id: itemId }] } })).cart;
+    expect(more).toMatchObject({ shipping_total: "0.00", messages: { warnings: [] } });
+    // A price change under a threshold the cart reaches changes no charge.
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { price: 899 } });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { free_over: 10000 } });
+    expect(await touch(cart.cart_token)).toMatchObject({ shipping_total: "8.99", messages: { warnings: ["Shipping for Ground changed from $0.00 to $8.99"] } });
+
+    await t.db.prisma.shippingMethod.update({ where: { id: other.id }, data: { price: 1600 } });
+    expect(parseCart(await call("POST", path, { body: { shipping_method: { id: other.id } } })).cart).toMatchObject({ shipping_total: "16.00", messages: { warnings: [] } });
+  });
+
+  it("warns of a changed tax rate only when it taxes a line", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { variant: exempt } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, taxCategory: "exempt" }] });
+    const { variant: taxable } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { variants: [{ id: taxable.id }] });
+    const { cart: exemptCart } = await createCartOverHttp(call, acme, { items: [{ variant_id: exempt.id, quantity: 1 }] });
+    const { cart: packCart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    const { cart: taxedCart } = await createCartOverHttp(call, acme, { items: [{ variant_id: taxable.id, quantity: 1 }] });
+    await setTaxRate(t.db.prisma, acme.id, "US", "9");
+    expect((await touch(exemptCart.cart_token)).messages.warnings).toEqual([]);
+    expect((await touch(packCart.cart_token)).messages.warnings).toEqual([]);
+    expect((await touch(taxedCart.cart_token)).messages.warnings).toEqual(["Tax rate of United States changed from 8.25% to 9%"]);
+  });
+
+  it("compares nothing for an amount a view_pricing stored before it was kept does not hold", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const method = await createShippingMethod(t.db.prisma, acme.id, { price: 599 });
+    const pack = await createEnrollmentPack(t.db.prisma, acme.id, { price: "49.00", variants: [{ id: variant.id }] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}`, { body: { shipping_method: { id: method.id } } }));
+    await t.db.prisma.$executeRaw`UPDATE carts SET view_pricing = (view_pricing::jsonb - 'enrollment' - 'shipping')::json WHERE cart_token = ${cart.cart_token}`;
+    await t.db.prisma.enrollmentPack.update({ where: { id: pack.id }, data: { price: "59.00" } });
+    await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { price: 799 } });
+    expect(await touch(cart.cart_token)).toMatchObject({ enrollment_fee: "59.00", shipping_total: "7.99", messages: { warnings: [] } });
   });
 
   it("does not warn of the price of a line that lost it: its error says so", async () => {
