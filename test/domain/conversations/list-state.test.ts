@@ -6,8 +6,9 @@ import { createCompanyWithToken } from "../../helpers/fixtures.js";
 import { createTestDatabase, type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 // What the conversation list groups, filters and orders by is stored on each conversation and
-// kept by triggers (migration 20261127140000_conversation_list_state). It must always equal what
-// the rows say, computed here as the list computed it on every request before.
+// kept by triggers (migration 20261127140000_conversation_list_state; its races fixed by
+// 20261127150000_conversation_list_state_races). It must always equal what the rows say, computed
+// here as the list computed it on every request before.
 const MIGRATION = "20261127140000_conversation_list_state";
 
 const LIVE_STATE = `
@@ -220,13 +221,27 @@ describe("the stored list state", () => {
       return { connection, pid: (row as { pid: number }).pid };
     }
 
-    async function waitingForLock(pid: number): Promise<void> {
+    async function waitingForLock(pid: number, finished = () => false): Promise<void> {
       for (let attempt = 0; attempt < 200; attempt++) {
+        if (finished()) return;
         const [row] = await sql.query<{ wait_event_type: string | null }>("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid]);
         if (row?.wait_event_type === "Lock") return;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       throw new Error(`backend ${pid} never waited for a lock`);
+    }
+
+    /**
+     * Resolves once the backend waits for a lock, or once its statement is done: whether a
+     * writer takes its turn is the triggers' business, what it leaves is the test's.
+     */
+    async function waitingOrDone(pid: number, statement: Promise<unknown>): Promise<void> {
+      let done = false;
+      statement.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      await waitingForLock(pid, () => done);
     }
 
     const insertMessage = (connection: SqlConnection, conversationId: number, sender: Person, minutes: number) =>
@@ -297,6 +312,87 @@ describe("the stored list state", () => {
       }
     });
 
+    it("groups by the role that committed when a user joins a conversation while their role changes", async () => {
+      const db = testDb.database.prisma;
+      for (const [from, to, group] of [
+        ["rep", "customer", "customers"],
+        ["customer", "rep", "team_groups"],
+      ] as const) {
+        for (const roleFirst of [true, false]) {
+          const id = await conversation("GroupConversation", [bob]);
+          const erin = await createPerson(db, companyId, from, "Erin");
+          const changeRole = (connection: SqlConnection) => connection.query("UPDATE users SET role = $1 WHERE id = $2", [to, erin.id]);
+          const join = (connection: SqlConnection) =>
+            connection.query("INSERT INTO conversation_recipients (company_id, conversation_id, user_id) VALUES ($1, $2, $3)", [companyId, id, erin.id]);
+          const first = await transaction();
+          const second = await transaction();
+          await (roleFirst ? changeRole : join)(first.connection);
+          const racing = (roleFirst ? join : changeRole)(second.connection);
+          await waitingOrDone(second.pid, racing);
+          await first.connection.exec("COMMIT");
+          await racing;
+          await second.connection.exec("COMMIT");
+          await releaseAll();
+          expect((await storedState(sql)).get(id)?.list_group, `${from} to ${to}, ${roleFirst ? "role" : "membership"} first`).toBe(group);
+        }
+      }
+    });
+
+    it("lets conversations with the same members be created at once", async () => {
+      // Adding a member locks its user only against role changes: two creations do not take turns.
+      const create = async (connection: SqlConnection) => {
+        const [row] = await connection.query<{ id: number }>(
+          "INSERT INTO conversations (company_id, type, creator_id, created_at, updated_at) VALUES ($1, 'GroupConversation', $2, $3, now()) RETURNING id",
+          [companyId, alice.id, at(0)],
+        );
+        const id = (row as { id: number }).id;
+        await connection.query("INSERT INTO conversation_recipients (company_id, conversation_id, user_id) VALUES ($1, $2, $3), ($1, $2, $4), ($1, $2, $5)", [
+          companyId,
+          id,
+          alice.id,
+          bob.id,
+          dave.id,
+        ]);
+        return id;
+      };
+      const one = await transaction();
+      const two = await transaction();
+      await two.connection.exec("SET LOCAL lock_timeout = '2s'");
+      const ids = [await create(one.connection), await create(two.connection)];
+      await one.connection.exec("COMMIT");
+      await two.connection.exec("COMMIT");
+      await releaseAll();
+      const state = await storedState(sql);
+      expect(ids.map((id) => state.get(id)?.list_group)).toEqual(["customers", "customers"]);
+    });
+
+    it("follows the new creator's pin and read when the creator changes while they pin and read", async () => {
+      for (const creatorFirst of [true, false]) {
+        const id = await conversation("GroupConversation", [bob]);
+        await testDb.database.prisma.message.create({ data: message(id, alice, 10) });
+        const changeCreator = (connection: SqlConnection) => connection.query("UPDATE conversations SET creator_id = $1 WHERE id = $2", [bob.id, id]);
+        const pinAndRead = (connection: SqlConnection) =>
+          connection.query("UPDATE conversation_recipients SET pinned = true, last_read_at = $1 WHERE conversation_id = $2 AND user_id = $3", [
+            at(20),
+            id,
+            bob.id,
+          ]);
+        const first = await transaction();
+        const second = await transaction();
+        await (creatorFirst ? changeCreator : pinAndRead)(first.connection);
+        const racing = (creatorFirst ? pinAndRead : changeCreator)(second.connection);
+        await waitingOrDone(second.pid, racing);
+        await first.connection.exec("COMMIT");
+        await racing;
+        await second.connection.exec("COMMIT");
+        await releaseAll();
+        expect((await storedState(sql)).get(id), creatorFirst ? "creator changed first" : "pinned first").toMatchObject({
+          creator_pinned: true,
+          creator_unread: false,
+        });
+      }
+    });
+
     it("keeps the newest of many messages written at once", async () => {
       const id = await conversation("GroupConversation", [bob]);
       await Promise.all(
@@ -359,7 +455,7 @@ describe(MIGRATION, () => {
       [companyId, read, unread, direct, bob.id, alice.id, at(20), at(40), at(45)],
     );
 
-    expect((await migrate(sql)).applied).toEqual([MIGRATION]);
+    expect((await migrate(sql, readMigrations().filter((migration) => migration.name <= MIGRATION))).applied).toEqual([MIGRATION]);
 
     const state = await storedState(sql);
     expect(state.get(read)).toMatchObject({ last_activity_at: at(20), list_group: "team_groups", creator_pinned: true, creator_unread: false });
