@@ -7,9 +7,11 @@ import { createTestDatabase, type TestDatabase, useTestDatabase } from "../../he
 
 // What the conversation list groups, filters and orders by is stored on each conversation and
 // kept by triggers (migration 20261127140000_conversation_list_state; its races fixed by
-// 20261127150000_conversation_list_state_races). It must always equal what the rows say, computed
+// 20261127150000_conversation_list_state_races, its last activity by
+// 20261127160000_conversation_last_activity). It must always equal what the rows say, computed
 // here as the list computed it on every request before.
 const MIGRATION = "20261127140000_conversation_list_state";
+const LAST_ACTIVITY_MIGRATION = "20261127160000_conversation_last_activity";
 
 const LIVE_STATE = `
   SELECT c.id,
@@ -134,6 +136,17 @@ describe("the stored list state", () => {
     expect((await storedState(sql)).get(id)?.creator_unread).toBe(false);
     await db.message.create({ data: message(id, bob, 16) });
     expect((await storedState(sql)).get(id)).toMatchObject({ last_activity_at: at(16), creator_unread: true });
+  });
+
+  it("dates a conversation by its newest message even when that is older than the conversation, and keeps it there", async () => {
+    const id = await conversation("GroupConversation", [bob]);
+    const db = testDb.database.prisma;
+    // Imported history: a message written before the conversation row was.
+    await db.message.create({ data: message(id, bob, -30) });
+    expect((await storedState(sql)).get(id)?.last_activity_at).toEqual(at(-30));
+    // A write that recomputes the conversation but adds no message leaves it where it was.
+    await db.conversationRecipient.updateMany({ where: { conversation_id: id, user_id: alice.id }, data: { pinned: true } });
+    expect((await storedState(sql)).get(id)).toMatchObject({ last_activity_at: at(-30), creator_pinned: true });
   });
 
   it("recomputes when messages are deleted or change sender, time or conversation", async () => {
@@ -463,5 +476,56 @@ describe(MIGRATION, () => {
     expect(state.get(direct)).toMatchObject({ last_activity_at: at(45), list_group: "team_directs", creator_unread: true });
     expect(state.get(sms)).toMatchObject({ last_activity_at: at(0), list_group: "customers", creator_unread: false });
     expect(state.get(silent)).toMatchObject({ last_activity_at: at(0), list_group: "team_groups", creator_unread: false });
+  });
+});
+
+describe(LAST_ACTIVITY_MIGRATION, () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase({ migrated: false });
+  });
+  afterAll(async () => {
+    await testDb.destroy();
+  });
+
+  it("repairs the state the old triggers left", async () => {
+    const sql = testDb.database.sql;
+    await migrate(
+      sql,
+      readMigrations().filter((migration) => migration.name < LAST_ACTIVITY_MIGRATION),
+    );
+    const db = testDb.database.prisma;
+    const companyId = (await createCompanyWithToken(db, "Legacy")).id;
+    const [alice, dave] = [await createPerson(db, companyId, "rep", "Alice"), await createPerson(db, companyId, "customer", "Dave")];
+    const group = async (name: string) =>
+      (
+        await db.conversation.create({
+          data: {
+            company_id: companyId,
+            type: "GroupConversation",
+            name,
+            creator_id: alice.id,
+            created_at: at(0),
+            recipients: { create: [alice, dave].map((member) => ({ company_id: companyId, user_id: member.id })) },
+          },
+        })
+      ).id;
+    const imported = await group("Imported");
+    const raced = await group("Raced");
+    // The old insert path dated a message older than its conversation by the conversation.
+    await db.message.create({ data: { company_id: companyId, conversation_id: imported, sender_id: dave.id, body: "hi", created_at: at(-30) } });
+    // What a role change racing Dave's membership left (the triggers never write this alone).
+    await sql.query("UPDATE conversations SET list_group = 'team_groups' WHERE id = $1", [raced]);
+    const before = await sql.query<Pick<ListState, "id" | "last_activity_at" | "list_group">>("SELECT id, last_activity_at, list_group FROM conversations ORDER BY id");
+    expect(before).toEqual([
+      { id: imported, last_activity_at: at(0), list_group: "customers" },
+      { id: raced, last_activity_at: at(0), list_group: "team_groups" },
+    ]);
+
+    expect((await migrate(sql)).applied).toEqual([LAST_ACTIVITY_MIGRATION]);
+
+    const state = await storedState(sql);
+    expect(state.get(imported)?.last_activity_at).toEqual(at(-30));
+    expect(state.get(raced)?.list_group).toBe("customers");
   });
 });
