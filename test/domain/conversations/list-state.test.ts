@@ -6,9 +6,12 @@ import { createCompanyWithToken } from "../../helpers/fixtures.js";
 import { createTestDatabase, type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 // What the conversation list groups, filters and orders by is stored on each conversation and
-// kept by triggers (migration 20261127140000_conversation_list_state). It must always equal what
-// the rows say, computed here as the list computed it on every request before.
+// kept by triggers (migration 20261127140000_conversation_list_state; its races fixed by
+// 20261127150000_conversation_list_state_races, its last activity by
+// 20261127160000_conversation_last_activity). It must always equal what the rows say, computed
+// here as the list computed it on every request before.
 const MIGRATION = "20261127140000_conversation_list_state";
+const LAST_ACTIVITY_MIGRATION = "20261127160000_conversation_last_activity";
 
 const LIVE_STATE = `
   SELECT c.id,
@@ -135,6 +138,17 @@ describe("the stored list state", () => {
     expect((await storedState(sql)).get(id)).toMatchObject({ last_activity_at: at(16), creator_unread: true });
   });
 
+  it("dates a conversation by its newest message even when that is older than the conversation, and keeps it there", async () => {
+    const id = await conversation("GroupConversation", [bob]);
+    const db = testDb.database.prisma;
+    // Imported history: a message written before the conversation row was.
+    await db.message.create({ data: message(id, bob, -30) });
+    expect((await storedState(sql)).get(id)?.last_activity_at).toEqual(at(-30));
+    // A write that recomputes the conversation but adds no message leaves it where it was.
+    await db.conversationRecipient.updateMany({ where: { conversation_id: id, user_id: alice.id }, data: { pinned: true } });
+    expect((await storedState(sql)).get(id)).toMatchObject({ last_activity_at: at(-30), creator_pinned: true });
+  });
+
   it("recomputes when messages are deleted or change sender, time or conversation", async () => {
     const id = await conversation("GroupConversation", [bob]);
     const other = await conversation("GroupConversation", [bob]);
@@ -220,13 +234,27 @@ describe("the stored list state", () => {
       return { connection, pid: (row as { pid: number }).pid };
     }
 
-    async function waitingForLock(pid: number): Promise<void> {
+    async function waitingForLock(pid: number, finished = () => false): Promise<void> {
       for (let attempt = 0; attempt < 200; attempt++) {
+        if (finished()) return;
         const [row] = await sql.query<{ wait_event_type: string | null }>("SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1", [pid]);
         if (row?.wait_event_type === "Lock") return;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       throw new Error(`backend ${pid} never waited for a lock`);
+    }
+
+    /**
+     * Resolves once the backend waits for a lock, or once its statement is done: whether a
+     * writer takes its turn is the triggers' business, what it leaves is the test's.
+     */
+    async function waitingOrDone(pid: number, statement: Promise<unknown>): Promise<void> {
+      let done = false;
+      statement.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      await waitingForLock(pid, () => done);
     }
 
     const insertMessage = (connection: SqlConnection, conversationId: number, sender: Person, minutes: number) =>
@@ -297,6 +325,87 @@ describe("the stored list state", () => {
       }
     });
 
+    it("groups by the role that committed when a user joins a conversation while their role changes", async () => {
+      const db = testDb.database.prisma;
+      for (const [from, to, group] of [
+        ["rep", "customer", "customers"],
+        ["customer", "rep", "team_groups"],
+      ] as const) {
+        for (const roleFirst of [true, false]) {
+          const id = await conversation("GroupConversation", [bob]);
+          const erin = await createPerson(db, companyId, from, "Erin");
+          const changeRole = (connection: SqlConnection) => connection.query("UPDATE users SET role = $1 WHERE id = $2", [to, erin.id]);
+          const join = (connection: SqlConnection) =>
+            connection.query("INSERT INTO conversation_recipients (company_id, conversation_id, user_id) VALUES ($1, $2, $3)", [companyId, id, erin.id]);
+          const first = await transaction();
+          const second = await transaction();
+          await (roleFirst ? changeRole : join)(first.connection);
+          const racing = (roleFirst ? join : changeRole)(second.connection);
+          await waitingOrDone(second.pid, racing);
+          await first.connection.exec("COMMIT");
+          await racing;
+          await second.connection.exec("COMMIT");
+          await releaseAll();
+          expect((await storedState(sql)).get(id)?.list_group, `${from} to ${to}, ${roleFirst ? "role" : "membership"} first`).toBe(group);
+        }
+      }
+    });
+
+    it("lets conversations with the same members be created at once", async () => {
+      // Adding a member locks its user only against role changes: two creations do not take turns.
+      const create = async (connection: SqlConnection) => {
+        const [row] = await connection.query<{ id: number }>(
+          "INSERT INTO conversations (company_id, type, creator_id, created_at, updated_at) VALUES ($1, 'GroupConversation', $2, $3, now()) RETURNING id",
+          [companyId, alice.id, at(0)],
+        );
+        const id = (row as { id: number }).id;
+        await connection.query("INSERT INTO conversation_recipients (company_id, conversation_id, user_id) VALUES ($1, $2, $3), ($1, $2, $4), ($1, $2, $5)", [
+          companyId,
+          id,
+          alice.id,
+          bob.id,
+          dave.id,
+        ]);
+        return id;
+      };
+      const one = await transaction();
+      const two = await transaction();
+      await two.connection.exec("SET LOCAL lock_timeout = '2s'");
+      const ids = [await create(one.connection), await create(two.connection)];
+      await one.connection.exec("COMMIT");
+      await two.connection.exec("COMMIT");
+      await releaseAll();
+      const state = await storedState(sql);
+      expect(ids.map((id) => state.get(id)?.list_group)).toEqual(["customers", "customers"]);
+    });
+
+    it("follows the new creator's pin and read when the creator changes while they pin and read", async () => {
+      for (const creatorFirst of [true, false]) {
+        const id = await conversation("GroupConversation", [bob]);
+        await testDb.database.prisma.message.create({ data: message(id, alice, 10) });
+        const changeCreator = (connection: SqlConnection) => connection.query("UPDATE conversations SET creator_id = $1 WHERE id = $2", [bob.id, id]);
+        const pinAndRead = (connection: SqlConnection) =>
+          connection.query("UPDATE conversation_recipients SET pinned = true, last_read_at = $1 WHERE conversation_id = $2 AND user_id = $3", [
+            at(20),
+            id,
+            bob.id,
+          ]);
+        const first = await transaction();
+        const second = await transaction();
+        await (creatorFirst ? changeCreator : pinAndRead)(first.connection);
+        const racing = (creatorFirst ? pinAndRead : changeCreator)(second.connection);
+        await waitingOrDone(second.pid, racing);
+        await first.connection.exec("COMMIT");
+        await racing;
+        await second.connection.exec("COMMIT");
+        await releaseAll();
+        expect((await storedState(sql)).get(id), creatorFirst ? "creator changed first" : "pinned first").toMatchObject({
+          creator_pinned: true,
+          creator_unread: false,
+        });
+      }
+    });
+
     it("keeps the newest of many messages written at once", async () => {
       const id = await conversation("GroupConversation", [bob]);
       await Promise.all(
@@ -359,7 +468,7 @@ describe(MIGRATION, () => {
       [companyId, read, unread, direct, bob.id, alice.id, at(20), at(40), at(45)],
     );
 
-    expect((await migrate(sql)).applied).toEqual([MIGRATION]);
+    expect((await migrate(sql, readMigrations().filter((migration) => migration.name <= MIGRATION))).applied).toEqual([MIGRATION]);
 
     const state = await storedState(sql);
     expect(state.get(read)).toMatchObject({ last_activity_at: at(20), list_group: "team_groups", creator_pinned: true, creator_unread: false });
@@ -367,5 +476,56 @@ describe(MIGRATION, () => {
     expect(state.get(direct)).toMatchObject({ last_activity_at: at(45), list_group: "team_directs", creator_unread: true });
     expect(state.get(sms)).toMatchObject({ last_activity_at: at(0), list_group: "customers", creator_unread: false });
     expect(state.get(silent)).toMatchObject({ last_activity_at: at(0), list_group: "team_groups", creator_unread: false });
+  });
+});
+
+describe(LAST_ACTIVITY_MIGRATION, () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase({ migrated: false });
+  });
+  afterAll(async () => {
+    await testDb.destroy();
+  });
+
+  it("repairs the state the old triggers left", async () => {
+    const sql = testDb.database.sql;
+    await migrate(
+      sql,
+      readMigrations().filter((migration) => migration.name < LAST_ACTIVITY_MIGRATION),
+    );
+    const db = testDb.database.prisma;
+    const companyId = (await createCompanyWithToken(db, "Legacy")).id;
+    const [alice, dave] = [await createPerson(db, companyId, "rep", "Alice"), await createPerson(db, companyId, "customer", "Dave")];
+    const group = async (name: string) =>
+      (
+        await db.conversation.create({
+          data: {
+            company_id: companyId,
+            type: "GroupConversation",
+            name,
+            creator_id: alice.id,
+            created_at: at(0),
+            recipients: { create: [alice, dave].map((member) => ({ company_id: companyId, user_id: member.id })) },
+          },
+        })
+      ).id;
+    const imported = await group("Imported");
+    const raced = await group("Raced");
+    // The old insert path dated a message older than its conversation by the conversation.
+    await db.message.create({ data: { company_id: companyId, conversation_id: imported, sender_id: dave.id, body: "hi", created_at: at(-30) } });
+    // What a role change racing Dave's membership left (the triggers never write this alone).
+    await sql.query("UPDATE conversations SET list_group = 'team_groups' WHERE id = $1", [raced]);
+    const before = await sql.query<Pick<ListState, "id" | "last_activity_at" | "list_group">>("SELECT id, last_activity_at, list_group FROM conversations ORDER BY id");
+    expect(before).toEqual([
+      { id: imported, last_activity_at: at(0), list_group: "customers" },
+      { id: raced, last_activity_at: at(0), list_group: "team_groups" },
+    ]);
+
+    expect((await migrate(sql)).applied).toEqual([LAST_ACTIVITY_MIGRATION]);
+
+    const state = await storedState(sql);
+    expect(state.get(imported)?.last_activity_at).toEqual(at(-30));
+    expect(state.get(raced)?.list_group).toBe("customers");
   });
 });
