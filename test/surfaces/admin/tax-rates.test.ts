@@ -112,6 +112,13 @@ describe("DELETE /api/tax_rates/:country_code", () => {
     expect(await t.db.prisma.taxRate.count({ where: { company_id: acme.id } })).toBe(0);
   });
 
+  it("answers one of several concurrent deletes of a rate 200 and the others 404", async () => {
+    await put("US", "10");
+    const responses = await Promise.all(Array.from({ length: 6 }, () => call("DELETE", "/api/tax_rates/US", { token: acme.token })));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 404, 404, 404, 404, 404]);
+    for (const response of responses.filter((each) => each.status === 404)) expect(response.body.error_code).toBe("not_found");
+  });
+
   it("prices carts changed afterwards without tax for that country", async () => {
     await put("US", "10");
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 } }] });
