@@ -23,6 +23,9 @@ export const enrollmentPackSchema = z
     price: z.string(),
     active: z.boolean(),
     variant_ids: z.array(z.number().int()),
+    deleted_variant_ids: z
+      .array(z.number().int())
+      .describe("Variants deleted since they were added: carts cannot be enrolled with the pack until an update of variant_ids leaves them out"),
     created_at: timestamp,
     updated_at: timestamp,
   })

@@ -7,8 +7,9 @@ import { type Page, pageWindow, pagination } from "../../platform/http/paginatio
 import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
 import type { EnrollmentPackCreateInput, EnrollmentPackListQuery, EnrollmentPackUpdateInput, EnrollmentPackView } from "./enrollment-pack-schemas.js";
 
-// A deleted variant stays linked (carts may hold the pack) but is no longer shown.
-const packInclude = { variants: { where: { variant: { deleted_at: null } }, orderBy: { id: "asc" }, select: { variant_id: true } } } as const;
+// A deleted variant stays linked (carts may hold the pack, and it keeps the pack from being sold)
+// until `variant_ids` is replaced, so the view lists it apart from the variants on sale.
+const packInclude = { variants: { orderBy: { id: "asc" }, select: { variant_id: true, variant: { select: { deleted_at: true } } } } } as const;
 
 type PackRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
 
@@ -22,7 +23,8 @@ function toView(row: PackRow): EnrollmentPackView {
     title: row.title,
     price: decimalText(row.price, 2),
     active: row.active,
-    variant_ids: row.variants.map((link) => link.variant_id),
+    variant_ids: row.variants.filter((link) => link.variant.deleted_at === null).map((link) => link.variant_id),
+    deleted_variant_ids: row.variants.filter((link) => link.variant.deleted_at !== null).map((link) => link.variant_id),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

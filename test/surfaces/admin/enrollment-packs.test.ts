@@ -40,6 +40,7 @@ describe("POST /api/enrollment_packs", () => {
       price: "49.00",
       active: true,
       variant_ids: [variantA, variantB],
+      deleted_variant_ids: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -112,11 +113,22 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack).toEqual(pack);
   });
 
-  it("hides deleted variants from a pack", async () => {
+  it("lists a deleted variant apart, since it keeps carts from enrolling until variant_ids is replaced without it", async () => {
     const product = await createTestProduct(t.db.prisma, acme.id);
-    const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA, product.variants[0]!.id] })).body.enrollment_pack;
+    const deletedVariant = product.variants[0]!.id;
+    const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA, deletedVariant] })).body.enrollment_pack;
     await call("DELETE", `/api/products/${product.id}`, { token: acme.token });
-    expect((await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack.variant_ids).toEqual([variantA]);
+
+    const shown = (await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack;
+    expect(shown).toMatchObject({ variant_ids: [variantA], deleted_variant_ids: [deletedVariant] });
+    const refused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: pack.id } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ enrollment_pack_id: [`Variant ${deletedVariant} is not available`] });
+
+    const replaced = await update(pack.id, { variant_ids: shown.variant_ids });
+    expect(replaced.body.enrollment_pack).toMatchObject({ variant_ids: [variantA], deleted_variant_ids: [] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(cart).toMatchObject({ enrollment_pack_id: pack.id, valid_for_checkout: true, items: [{ variant_id: variantA, enrollment: true }] });
   });
 
   it("deletes a pack; another company's or a second delete is a 404", async () => {
