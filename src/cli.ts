@@ -21,7 +21,8 @@ import { OperatorError } from "./platform/operator-error.js";
 
 /**
  * Operator commands. Each prints exactly one JSON object on stdout; logs go to stderr.
- * Bad arguments: one line on stderr and exit code 2. Usage: npm run --silent cli -- <command> [options]
+ * Bad arguments: one line on stderr and exit code 2. Usage: npm run --silent cli -- <command> [options];
+ * `help` (or --help, -h anywhere) lists the commands and their options on stdout.
  */
 
 class UsageError extends Error {}
@@ -203,11 +204,17 @@ function usageText(): string {
     .join("\n");
 }
 
+const helpArguments = new Set(["help", "--help", "-h"]);
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (argv.some((argument) => helpArguments.has(argument))) {
+    process.stdout.write(`usage: npm run --silent cli -- <command> [options]\n${usageText()}\n`);
+    return 0;
+  }
   const command = name ? commands[name] : undefined;
   if (!command) {
-    process.stderr.write(`${name ? `unknown command: ${name}` : "a command is required"}; commands:\n${usageText()}\n`);
+    process.stderr.write(`${name ? `unknown command: ${name}` : "a command is required"}; commands: ${Object.keys(commands).join(", ")} (help lists their options)\n`);
     return 2;
   }
   let run: Run;

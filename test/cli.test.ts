@@ -261,7 +261,18 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
       const run = await cli(...args);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stdout, args.join(" ")).toBe("");
-      expect(run.stderr.trim().length, args.join(" ")).toBeGreaterThan(0);
+      expect(run.stderr.trim().split("\n"), args.join(" ")).toEqual([expect.stringMatching(/\S/)]);
+    }
+    expect((await cli("no-such:command")).stderr).toMatch(/^unknown command: no-such:command; commands: companies:create, tokens:create, .*db:seed \(help lists their options\)\n$/);
+  });
+
+  it("prints every command's options on stdout and exits 0 for help, --help or -h, opening no database", async () => {
+    for (const args of [["help"], ["--help"], ["tokens:create", "-h"]]) {
+      const run = await cliWith({ DATABASE_URL: "postgresql://127.0.0.1:1/unreachable" }, ...args);
+      expect(run.code, args.join(" ")).toBe(0);
+      expect(run.stderr).toBe("");
+      expect(run.stdout).toContain("  tokens:create --company ID\n");
+      expect(run.stdout).toContain("  users:create --company ID --role rep|customer --email EMAIL");
     }
   });
 });
