@@ -108,6 +108,15 @@ export function textFilter(maxLength: number) {
 export const searchQuery = textFilter(255);
 
 /**
+ * A list's filter of a fixed form (a choice, an id, a name), which a blank value leaves out, as
+ * textFilter does: an "All" choice of an admin screen sends one. Anything else is read by
+ * `schema` as given, untrimmed (" 74" names no id). The document shows `schema`.
+ */
+export function blankFilter<Schema extends z.ZodType>(schema: Schema) {
+  return z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema.optional());
+}
+
+/**
  * An email address a storefront sends, read without surrounding whitespace (a pasted or
  * form-filled address often has some), as every other identifier is trimmed. A preprocess
  * rather than a pipe from z.string().trim(): the document keeps z.email()'s format and bounds.
