@@ -123,6 +123,41 @@ export function blankFilter<Schema extends z.ZodType>(schema: Schema) {
  */
 export const trimmedEmail = z.preprocess((value) => (typeof value === "string" ? value.trim() : value), z.email().max(254));
 
+// Characters that show nothing by themselves: spaces, zero-width and format characters (U+200B,
+// U+200D, U+2060, U+FEFF, soft hyphen, bidi marks), Hangul fillers, variation selectors.
+const INVISIBLE = /[\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+// Of those, the ones that change how the character before them looks (an emoji's presentation,
+// a subdivision flag's tag sequence): kept at the end of a name.
+const MODIFIER = /[\p{Variation_Selector}\u{E0020}-\u{E007F}]/u;
+
+/**
+ * `text` without invisible characters before its first visible one or after its last. Code point
+ * by code point rather than one regular expression: a run of invisibles inside a long text would
+ * make a backtracking `[...]+$` quadratic.
+ */
+function trimInvisible(text: string): string {
+  const characters = [...text];
+  let start = 0;
+  while (start < characters.length && INVISIBLE.test(characters[start] as string)) start++;
+  let end = characters.length;
+  while (end > start && INVISIBLE.test(characters[end - 1] as string) && !MODIFIER.test(characters[end - 1] as string)) end--;
+  return characters.slice(start, end).join("");
+}
+
+/**
+ * A name people read and tell apart, such as a label's. Normalized to NFC, so "É" typed
+ * precomposed or as E and a combining accent is one name (stored, compared and unique as one),
+ * and trimmed of invisible characters as well as spaces, so "Promo" followed by a zero-width
+ * space is "Promo", and a name of only such characters is blank. A preprocess rather than a
+ * transform: the document keeps the string's bounds.
+ */
+export function visibleName(maxLength: number) {
+  return z.preprocess(
+    (value) => (typeof value === "string" ? trimInvisible(value.normalize("NFC")) : value),
+    z.string().min(1, "must not be blank").max(maxLength),
+  );
+}
+
 /** A link clients follow or render: http or https only, never javascript: or data:. */
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
 
