@@ -8,8 +8,16 @@ import { isUuid, newUuid } from "../../platform/ids.js";
 import { effectiveScopes, undeclaredScopes } from "./scopes.js";
 import type { DropletInput, InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
 
-/** Droplets are a platform catalog, not a company's: operators add them (CLI). */
+/**
+ * Droplets are a platform catalog, not a company's: operators add them (CLI). Integrations find a
+ * droplet by its name, so a name the catalog has (trimmed, in any case) is refused, naming the
+ * droplet that has it. A check, not a unique index: catalogs may already hold two droplets of one
+ * name, and operators add droplets one at a time.
+ */
 export async function createDroplet(db: Db, input: DropletInput) {
+  const [existing] = await db.$queryRaw<Array<{ uuid: string; name: string }>>`
+    SELECT uuid::text, name FROM droplets WHERE lower(btrim(name)) = lower(${input.name}) ORDER BY id LIMIT 1`;
+  if (existing) throw new ConflictError(`The catalog already has a droplet named ${JSON.stringify(existing.name)}: ${existing.uuid}`, { code: "droplet_taken" });
   return db.droplet.create({ data: { uuid: newUuid(), ...input } });
 }
 
