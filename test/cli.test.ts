@@ -205,6 +205,25 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     expect(await testDb.database.prisma.role.count()).toBe(roles);
   });
 
+  it("refuses a droplet whose name the catalog already has, trimmed and in any case, naming the droplet that has it", async () => {
+    const first = await cli("droplets:create", "--name", "Ledger", "--category", "finance", "--scopes", "orders:read");
+    expectOneJsonLine(first);
+    const droplets = await testDb.database.prisma.droplet.count();
+    for (const name of ["Ledger", " ledger ", "LEDGER"]) {
+      const run = await cli("droplets:create", "--name", name, "--category", "other", "--scopes", "customers:read");
+      expect(run.code, name).toBe(2);
+      expect(run.stdout, name).toBe("");
+      expect(run.stderr.trim().split("\n"), name).toEqual([`The catalog already has a droplet named "Ledger": ${first.json.droplet.uuid}`]);
+    }
+    // A droplet added before names were trimmed still holds its name.
+    const legacy = await testDb.database.prisma.droplet.create({ data: { uuid: "0b6e9a52-3f0c-4d7e-9a41-5c2f8e1d7a30", name: "  Courier ", category: "shipping", scopes: [] } });
+    const again = await cli("droplets:create", "--name", "courier", "--category", "shipping", "--scopes", "orders:read");
+    expect(again.code).toBe(2);
+    expect(again.stderr.trim().split("\n")).toEqual([`The catalog already has a droplet named "  Courier ": ${legacy.uuid}`]);
+    expect(await testDb.database.prisma.droplet.count()).toBe(droplets + 1);
+    expectOneJsonLine(await cli("droplets:create", "--name", "Ledger Pro", "--category", "finance", "--scopes", "orders:read"));
+  });
+
   it("holds a user's email and identifiers to the public SDK's attribution rules, so a rep stored can be attributed", async () => {
     const company = (await cli("companies:create", "--name", "Soylent", "--shop", "soylent.example.com")).json.company;
     const rep = await cli("users:create", "--company", String(company.id), "--role", "rep", "--email", " Rep@Soylent.example.com ", "--share-guid", " spaced ", "--username", "rep1\t", "--external-id", " x-1");

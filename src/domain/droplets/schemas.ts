@@ -17,9 +17,16 @@ export const dropletInput = z.object({
   scopes: declaredScopes,
 });
 
-export const installationListQuery = paginationQuery(10).extend({
-  category: textFilter(100).describe("Filter by droplet category, case-insensitively; blank filters nothing"),
-});
+const categoryFilter = textFilter(100).describe("Filter by droplet category, case-insensitively; blank filters nothing");
+
+/** The platform's droplet catalog, for a company to find the uuid and scopes of the droplet it installs. */
+export const dropletListQuery = paginationQuery().extend({ category: categoryFilter });
+
+export const dropletSchema = z
+  .object({ uuid: z.uuid(), name: z.string(), category: z.string(), scopes: z.array(z.string()).describe("The scopes an installation may request") })
+  .meta({ id: "Droplet" });
+
+export const installationListQuery = paginationQuery(10).extend({ category: categoryFilter });
 
 export const installationCreateBody = z.object({
   droplet_uuid: z.string().min(1).max(100),
@@ -65,6 +72,8 @@ export const installationUpdated = installationBase
 export const installationDeleted = z.object({ uuid: z.uuid(), id: z.number().int() });
 
 export type DropletInput = z.infer<typeof dropletInput>;
+export type DropletListQuery = z.infer<typeof dropletListQuery>;
+export type DropletView = z.infer<typeof dropletSchema>;
 export type InstallationListQuery = z.infer<typeof installationListQuery>;
 export type InstallationCreateInput = z.infer<typeof installationCreateBody>;
 export type InstallationUpdateBody = z.infer<typeof installationUpdateBody>;

@@ -6,11 +6,34 @@ import { ConflictError, NotFoundError, ValidationError } from "../../platform/er
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isUuid, newUuid } from "../../platform/ids.js";
 import { effectiveScopes, undeclaredScopes } from "./scopes.js";
-import type { DropletInput, InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
+import type { DropletInput, DropletListQuery, DropletView, InstallationCreateInput, InstallationListQuery, InstallationUpdateBody } from "./schemas.js";
 
-/** Droplets are a platform catalog, not a company's: operators add them (CLI). */
+/**
+ * Droplets are a platform catalog, not a company's: operators add them (CLI). Integrations find a
+ * droplet by its name, so a name the catalog has (trimmed, in any case) is refused, naming the
+ * droplet that has it. A check, not a unique index: catalogs may already hold two droplets of one
+ * name, and operators add droplets one at a time.
+ */
 export async function createDroplet(db: Db, input: DropletInput) {
+  const [existing] = await db.$queryRaw<Array<{ uuid: string; name: string }>>`
+    SELECT uuid::text, name FROM droplets WHERE lower(btrim(name)) = lower(${input.name}) ORDER BY id LIMIT 1`;
+  if (existing) throw new ConflictError(`The catalog already has a droplet named ${JSON.stringify(existing.name)}: ${existing.uuid}`, { code: "droplet_taken" });
   return db.droplet.create({ data: { uuid: newUuid(), ...input } });
+}
+
+// Prisma's case-insensitive equals is an ILIKE: the category must match literally.
+function categoryIs(category: string) {
+  return { category: { equals: escapeLike(category), mode: "insensitive" as const } };
+}
+
+/** The whole catalog, whoever asks: in the order droplets were added, which pages never reshuffle. */
+export async function listDroplets(ctx: ServiceContext, query: DropletListQuery): Promise<Page<DropletView>> {
+  const where = query.category ? categoryIs(query.category) : {};
+  const [rows, total] = await Promise.all([
+    ctx.db.droplet.findMany({ where, select: { uuid: true, name: true, category: true, scopes: true }, orderBy: { id: "asc" }, ...pageWindow(query) }),
+    ctx.db.droplet.count({ where }),
+  ]);
+  return { rows, pagination: pagination(query, total) };
 }
 
 export interface InstallationView {
@@ -65,8 +88,7 @@ function requireDeclared(declared: string[], requested: string[], path: string):
 }
 
 export async function listInstallations(ctx: ServiceContext, query: InstallationListQuery): Promise<Page<InstallationView>> {
-  // Prisma's case-insensitive equals is an ILIKE: the category must match literally.
-  const category = query.category ? { droplet: { category: { equals: escapeLike(query.category), mode: "insensitive" as const } } } : {};
+  const category = query.category ? { droplet: categoryIs(query.category) } : {};
   const where = { company_id: ctx.companyId, ...category };
   const [rows, total] = await Promise.all([
     ctx.db.dropletInstallation.findMany({ where, include: withDropletAndRole, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),

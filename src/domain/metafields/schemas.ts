@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { VALUE_TYPES } from "./values.js";
 
 export const OWNER_TYPES = ["media", "playlist"] as const;
@@ -37,9 +37,9 @@ export const metafieldUpdateBody = z.object({
 });
 
 export const metafieldListQuery = paginationQuery().extend({
-  owner_type: z.enum(OWNER_TYPES).optional(),
-  owner_id: idParam.optional().describe("Needs owner_type"),
-  namespace: name.optional(),
+  owner_type: blankFilter(z.enum(OWNER_TYPES)).describe("Blank filters nothing"),
+  owner_id: blankFilter(idParam).describe("Needs owner_type; blank filters nothing"),
+  namespace: blankFilter(name).describe("Blank filters nothing"),
 });
 
 export const metafieldSchema = z

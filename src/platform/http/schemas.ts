@@ -108,11 +108,55 @@ export function textFilter(maxLength: number) {
 export const searchQuery = textFilter(255);
 
 /**
+ * A list's filter of a fixed form (a choice, an id, a name), which a blank value leaves out, as
+ * textFilter does: an "All" choice of an admin screen sends one. Anything else is read by
+ * `schema` as given, untrimmed (" 74" names no id). The document shows `schema`.
+ */
+export function blankFilter<Schema extends z.ZodType>(schema: Schema) {
+  return z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema.optional());
+}
+
+/**
  * An email address a storefront sends, read without surrounding whitespace (a pasted or
  * form-filled address often has some), as every other identifier is trimmed. A preprocess
  * rather than a pipe from z.string().trim(): the document keeps z.email()'s format and bounds.
  */
 export const trimmedEmail = z.preprocess((value) => (typeof value === "string" ? value.trim() : value), z.email().max(254));
+
+// Characters that show nothing by themselves: spaces, zero-width and format characters (U+200B,
+// U+200D, U+2060, U+FEFF, soft hyphen, bidi marks), Hangul fillers, variation selectors.
+const INVISIBLE = /[\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+// Of those, the ones that change how the character before them looks (an emoji's presentation,
+// a subdivision flag's tag sequence): kept at the end of a name.
+const MODIFIER = /[\p{Variation_Selector}\u{E0020}-\u{E007F}]/u;
+
+/**
+ * `text` without invisible characters before its first visible one or after its last. Code point
+ * by code point rather than one regular expression: a run of invisibles inside a long text would
+ * make a backtracking `[...]+$` quadratic.
+ */
+function trimInvisible(text: string): string {
+  const characters = [...text];
+  let start = 0;
+  while (start < characters.length && INVISIBLE.test(characters[start] as string)) start++;
+  let end = characters.length;
+  while (end > start && INVISIBLE.test(characters[end - 1] as string) && !MODIFIER.test(characters[end - 1] as string)) end--;
+  return characters.slice(start, end).join("");
+}
+
+/**
+ * A name people read and tell apart, such as a label's. Normalized to NFC, so "É" typed
+ * precomposed or as E and a combining accent is one name (stored, compared and unique as one),
+ * and trimmed of invisible characters as well as spaces, so "Promo" followed by a zero-width
+ * space is "Promo", and a name of only such characters is blank. A preprocess rather than a
+ * transform: the document keeps the string's bounds.
+ */
+export function visibleName(maxLength: number) {
+  return z.preprocess(
+    (value) => (typeof value === "string" ? trimInvisible(value.normalize("NFC")) : value),
+    z.string().min(1, "must not be blank").max(maxLength),
+  );
+}
 
 /** A link clients follow or render: http or https only, never javascript: or data:. */
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);

@@ -27,11 +27,20 @@ export const companyServer = [
  */
 export function subdomainLabel(hostname: string | undefined, neutralHosts: ReadonlySet<string>): string | null {
   if (!hostname) return null;
-  const host = hostname.trim().toLowerCase().replace(/\.$/, "");
+  const host = hostname.trim().toLowerCase();
   if (host.startsWith("[")) return null;
-  const name = host.replace(/:\d+$/, "");
+  const name = hostName(host);
   if (isIP(name) !== 0 || !name.includes(".") || neutralHosts.has(name)) return null;
   return name.slice(0, name.indexOf("."));
+}
+
+/**
+ * A host without its port and without the trailing dot of a fully qualified name, in that order:
+ * `localhost.:4112` is localhost, as `localhost.` is. The API's own host goes through it too, so
+ * PUBLIC_BASE_URL written with or without the dot matches a Host written either way.
+ */
+function hostName(host: string): string {
+  return host.replace(/:\d*$/, "").replace(/\.$/, "");
 }
 
 /**
@@ -42,7 +51,7 @@ export function subdomainLabel(hostname: string | undefined, neutralHosts: Reado
  * which shops exist.
  */
 export function useCompanyHostCheck(app: FastifyInstance): void {
-  const neutralHosts = new Set([new URL(app.config.publicBaseUrl).hostname.toLowerCase()]);
+  const neutralHosts = new Set([hostName(new URL(app.config.publicBaseUrl).hostname.toLowerCase())]);
   app.addHook("onRequest", async (request) => {
     const label = subdomainLabel(request.host, neutralHosts);
     if (label === null) return;

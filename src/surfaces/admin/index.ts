@@ -6,6 +6,7 @@ import { companyCountryRoutes } from "./company-countries.js";
 import { companyServerRoutes } from "./company-server-routes.js";
 import { discountRoutes } from "./discounts.js";
 import { dropletInstallationRoutes } from "./droplet-installations.js";
+import { dropletRoutes } from "./droplets.js";
 import { enrollmentPackRoutes } from "./enrollment-packs.js";
 import { leadRoutes } from "./leads.js";
 import { mediaRoutes } from "./media.js";
@@ -13,6 +14,7 @@ import { metafieldRoutes } from "./metafields.js";
 import { playlistRoutes } from "./playlists.js";
 import { productRoutes } from "./products.js";
 import { referenceDataRoutes } from "./reference-data.js";
+import { roleRoutes } from "./roles.js";
 import { shippingMethodRoutes } from "./shipping-methods.js";
 import { subscriptionOrderRoutes } from "./subscription-orders.js";
 import { subscriptionPlanRoutes } from "./subscription-plans.js";
@@ -29,6 +31,8 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
     }
   });
   await app.register(dropletInstallationRoutes);
+  await app.register(dropletRoutes);
+  await app.register(roleRoutes);
   await app.register(productRoutes);
   await app.register(referenceDataRoutes);
   await app.register(companyCountryRoutes);

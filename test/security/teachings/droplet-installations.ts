@@ -14,6 +14,21 @@ async function installation(ctx: TeachingContext): Promise<string> {
 }
 
 export const dropletInstallationTeachings: Teachings = {
+  // The catalog is the same list for every company, as reference data is: nothing in it is the owner's.
+  "GET /api/droplets": {
+    async setup(ctx) {
+      await droplet(ctx);
+      return { query: { per_page: "100" } };
+    },
+    isolation: { expect: "own_rows_only" },
+  },
+  "GET /api/roles": {
+    async setup(ctx) {
+      const role = await createRole(ctx.db, { companyId: ctx.owner.id, name: `Role ${Math.random().toString(36).slice(2, 8)}`, permissions: ["orders:read"] });
+      return { query: { per_page: "100" }, markers: [role.name] };
+    },
+    isolation: { expect: "own_rows_only" },
+  },
   "GET /api/droplet_installations": {
     async setup(ctx) {
       return { query: { per_page: "100" }, markers: [await installation(ctx)] };

@@ -14,6 +14,13 @@ describe("subdomainLabel", () => {
     expect(subdomainLabel("acme.example.com", neutral)).toBe("acme");
     expect(subdomainLabel("ACME.Example.com:8443", neutral)).toBe("acme");
     expect(subdomainLabel("acme.example.com.", neutral)).toBe("acme");
+    expect(subdomainLabel("acme.example.com.:8443", neutral)).toBe("acme");
+  });
+
+  it("reads a fully qualified host (a trailing dot) as the same host, with or without a port", () => {
+    for (const host of ["localhost.", "localhost.:4112", "LOCALHOST.:4112", "localhost:", "api.platform.test.", "api.platform.test.:443"]) {
+      expect(subdomainLabel(host, neutral), host).toBeNull();
+    }
   });
 
   it("treats missing hosts, IP addresses, single labels and the API's own host as neutral", () => {
@@ -93,6 +100,13 @@ describe("the company server's host check", () => {
     expect(response.status).toBe(401);
   });
 
+  it("serves neutral hosts written fully qualified, with a trailing dot before the port", async () => {
+    for (const host of ["localhost.:4112", "localhost.", "api.platform.test.:443", `${slug(acme)}.example.com.:443`]) {
+      expect((await call("GET", "/api/company/labels", { token: acme.token, headers: { host } })).status, host).toBe(200);
+    }
+    expect((await call("GET", "/api/company/labels", { token: acme.token, headers: { host: `${slug(globex)}.example.com.:443` } })).status).toBe(404);
+  });
+
   it("leaves routes outside the company server alone", async () => {
     const response = await call("GET", "/api/droplet_installations", { token: acme.token, headers: { host: `${slug(globex)}.example.com` } });
     expect(response.status).toBe(200);
@@ -129,5 +143,27 @@ describe("the OpenAPI document", () => {
       ]);
     }
     expect(operations.find((operation) => operation.path === "/api/droplet_installations")?.servers).toBeUndefined();
+  });
+});
+
+describe("the company server's host check with PUBLIC_BASE_URL written fully qualified and with a port", () => {
+  let t: TestApp;
+  let call: Call;
+  let acme: CompanyFixture;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { PUBLIC_BASE_URL: "https://api.platform.test.:8443" } });
+    call = httpClient(t.url);
+    acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("takes the API's own host as neutral however the Host writes it", async () => {
+    for (const host of ["api.platform.test.:8443", "api.platform.test:8443", "api.platform.test", "API.platform.test."]) {
+      expect((await call("GET", "/api/company/labels", { token: acme.token, headers: { host } })).status, host).toBe(200);
+    }
   });
 });

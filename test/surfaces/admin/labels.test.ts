@@ -65,6 +65,42 @@ describe("/api/company/labels", () => {
     expect([...(await names("?per_page=3")), ...(await names("?per_page=3&page=2")), ...(await names("?per_page=3&page=3"))]).toEqual(expected);
   });
 
+  it("stores a name in NFC: a precomposed accent and a combining one are the same name", async () => {
+    const company = await createCompanyWithToken(t.db.prisma, "Unicode");
+    const combining = await createLabel({ label: { name: "E\u0301picerie" } }, company.token);
+    expect(combining.status).toBe(201);
+    expect(combining.body.label.name).toBe("\u00c9picerie");
+    for (const name of ["\u00c9picerie", "\u00e9picerie", "e\u0301picerie"]) {
+      const response = await createLabel({ label: { name } }, company.token);
+      expect(response.status, name).toBe(409);
+      expect(response.body.error_code, name).toBe("label_taken");
+    }
+    expect(await t.db.prisma.label.findMany({ where: { company_id: company.id }, select: { name: true } })).toEqual([{ name: "\u00c9picerie" }]);
+  });
+
+  it("trims invisible characters around a name as it trims spaces, keeping an emoji's presentation selector", async () => {
+    const company = await createCompanyWithToken(t.db.prisma, "Invisible");
+    expect((await createLabel({ label: { name: "Promo" } }, company.token)).status).toBe(201);
+    for (const name of ["Promo\u200b", "\ufeff\u200dPromo\u2060", "\u3000Promo\u00ad "]) {
+      const response = await createLabel({ label: { name } }, company.token);
+      expect(response.status, JSON.stringify(name)).toBe(409);
+    }
+    const hearts = await createLabel({ label: { name: "\u200bLove \u2764\ufe0f\u200b" } }, company.token);
+    expect(hearts.status).toBe(201);
+    expect(hearts.body.label.name).toBe("Love \u2764\ufe0f");
+    expect(await t.db.prisma.label.count({ where: { company_id: company.id } })).toBe(2);
+  });
+
+  it("answers 422 on label.name for a name with no visible character, creating nothing", async () => {
+    const before = await t.db.prisma.label.count();
+    for (const name of ["", "   ", "\u200b", "\u200b \u2060\ufeff", "\u3164", "\u00ad\u200d", "\ufe0f"]) {
+      const response = await createLabel({ label: { name } });
+      expect(response.status, JSON.stringify(name)).toBe(422);
+      expect(response.body.errors, JSON.stringify(name)).toEqual({ "label.name": ["must not be blank"] });
+    }
+    expect(await t.db.prisma.label.count()).toBe(before);
+  });
+
   it("answers 422 for a missing or blank name and 401 without a token, creating nothing", async () => {
     const before = await t.db.prisma.label.count();
     expect((await createLabel({})).body.errors).toEqual({ label: ["is required"] });

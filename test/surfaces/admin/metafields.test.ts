@@ -104,6 +104,24 @@ describe("GET /api/metafields", () => {
     expect(paged.body.meta.pagination).toMatchObject({ current_page: 2, total_pages: 2, total_count: 4 });
   });
 
+  it("filters nothing by a blank filter, as an \"All\" choice sends it, and refuses a filter that names nothing", async () => {
+    await create(onMedia({ namespace: "storefront", key: "badge" }));
+    await create({ owner_type: "playlist", owner_id: playlist.id, namespace: "seo", key: "title", value: "x" });
+    const keys = async (query: string) => {
+      const response = await call("GET", `/api/metafields?${query}`, { token: acme.token });
+      expect(response.status, query).toBe(200);
+      return response.body.metafields.map((m: { key: string }) => m.key);
+    };
+    for (const blank of ["namespace=", "owner_type=", "owner_id=", "owner_type=&owner_id=&namespace=", "namespace=%20&owner_type=%20%20"]) {
+      expect(await keys(blank), blank).toEqual(["title", "badge"]);
+    }
+    expect(await keys("owner_type=media&owner_id=&namespace=")).toEqual(["badge"]);
+    expect(await keys(`owner_type=playlist&owner_id=${playlist.id}&namespace=`)).toEqual(["title"]);
+    await expectRefused(await call("GET", "/api/metafields?owner_type=video", { token: acme.token }), 422, { owner_type: [] });
+    await expectRefused(await call("GET", "/api/metafields?owner_type=media&owner_id=%2074", { token: acme.token }), 422, { owner_id: [] });
+    await expectRefused(await call("GET", "/api/metafields?namespace=no%20spaces", { token: acme.token }), 422, { namespace: [] });
+  });
+
   it("refuses owner_id without owner_type and out-of-range pages: 422", async () => {
     await expectRefused(await call("GET", `/api/metafields?owner_id=${media.id}`, { token: acme.token }), 422, { owner_type: [] });
     await expectRefused(await call("GET", "/api/metafields?per_page=101", { token: acme.token }), 422, { per_page: [] });
