@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
 
 
 export const languageQuery = z.object({
@@ -18,7 +18,7 @@ export const agreementListQuery = paginationQuery(25).extend({
     .default("created_at_desc")
     .describe("An attribute then _asc or _desc; title sorts by the title in the requested language"),
   search_query: searchQuery.describe("Case-insensitive match on the title, in the requested language and in English"),
-  status: z.enum(["active", "inactive"]).optional(),
+  status: blankFilter(z.enum(["active", "inactive"])).describe("Blank filters nothing"),
 });
 
 const attachmentFields = {

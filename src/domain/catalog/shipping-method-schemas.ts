@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, searchQuery, timestamp } from "../../platform/http/schemas.js";
 import { countryCode, decimalString } from "./fields.js";
 
 const shippingMethodFields = {
@@ -15,7 +15,7 @@ export const shippingMethodCreateBody = z.object({ shipping_method: z.object(shi
 export const shippingMethodUpdateBody = z.object({ shipping_method: z.object(shippingMethodFields).partial() });
 
 export const shippingMethodListQuery = paginationQuery().extend({
-  country_code: countryCode.optional().describe("Only the methods of this country"),
+  country_code: blankFilter(countryCode).describe("Only the methods of this country; blank filters nothing"),
   search_query: searchQuery.describe("Case-insensitive match on the name"),
 });
 

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { booleanQuery, httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, booleanQuery, httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { conversationKinds, conversationTypes } from "./kinds.js";
 import { templateNames } from "./templates.js";
 
 export const conversationListQuery = paginationQuery().extend({
-  status: z.enum(["open", "closed"]).optional(),
-  kind: z.enum(conversationKinds).optional(),
-  pinned: booleanQuery.optional().describe("Pinned by the conversation's creator"),
-  template: z.enum(templateNames).optional().describe("A named view; the ten are defined in docs/decisions.md"),
+  status: blankFilter(z.enum(["open", "closed"])).describe("Blank filters nothing"),
+  kind: blankFilter(z.enum(conversationKinds)).describe("Blank filters nothing"),
+  pinned: blankFilter(booleanQuery).describe("Pinned by the conversation's creator; blank filters nothing"),
+  template: blankFilter(z.enum(templateNames)).describe("A named view; the ten are defined in docs/decisions.md; blank filters nothing"),
 });
 
 export const conversationIdParams = z.object({ id: idParam });

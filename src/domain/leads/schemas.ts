@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, int32Id, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankFilter, httpUrl, idParam, int32Id, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
 import { pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
@@ -105,9 +105,9 @@ const dateOrDateTime = z
   .refine(isStorableInstant, STORABLE_INSTANT_MESSAGE);
 
 export const leadListQuery = paginationQuery().extend({
-  from: dateOrDateTime.optional().describe("Leads created at or after this instant (a date means its start, UTC)"),
-  to: dateOrDateTime.optional().describe("Leads created before this instant (a date includes that whole day, UTC)"),
-  rep_id: idParam.optional(),
+  from: blankFilter(dateOrDateTime).describe("Leads created at or after this instant (a date means its start, UTC); blank filters nothing"),
+  to: blankFilter(dateOrDateTime).describe("Leads created before this instant (a date includes that whole day, UTC); blank filters nothing"),
+  rep_id: blankFilter(idParam).describe("Blank filters nothing"),
 });
 
 export type LeadListQuery = z.infer<typeof leadListQuery>;

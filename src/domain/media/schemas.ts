@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ENGLISH, isLanguageCode, languageOf, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, httpUrl, instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
@@ -103,7 +103,7 @@ export type MediaCreateInput = z.infer<typeof mediaCreateBody>["media"];
 export type MediaUpdateInput = z.infer<typeof mediaUpdateBody>["media"];
 
 export const mediaListQuery = paginationQuery().extend({
-  media_type: z.enum(MEDIA_TYPES).optional(),
+  media_type: blankFilter(z.enum(MEDIA_TYPES)).describe("Blank filters nothing"),
   search_query: searchQuery.describe("Filters by title: the English one or, with language_iso, its translation"),
   ...languageIsoQuery.shape,
 });

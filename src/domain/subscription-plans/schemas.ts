@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageNumberBounds, perPageBounds } from "../../platform/http/pagination.js";
-import { booleanQuery, idParam, int32Id, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { blankFilter, booleanQuery, idParam, int32Id, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
@@ -93,8 +93,8 @@ export const planListQuery = z.object({
   per_page: perPage.optional().describe("Default 25"),
   "pagination[page]": pageNumber.optional().describe("The same as page; both may be sent only with the same value"),
   "pagination[per_page]": perPage.optional().describe("The same as per_page; both may be sent only with the same value"),
-  active: booleanQuery.optional(),
-  product: idParam.optional().describe("Only plans offered for this product"),
+  active: blankFilter(booleanQuery).describe("Blank filters nothing"),
+  product: blankFilter(idParam).describe("Only plans offered for this product; blank filters nothing"),
   search_query: searchQuery.describe("Case-insensitive match on the name"),
   sorted_by: z.enum(PLAN_SORT_ATTRIBUTES).default("created_at"),
   sort_direction: z.enum(["asc", "desc"]).default("desc"),
