@@ -1,7 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import { type CompanyFixture, createPlan, createProduct } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -139,6 +140,35 @@ describe("PUT /api/shipping_methods/:id", () => {
     expect((await call("GET", `/api/shipping_methods/${method.id}`, { token: acme.token })).body.shipping_method).toMatchObject({ country_code: "FR", price: "5.00" });
     const moved = await update(method.id, { country_code: "JP", price: "500", free_over: "5000" });
     expect(moved.body.shipping_method).toMatchObject({ country_code: "JP", currency_code: "JPY", price: "500", free_over: "5000" });
+  });
+
+  // Found by an audit: each update checked the currency rule against the method as it had read
+  // it, without a lock, and wrote its country back, so a move to Japan racing a new threshold
+  // left a $50.00 threshold read as 5000 yen, or lost the move.
+  describe.skipIf(!inject("databaseServer"))("concurrent updates", () => {
+    const move = { country_code: "JP", price: "500" };
+    const threshold = { free_over: "50.00" };
+    const raceInTurn = async (first: unknown, second: unknown) => {
+      const method = (await create({ name: "Standard", country_code: "US", price: "5.00" })).body.shipping_method;
+      const slowWrite = { sql: "SELECT id FROM shipping_methods WHERE id = $1 FOR UPDATE", params: [method.id] };
+      const responses = await inTurnBehindHeldLock(t.db, slowWrite, [() => update(method.id, first), () => update(method.id, second)]);
+      const stored = (await call("GET", `/api/shipping_methods/${method.id}`, { token: acme.token })).body.shipping_method;
+      return { responses, stored };
+    };
+
+    it("judges a threshold sent just after a move to Japan in yen: 422, and the move stays", async () => {
+      const { responses, stored } = await raceInTurn(move, threshold);
+      expect(responses.map((response) => response.status)).toEqual([200, 422]);
+      expect(responses[1]!.body.errors).toEqual({ "shipping_method.free_over": ["must be an amount in JPY with at most 0 decimal place(s)"] });
+      expect(stored).toMatchObject({ country_code: "JP", currency_code: "JPY", price: "500", free_over: null });
+    });
+
+    it("refuses a move to Japan sent just after a threshold without restating it: 422, and the threshold stays in dollars", async () => {
+      const { responses, stored } = await raceInTurn(threshold, move);
+      expect(responses.map((response) => response.status)).toEqual([200, 422]);
+      expect(responses[1]!.body.errors).toEqual({ "shipping_method.free_over": ["is required when the country's currency changes"] });
+      expect(stored).toMatchObject({ country_code: "US", currency_code: "USD", price: "5.00", free_over: "50.00" });
+    });
   });
 
   it("answers 404 for another company's method and changes nothing", async () => {
