@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, NotFoundError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
@@ -34,6 +35,17 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<PackRow> {
   const row = await findRow(ctx.db, ctx.companyId, id);
   if (!row) throw new NotFoundError("Enrollment pack not found");
   return row;
+}
+
+/**
+ * Locks the company's pack for the rest of the transaction, or 404: concurrent replacements of
+ * its contents take turns (each one's delete sees the rows the one before inserted), and the last
+ * one wins. NO KEY UPDATE is the lock the update's own UPDATE takes; carts enrolling with the
+ * pack do not wait.
+ */
+async function lockRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM enrollment_packs WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Enrollment pack not found");
 }
 
 async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput): Promise<number[] | undefined> {
@@ -87,15 +99,18 @@ export async function updateEnrollmentPack(ctx: ServiceContext, id: number, inpu
   const current = await requireRow(ctx, id);
   const variantIds = await checkInput(ctx, input);
   const row = await ctx.db.$transaction(async (tx) => {
-    await tx.enrollmentPack.update({ where: { id: current.id }, data: { title: input.title, price: input.price, active: input.active } });
+    await lockRow(tx, ctx.companyId, current.id);
     if (variantIds) {
       await tx.enrollmentPackVariant.deleteMany({ where: { enrollment_pack_id: current.id } });
       await tx.enrollmentPackVariant.createMany({ data: variantIds.map((variant_id) => ({ enrollment_pack_id: current.id, variant_id })) });
     }
-    const updated = await findRow(tx, ctx.companyId, current.id);
-    if (!updated) throw new NotFoundError("Enrollment pack not found");
-    return updated;
-  });
+    // updated_at is set, not left to @updatedAt, which skips an update whose only change is to the contents.
+    return tx.enrollmentPack.update({
+      where: { id: current.id },
+      data: { title: input.title, price: input.price, active: input.active, updated_at: ctx.clock.now() },
+      include: packInclude,
+    });
+  }, LOCK_WAITING_TRANSACTION);
   return toView(row);
 }
 

@@ -95,6 +95,33 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect(renamed.body.enrollment_pack).toMatchObject({ title: "Kit 2", price: "59.50", variant_ids: [variantB] });
   });
 
+  it("moves updated_at on an update that only replaces variant_ids", async () => {
+    const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA] })).body.enrollment_pack;
+    const past = new Date("2020-01-01T00:00:00Z");
+    await t.db.prisma.enrollmentPack.update({ where: { id: pack.id }, data: { updated_at: past } });
+    const replaced = await update(pack.id, { variant_ids: [variantB] });
+    expect(replaced.body.enrollment_pack.variant_ids).toEqual([variantB]);
+    expect(Date.parse(replaced.body.enrollment_pack.updated_at)).toBeGreaterThan(past.getTime());
+  });
+
+  // Found by an audit: an update sending only variant_ids wrote nothing to the pack's row, so it
+  // took no lock, and concurrent replacements interleaved their delete and insert: the pack kept
+  // the union of their sets, or one of them failed on the key (409).
+  it("takes concurrent replacements of variant_ids in turns: each answers 200 with its own set, and one set is stored", async () => {
+    const variants: number[] = [];
+    for (let index = 0; index < 6; index++) variants.push((await createTestProduct(t.db.prisma, acme.id)).variants[0]!.id);
+    const [v0, v1, v2, v3, v4, v5] = variants;
+    const sets = [[v0!, v1!], [v2!, v3!], [v4!, v5!], [v1!, v2!], [v3!, v4!], [v0!, v5!], [v1!, v4!], [v2!, v5!]];
+    for (let round = 0; round < 5; round++) {
+      const pack = (await create({ title: `Kit ${round}`, price: "49.00", variant_ids: [v0] })).body.enrollment_pack;
+      const responses = await Promise.all(sets.map((set) => update(pack.id, { variant_ids: set })));
+      expect(responses.map((response) => response.status)).toEqual(sets.map(() => 200));
+      responses.forEach((response, index) => expect(response.body.enrollment_pack.variant_ids).toEqual(sets[index]));
+      const stored = (await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack.variant_ids;
+      expect(sets).toContainEqual(stored);
+    }
+  });
+
   it("answers 422, not a 500, for a price beyond what is stored (10 integer digits), changing nothing", async () => {
     expect((await create({ title: "Huge", price: "10000000000" })).body.errors).toEqual({
       "enrollment_pack.price": ["must be an amount of at most 9999999999.999, with at most 3 decimal places"],
