@@ -1,7 +1,7 @@
 /**
  * Options of the interactive transactions that wait for locks other requests hold: a cart's
  * mutations, an order's change or creation, a plan's creation, update and delete and each batch
- * of its repricing, a media's delete (behind the playlists that hold it), an agreement's update,
+ * of its repricing, a media's update and delete (behind the playlists that hold it), an agreement's update,
  * copies and bulk delete, a company country's delete (behind agreement writes naming it), a
  * discount's, a shipping method's and an enrollment pack's update, a company's custom page writes and its media and playlist slug writes (an advisory lock per
  * company). Such requests queue behind one another (many storefront calls on one cart, changes
