@@ -3,7 +3,7 @@
  * mutations, an order's change or creation, a plan's creation, update and delete and each batch
  * of its repricing, a media's update and delete (behind the playlists that hold it), an agreement's update,
  * copies and bulk delete, a company country's delete (behind agreement writes naming it), a
- * discount's, a shipping method's and an enrollment pack's update, a company's custom page writes and its media and playlist slug writes (an advisory lock per
+ * discount's, a shipping method's, an enrollment pack's and a product's update, a company's custom page writes and its media and playlist slug writes (an advisory lock per
  * company). Such requests queue behind one another (many storefront calls on one cart, changes
  * behind a repricing batch, a burst of creates), which Prisma's defaults (2 s for a connection,
  * 5 s in all) turned into expired transactions, and failed requests, once a few waited together.
