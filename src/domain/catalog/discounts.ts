@@ -207,7 +207,12 @@ export async function updateDiscount(ctx: ServiceContext, id: number, input: Dis
  * computed. To retire a code while keeping its history, set `active` to false instead.
  */
 export async function deleteDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {
-  const current = await requireRow(ctx.db, ctx.companyId, id);
-  await ctx.db.discount.delete({ where: { id: current.id } });
-  return toView(current);
+  // Read under the lock, so the answer is the code as it was removed, not as before an update that committed meanwhile.
+  const removed = await ctx.db.$transaction(async (tx) => {
+    await lockRow(tx, ctx.companyId, id);
+    const current = await requireRow(tx, ctx.companyId, id);
+    await tx.discount.delete({ where: { id: current.id } });
+    return current;
+  }, LOCK_WAITING_TRANSACTION);
+  return toView(removed);
 }

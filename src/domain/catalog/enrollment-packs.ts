@@ -31,8 +31,8 @@ function toView(row: PackRow): EnrollmentPackView {
   };
 }
 
-async function requireRow(ctx: ServiceContext, id: number): Promise<PackRow> {
-  const row = await findRow(ctx.db, ctx.companyId, id);
+async function requireRow(db: Prisma.TransactionClient, companyId: number, id: number): Promise<PackRow> {
+  const row = await findRow(db, companyId, id);
   if (!row) throw new NotFoundError("Enrollment pack not found");
   return row;
 }
@@ -77,7 +77,7 @@ export async function listEnrollmentPacks(ctx: ServiceContext, query: Enrollment
 }
 
 export async function getEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
-  return toView(await requireRow(ctx, id));
+  return toView(await requireRow(ctx.db, ctx.companyId, id));
 }
 
 export async function createEnrollmentPack(ctx: ServiceContext, input: EnrollmentPackCreateInput): Promise<EnrollmentPackView> {
@@ -96,7 +96,7 @@ export async function createEnrollmentPack(ctx: ServiceContext, input: Enrollmen
 }
 
 export async function updateEnrollmentPack(ctx: ServiceContext, id: number, input: EnrollmentPackUpdateInput): Promise<EnrollmentPackView> {
-  const current = await requireRow(ctx, id);
+  const current = await requireRow(ctx.db, ctx.companyId, id);
   const variantIds = await checkInput(ctx, input);
   const row = await ctx.db.$transaction(async (tx) => {
     await lockRow(tx, ctx.companyId, current.id);
@@ -116,10 +116,17 @@ export async function updateEnrollmentPack(ctx: ServiceContext, id: number, inpu
 
 /** Carts enrolled with the pack and agreements shown for it refer to it: then it is retired with `active: false` instead. */
 export async function deleteEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
-  const current = await requireRow(ctx, id);
-  await ctx.db.enrollmentPack.delete({ where: { id: current.id } }).catch((error: unknown) => {
-    if (isForeignKeyViolation(error)) throw new ConflictError("Carts or agreements use this enrollment pack: set active to false instead", { code: "in_use" });
-    throw error;
-  });
-  return toView(current);
+  // Read under the lock, so the answer is the pack as it was removed, not as before an update that committed meanwhile.
+  const removed = await ctx.db
+    .$transaction(async (tx) => {
+      await lockRow(tx, ctx.companyId, id);
+      const current = await requireRow(tx, ctx.companyId, id);
+      await tx.enrollmentPack.delete({ where: { id: current.id } });
+      return current;
+    }, LOCK_WAITING_TRANSACTION)
+    .catch((error: unknown) => {
+      if (isForeignKeyViolation(error)) throw new ConflictError("Carts or agreements use this enrollment pack: set active to false instead", { code: "in_use" });
+      throw error;
+    });
+  return toView(removed);
 }

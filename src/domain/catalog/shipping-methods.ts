@@ -119,10 +119,16 @@ export async function updateShippingMethod(ctx: ServiceContext, id: number, inpu
 
 /** Carts and subscription orders that chose the method refer to it: then it is retired with `active: false` instead. */
 export async function deleteShippingMethod(ctx: ServiceContext, id: number): Promise<ShippingMethodView> {
-  const current = await requireRow(ctx.db, ctx.companyId, id);
-  await ctx.db.shippingMethod.delete({ where: { id: current.id } }).catch((error: unknown) => {
-    if (isForeignKeyViolation(error)) throw new ConflictError("Carts or subscription orders use this shipping method: set active to false instead", { code: "in_use" });
-    throw error;
-  });
-  return toView(current);
+  // Read under the lock, so the answer is the method as it was removed, not as before an update that committed meanwhile.
+  const removed = await ctx.db
+    .$transaction(async (tx) => {
+      const current = await lockRow(tx, ctx.companyId, id);
+      await tx.shippingMethod.delete({ where: { id: current.id } });
+      return current;
+    }, LOCK_WAITING_TRANSACTION)
+    .catch((error: unknown) => {
+      if (isForeignKeyViolation(error)) throw new ConflictError("Carts or subscription orders use this shipping method: set active to false instead", { code: "in_use" });
+      throw error;
+    });
+  return toView(removed);
 }

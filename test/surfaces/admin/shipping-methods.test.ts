@@ -189,6 +189,19 @@ describe("DELETE /api/shipping_methods/:id", () => {
     expect((await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token })).status).toBe(404);
   });
 
+  // Found checking the catalog's writes after an audit of concurrent updates: the delete read the
+  // method, then deleted it, so an update committed in between was removed but not answered.
+  it.skipIf(!inject("databaseServer"))("answers the method as it removed it, also as a concurrent update left it just before", async () => {
+    const method = (await create({ name: "Last", country_code: "US", price: "5.00" })).body.shipping_method;
+    const slowWrite = { sql: "SELECT id FROM shipping_methods WHERE id = $1 FOR UPDATE", params: [method.id] };
+    const [updated, deleted] = await inTurnBehindHeldLock(t.db, slowWrite, [
+      () => update(method.id, { price: "6.00" }),
+      () => call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token }),
+    ]);
+    expect([updated!.status, deleted!.status]).toEqual([200, 200]);
+    expect(deleted!.body.shipping_method).toEqual(updated!.body.shipping_method);
+  });
+
   it("answers 409 in_use while a cart chose the method, and changes neither", async () => {
     const method = (await create({ name: "Used", country_code: "US", price: "5.00" })).body.shipping_method;
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 3000 } }] });
