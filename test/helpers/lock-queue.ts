@@ -14,6 +14,25 @@ export interface HeldLock {
 /** The company advisory lock `(hashtext(key), companyId)` services take with pg_advisory_xact_lock. */
 export const advisoryLock = (key: string, companyId: number): HeldLock => ({ sql: "SELECT pg_advisory_xact_lock(hashtext($1), $2)", params: [key, companyId] });
 
+/** A slow write's transaction, holding `lock` until `work` lets it commit; `lockWaiters` counts the database's sessions waiting for a lock. */
+async function whileHeld<T>(db: Database, lock: HeldLock, work: (lockWaiters: () => Promise<number | undefined>, commit: () => Promise<void>) => Promise<T>): Promise<T> {
+  // Both are taken from the app's pool before the requests start.
+  const [slowWrite, observer] = [await db.sql.connect(), await db.sql.connect()];
+  const lockWaiters = async () =>
+    (await observer.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting;
+  try {
+    await slowWrite.query("BEGIN");
+    await slowWrite.query(lock.sql, lock.params);
+    return await work(lockWaiters, async () => {
+      await slowWrite.query("COMMIT");
+    });
+  } finally {
+    await slowWrite.query("ROLLBACK");
+    await slowWrite.release();
+    await observer.release();
+  }
+}
+
 /**
  * Runs `burst` while a slow write's transaction holds `lock`, which the burst's transactions wait
  * for: the slow write commits only once every connection left in the app's pool waits for a lock
@@ -21,21 +40,30 @@ export const advisoryLock = (key: string, companyId: number): HeldLock => ({ sql
  * Needs a PostgreSQL server (the embedded database has one connection).
  */
 export async function burstBehindHeldLock<T>(db: Database, lock: HeldLock, burst: () => Promise<T>): Promise<T> {
-  // Both are taken from the app's pool before the burst starts.
-  const [slowWrite, observer] = [await db.sql.connect(), await db.sql.connect()];
-  const lockWaiters = async () =>
-    (await observer.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting;
-  try {
-    await slowWrite.query("BEGIN");
-    await slowWrite.query(lock.sql, lock.params);
+  return whileHeld(db, lock, async (lockWaiters, commit) => {
     const outcome = burst();
     await expect.poll(lockWaiters, { timeout: 10_000 }).toBe(TEST_POOL_SIZE - 2);
     await new Promise((resolve) => setTimeout(resolve, HELD_MS));
-    await slowWrite.query("COMMIT");
+    await commit();
     return await outcome;
-  } finally {
-    await slowWrite.query("ROLLBACK");
-    await slowWrite.release();
-    await observer.release();
-  }
+  });
+}
+
+/**
+ * Sends `requests` one at a time into the queue behind a slow write holding `lock`: each starts
+ * once every one before it waits for a lock, and the slow write commits once they all wait.
+ * PostgreSQL hands a row's lock to its waiters in the order they came, so requests that wait
+ * for the same row take it in the order given; answers their responses in that order. A race
+ * of concurrent requests played in a chosen order, every time. Needs a PostgreSQL server.
+ */
+export async function inTurnBehindHeldLock<T>(db: Database, lock: HeldLock, requests: Array<() => Promise<T>>): Promise<T[]> {
+  return whileHeld(db, lock, async (lockWaiters, commit) => {
+    const outcomes: Promise<T>[] = [];
+    for (const request of requests) {
+      outcomes.push(request());
+      await expect.poll(lockWaiters, { timeout: 10_000 }).toBe(outcomes.length);
+    }
+    await commit();
+    return await Promise.all(outcomes);
+  });
 }

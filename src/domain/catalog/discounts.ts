@@ -1,6 +1,8 @@
 import type { ServiceContext } from "../../platform/context.js";
+import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { isValidDecimalString, parseDecimalToMinor } from "../../platform/money.js";
@@ -22,8 +24,8 @@ const UNBOUND_SHOWN_DECIMAL_PLACES = 2;
 /** A bound code's amount is shown with its currency's decimals ("500" JPY, "3.255" KWD). */
 const withCurrency = { currency: { select: { decimal_places: true } } } as const;
 
-function findRow(ctx: ServiceContext, id: number) {
-  return ctx.db.discount.findFirst({ where: { id, company_id: ctx.companyId }, include: withCurrency });
+function findRow(db: Prisma.TransactionClient, companyId: number, id: number) {
+  return db.discount.findFirst({ where: { id, company_id: companyId }, include: withCurrency });
 }
 
 function toView(row: DiscountRow): DiscountView {
@@ -46,10 +48,20 @@ function toView(row: DiscountRow): DiscountView {
   };
 }
 
-async function requireRow(ctx: ServiceContext, id: number): Promise<DiscountRow> {
-  const row = await findRow(ctx, id);
+async function requireRow(db: Prisma.TransactionClient, companyId: number, id: number): Promise<DiscountRow> {
+  const row = await findRow(db, companyId, id);
   if (!row) throw new NotFoundError("Discount not found");
   return row;
+}
+
+/**
+ * Locks the company's discount for the rest of the transaction, or 404: concurrent updates take
+ * turns, each checking its rules on, and writing back, what the one before it left. NO KEY
+ * UPDATE is the lock the update's own UPDATE takes; it does not wait for carts applying the code.
+ */
+async function lockRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM discounts WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Discount not found");
 }
 
 /** The discount as it would be after the change: every rule is checked on the whole of it. */
@@ -103,7 +115,7 @@ function checkCurrency(state: DiscountState, currency: { code: string; decimal_p
  * Ids already stored are not checked again, so a product deleted since does not block an
  * unrelated change (its id simply matches no cart line).
  */
-async function checkState(ctx: ServiceContext, state: DiscountState, ownId: number | null, newProductIds: number[]): Promise<void> {
+async function checkState(db: Prisma.TransactionClient, companyId: number, state: DiscountState, ownId: number | null, newProductIds: number[]): Promise<void> {
   const errors = new FieldErrorCollector();
   checkAmount(state.kind, state.amount, errors);
   if (state.scope !== "product" && state.product_ids.length > 0) {
@@ -112,13 +124,11 @@ async function checkState(ctx: ServiceContext, state: DiscountState, ownId: numb
   if (state.starts_at && state.ends_at && state.ends_at <= state.starts_at) {
     errors.add("discount.ends_at", "must be after starts_at");
   }
-  const [taken, products, currency] = await Promise.all([
-    ctx.db.discount.findFirst({ where: { company_id: ctx.companyId, code: state.code, ...(ownId ? { NOT: { id: ownId } } : {}) }, select: { id: true } }),
-    newProductIds.length === 0
-      ? []
-      : ctx.db.product.findMany({ where: { company_id: ctx.companyId, deleted_at: null, id: { in: newProductIds } }, select: { id: true } }),
-    state.currency_code === null || state.kind !== "fixed_amount" ? null : findCurrency(ctx.db, state.currency_code),
-  ]);
+  // Sequential: inside an update's transaction there is one connection to run them on.
+  const taken = await db.discount.findFirst({ where: { company_id: companyId, code: state.code, ...(ownId ? { NOT: { id: ownId } } : {}) }, select: { id: true } });
+  const products =
+    newProductIds.length === 0 ? [] : await db.product.findMany({ where: { company_id: companyId, deleted_at: null, id: { in: newProductIds } }, select: { id: true } });
+  const currency = state.currency_code === null || state.kind !== "fixed_amount" ? null : await findCurrency(db, state.currency_code);
   checkCurrency(state, currency, errors);
   if (taken) errors.add("discount.code", "has already been taken");
   const known = new Set(products.map((product) => product.id));
@@ -148,7 +158,7 @@ export async function listDiscounts(ctx: ServiceContext, query: DiscountListQuer
 }
 
 export async function getDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {
-  return toView(await requireRow(ctx, id));
+  return toView(await requireRow(ctx.db, ctx.companyId, id));
 }
 
 export async function createDiscount(ctx: ServiceContext, input: DiscountCreateInput): Promise<DiscountView> {
@@ -162,7 +172,7 @@ export async function createDiscount(ctx: ServiceContext, input: DiscountCreateI
     starts_at: toDate(input.starts_at) ?? null,
     ends_at: toDate(input.ends_at) ?? null,
   };
-  await checkState(ctx, state, null, state.product_ids);
+  await checkState(ctx.db, ctx.companyId, state, null, state.product_ids);
   const row = await ctx.db.discount
     .create({ data: { ...state, company_id: ctx.companyId, usage_limit: input.usage_limit ?? null, active: input.active ?? true }, include: withCurrency })
     .catch(codeRace);
@@ -171,20 +181,23 @@ export async function createDiscount(ctx: ServiceContext, input: DiscountCreateI
 
 /** Partial update; the rules hold for the discount as it is after the change. */
 export async function updateDiscount(ctx: ServiceContext, id: number, input: DiscountUpdateInput): Promise<DiscountView> {
-  const current = await requireRow(ctx, id);
-  const state: DiscountState = {
-    code: input.code === undefined ? current.code : normalizeCode(input.code),
-    kind: input.kind ?? (current.kind as Kind),
-    amount: input.amount ?? current.amount.toFixed(),
-    currency_code: input.currency_code === undefined ? current.currency_code : input.currency_code,
-    scope: input.scope ?? (current.scope as Scope),
-    product_ids: input.product_ids ? [...new Set(input.product_ids)] : current.product_ids,
-    starts_at: input.starts_at === undefined ? current.starts_at : toDate(input.starts_at) ?? null,
-    ends_at: input.ends_at === undefined ? current.ends_at : toDate(input.ends_at) ?? null,
-  };
-  await checkState(ctx, state, current.id, input.product_ids ? state.product_ids : []);
-  const row = await ctx.db.discount
-    .update({ where: { id: current.id }, data: { ...state, usage_limit: input.usage_limit, active: input.active }, include: withCurrency })
+  const row = await ctx.db
+    .$transaction(async (tx) => {
+      await lockRow(tx, ctx.companyId, id);
+      const current = await requireRow(tx, ctx.companyId, id);
+      const state: DiscountState = {
+        code: input.code === undefined ? current.code : normalizeCode(input.code),
+        kind: input.kind ?? (current.kind as Kind),
+        amount: input.amount ?? current.amount.toFixed(),
+        currency_code: input.currency_code === undefined ? current.currency_code : input.currency_code,
+        scope: input.scope ?? (current.scope as Scope),
+        product_ids: input.product_ids ? [...new Set(input.product_ids)] : current.product_ids,
+        starts_at: input.starts_at === undefined ? current.starts_at : toDate(input.starts_at) ?? null,
+        ends_at: input.ends_at === undefined ? current.ends_at : toDate(input.ends_at) ?? null,
+      };
+      await checkState(tx, ctx.companyId, state, current.id, input.product_ids ? state.product_ids : []);
+      return tx.discount.update({ where: { id: current.id }, data: { ...state, usage_limit: input.usage_limit, active: input.active }, include: withCurrency });
+    }, LOCK_WAITING_TRANSACTION)
     .catch(codeRace);
   return toView(row);
 }
@@ -194,7 +207,12 @@ export async function updateDiscount(ctx: ServiceContext, id: number, input: Dis
  * computed. To retire a code while keeping its history, set `active` to false instead.
  */
 export async function deleteDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {
-  const current = await requireRow(ctx, id);
-  await ctx.db.discount.delete({ where: { id: current.id } });
-  return toView(current);
+  // Read under the lock, so the answer is the code as it was removed, not as before an update that committed meanwhile.
+  const removed = await ctx.db.$transaction(async (tx) => {
+    await lockRow(tx, ctx.companyId, id);
+    const current = await requireRow(tx, ctx.companyId, id);
+    await tx.discount.delete({ where: { id: current.id } });
+    return current;
+  }, LOCK_WAITING_TRANSACTION);
+  return toView(removed);
 }

@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, NotFoundError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
@@ -30,10 +31,21 @@ function toView(row: PackRow): EnrollmentPackView {
   };
 }
 
-async function requireRow(ctx: ServiceContext, id: number): Promise<PackRow> {
-  const row = await findRow(ctx.db, ctx.companyId, id);
+async function requireRow(db: Prisma.TransactionClient, companyId: number, id: number): Promise<PackRow> {
+  const row = await findRow(db, companyId, id);
   if (!row) throw new NotFoundError("Enrollment pack not found");
   return row;
+}
+
+/**
+ * Locks the company's pack for the rest of the transaction, or 404: concurrent replacements of
+ * its contents take turns (each one's delete sees the rows the one before inserted), and the last
+ * one wins. NO KEY UPDATE is the lock the update's own UPDATE takes; carts enrolling with the
+ * pack do not wait.
+ */
+async function lockRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM enrollment_packs WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Enrollment pack not found");
 }
 
 async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput): Promise<number[] | undefined> {
@@ -65,7 +77,7 @@ export async function listEnrollmentPacks(ctx: ServiceContext, query: Enrollment
 }
 
 export async function getEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
-  return toView(await requireRow(ctx, id));
+  return toView(await requireRow(ctx.db, ctx.companyId, id));
 }
 
 export async function createEnrollmentPack(ctx: ServiceContext, input: EnrollmentPackCreateInput): Promise<EnrollmentPackView> {
@@ -84,27 +96,37 @@ export async function createEnrollmentPack(ctx: ServiceContext, input: Enrollmen
 }
 
 export async function updateEnrollmentPack(ctx: ServiceContext, id: number, input: EnrollmentPackUpdateInput): Promise<EnrollmentPackView> {
-  const current = await requireRow(ctx, id);
+  const current = await requireRow(ctx.db, ctx.companyId, id);
   const variantIds = await checkInput(ctx, input);
   const row = await ctx.db.$transaction(async (tx) => {
-    await tx.enrollmentPack.update({ where: { id: current.id }, data: { title: input.title, price: input.price, active: input.active } });
+    await lockRow(tx, ctx.companyId, current.id);
     if (variantIds) {
       await tx.enrollmentPackVariant.deleteMany({ where: { enrollment_pack_id: current.id } });
       await tx.enrollmentPackVariant.createMany({ data: variantIds.map((variant_id) => ({ enrollment_pack_id: current.id, variant_id })) });
     }
-    const updated = await findRow(tx, ctx.companyId, current.id);
-    if (!updated) throw new NotFoundError("Enrollment pack not found");
-    return updated;
-  });
+    // updated_at is set, not left to @updatedAt, which skips an update whose only change is to the contents.
+    return tx.enrollmentPack.update({
+      where: { id: current.id },
+      data: { title: input.title, price: input.price, active: input.active, updated_at: ctx.clock.now() },
+      include: packInclude,
+    });
+  }, LOCK_WAITING_TRANSACTION);
   return toView(row);
 }
 
 /** Carts enrolled with the pack and agreements shown for it refer to it: then it is retired with `active: false` instead. */
 export async function deleteEnrollmentPack(ctx: ServiceContext, id: number): Promise<EnrollmentPackView> {
-  const current = await requireRow(ctx, id);
-  await ctx.db.enrollmentPack.delete({ where: { id: current.id } }).catch((error: unknown) => {
-    if (isForeignKeyViolation(error)) throw new ConflictError("Carts or agreements use this enrollment pack: set active to false instead", { code: "in_use" });
-    throw error;
-  });
-  return toView(current);
+  // Read under the lock, so the answer is the pack as it was removed, not as before an update that committed meanwhile.
+  const removed = await ctx.db
+    .$transaction(async (tx) => {
+      await lockRow(tx, ctx.companyId, id);
+      const current = await requireRow(tx, ctx.companyId, id);
+      await tx.enrollmentPack.delete({ where: { id: current.id } });
+      return current;
+    }, LOCK_WAITING_TRANSACTION)
+    .catch((error: unknown) => {
+      if (isForeignKeyViolation(error)) throw new ConflictError("Carts or agreements use this enrollment pack: set active to false instead", { code: "in_use" });
+      throw error;
+    });
+  return toView(removed);
 }

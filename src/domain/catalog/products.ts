@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { formatMinor } from "../../platform/money.js";
@@ -198,12 +199,25 @@ export async function createProduct(ctx: ServiceContext, input: ProductCreateInp
 }
 
 /**
+ * Locks the company's live product for the rest of the transaction, or 404 (deleted meanwhile:
+ * nothing is written to a deleted product). Concurrent updates of one product take turns here,
+ * each writing its variants' price lists whole. NO KEY UPDATE is the lock the update's own
+ * UPDATE takes (and a soft delete's, an UPDATE of deleted_at).
+ */
+async function lockLiveProduct(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
+  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM products WHERE id = ${id} AND company_id = ${companyId} AND deleted_at IS NULL FOR NO KEY UPDATE`;
+  if (rows.length === 0) throw new NotFoundError("Product not found");
+}
+
+/**
  * Partial update: members absent from the body stay as they are. A `variants` entry with an id
  * updates that variant (its `prices`, when sent, replace the variant's price list); an entry
  * without one adds a variant. Variants not listed are untouched.
  */
 export async function updateProduct(ctx: ServiceContext, id: number, input: ProductUpdateInput): Promise<ProductView> {
-  const current = await requireProduct(ctx, id);
+  // Only its variants' ids are checked: the whole view (every variant's prices) is read once, at the end.
+  const current = await ctx.db.product.findFirst({ where: { id, company_id: ctx.companyId, ...live }, select: { id: true, variants: { where: live, select: { id: true } } } });
+  if (!current) throw new NotFoundError("Product not found");
   const entries = input.variants ?? [];
   const errors = new FieldErrorCollector();
   const countries = await countriesByIso(ctx.db, countryCodesOf(entries));
@@ -225,8 +239,9 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
   await checkSkus(ctx, claims, errors);
   errors.throwIfAny();
 
-  const row = await ctx.db
+  await ctx.db
     .$transaction(async (tx) => {
+      await lockLiveProduct(tx, ctx.companyId, current.id);
       await tx.product.update({
         where: { id: current.id },
         data: { title: input.title, description: input.description, image_url: input.image_url, active: input.active, updated_at: ctx.clock.now() },
@@ -245,13 +260,11 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
           await tx.variantPrice.createMany({ data: prices.map((price) => ({ ...price, variant_id: entry.id as number })) });
         }
       }
-      // Deleted meanwhile: roll the changes back rather than write to a deleted product.
-      const updated = await findProductRow(tx, ctx.companyId, current.id);
-      if (!updated) throw new NotFoundError("Product not found");
-      return updated;
-    })
+    }, LOCK_WAITING_TRANSACTION)
     .catch(skuRace);
-  return toProductView(row);
+  // Read after the commit, out of the lock the next update waits for (a product's view is all its
+  // variants and prices): it may show a later update too, and a delete meanwhile makes it a 404.
+  return requireProduct(ctx, current.id).then(toProductView);
 }
 
 /** Soft delete: the product and its variants disappear from the catalog; carts keep their lines. */

@@ -58,7 +58,12 @@ export async function setTaxRate(ctx: ServiceContext, countryCode: string, rate:
  * it stays a row the company chose.
  */
 export async function deleteTaxRate(ctx: ServiceContext, countryCode: string): Promise<TaxRateView> {
-  const current = await requireRow(ctx, countryCode);
-  await ctx.db.taxRate.delete({ where: { id: current.id } });
-  return toView(current);
+  const country = await findCountry(ctx.db, countryCode);
+  if (!country) throw new NotFoundError("Tax rate not found");
+  // One statement answering the row it removed: a read, then a delete, answered the rate as it
+  // was before a PUT that committed in between, and removed that PUT's rate.
+  const [row] = await ctx.db.$queryRaw<Array<{ id: number; rate: Prisma.Decimal; updated_at: Date }>>`
+    DELETE FROM tax_rates WHERE company_id = ${ctx.companyId} AND country_id = ${country.id} RETURNING id, rate, updated_at`;
+  if (!row) throw new NotFoundError("Tax rate not found");
+  return toView({ ...row, country });
 }

@@ -191,34 +191,49 @@ export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Pro
   return { rows: rows.map((row) => toMediaView(row, query.language_iso)), pagination: pagination(query, total) };
 }
 
+/**
+ * Locks the company's media for the rest of the transaction and answers its slug, or 404. An
+ * update takes it before anything else (its translations, the company's slug lock), as a delete
+ * takes it before the cascade to the translations: concurrent updates and deletes of one media
+ * take turns instead of deadlocking, and an update after a delete finds the media gone. NO KEY
+ * UPDATE is the lock the update's own UPDATE takes: playlists adding the media do not wait.
+ */
+async function lockForUpdate(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<{ slug: string }> {
+  const [row] = await tx.$queryRaw<{ slug: string }[]>`SELECT slug FROM media WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
+  if (!row) throw new NotFoundError("Media not found");
+  return row;
+}
+
 export async function updateMedia(ctx: ServiceContext, id: number, input: MediaUpdateInput): Promise<MediaView> {
   const current = await requireRow(ctx, id);
   await requireReferences(ctx, input);
   const removed = Object.entries(input.translations ?? {}).flatMap(([language, entry]) => (entry === null ? [language] : []));
   const upserts = translationRows(input.translations);
-  const write = (slug: string | undefined, custom: boolean) =>
-    ctx.db.$transaction(async (tx) => {
-      if (slug !== undefined) await lockSlugs(tx, "media", ctx.companyId);
-      if (removed.length > 0) await tx.mediaTranslation.deleteMany({ where: { media_id: id, language_iso: { in: removed } } });
+  let writesSlug = false;
+  try {
+    const row = await ctx.db.$transaction(async (tx) => {
+      const { slug } = await lockForUpdate(tx, ctx.companyId, current.id);
+      writesSlug = input.slug !== undefined && input.slug !== slug;
+      const slugChange = writesSlug ? { slug: input.slug, custom_slug: true } : {};
+      if (writesSlug) await lockSlugs(tx, "media", ctx.companyId);
+      if (removed.length > 0) await tx.mediaTranslation.deleteMany({ where: { media_id: current.id, language_iso: { in: removed } } });
       for (const translation of upserts) {
         await tx.mediaTranslation.upsert({
-          where: { media_id_language_iso: { media_id: id, language_iso: translation.language_iso } },
-          create: { media_id: id, ...translation },
+          where: { media_id_language_iso: { media_id: current.id, language_iso: translation.language_iso } },
+          create: { media_id: current.id, ...translation },
           update: { title: translation.title, description: translation.description },
         });
       }
       // updated_at is set, not left to @updatedAt, which skips an update whose only change is to translations.
       return tx.media.update({
         where: { id: current.id },
-        data: { ...columns(input), ...(slug !== undefined ? { slug, custom_slug: custom } : {}), updated_at: ctx.clock.now() },
+        data: { ...columns(input), ...slugChange, updated_at: ctx.clock.now() },
         include: withTranslations,
       });
     }, LOCK_WAITING_TRANSACTION);
-  if (input.slug === undefined || input.slug === current.slug) return toMediaView(await write(undefined, false));
-  try {
-    return toMediaView(await write(input.slug, true));
+    return toMediaView(row);
   } catch (error) {
-    if (isUniqueViolation(error)) throw ValidationError.field("media.slug", "is already taken");
+    if (writesSlug && isUniqueViolation(error)) throw ValidationError.field("media.slug", "is already taken");
     throw error;
   }
 }

@@ -1,11 +1,13 @@
 /**
  * Options of the interactive transactions that wait for locks other requests hold: a cart's
  * mutations, an order's change or creation, a plan's creation, update and delete and each batch
- * of its repricing, a media's delete (behind the playlists that hold it), an agreement's update,
- * copies and bulk delete, a company country's delete (behind agreement writes naming it), a
- * company's custom page writes and its media and playlist slug writes (an advisory lock per
- * company). Such requests queue behind one another (many storefront calls on one cart, changes
- * behind a repricing batch, a burst of creates), which Prisma's defaults (2 s for a connection,
- * 5 s in all) turned into expired transactions, and failed requests, once a few waited together.
+ * of its repricing, a media's update and delete (a delete behind the playlists that hold it), an
+ * agreement's update, copies and bulk delete, a company country's delete (behind agreement
+ * writes naming it), a discount's, a shipping method's and an enrollment pack's update and
+ * delete, a product's update, a company's custom page writes and its media and playlist slug
+ * writes (an advisory lock per company). Such requests queue behind one another (many storefront
+ * calls on one cart, changes behind a repricing batch, a burst of creates or of updates of one
+ * row), which Prisma's defaults (2 s for a connection, 5 s in all) turned into expired
+ * transactions, and failed requests, once a few waited together.
  */
 export const LOCK_WAITING_TRANSACTION = { maxWait: 10_000, timeout: 20_000 } as const;

@@ -1,7 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createTestProduct } from "../../helpers/catalog.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -271,6 +272,32 @@ describe("PUT /api/discounts/:id", () => {
     expect(percentage.body.discount).toMatchObject({ kind: "percentage", amount: "10", currency_code: null });
   });
 
+  // Found by an audit: each update wrote back the whole code as it had read it, without a lock,
+  // so of two concurrent partial updates the later one put back what the earlier one changed.
+  it.skipIf(!inject("databaseServer"))("applies concurrent partial updates in turn: every one's members survive the others", async () => {
+    const discount = (await create({ code: "SALE", kind: "fixed_amount", amount: "5.00", scope: "order" })).body.discount;
+    const slowWrite = { sql: "SELECT id FROM discounts WHERE id = $1 FOR UPDATE", params: [discount.id] };
+    const changes = [{ amount: "7.00" }, { code: "spring" }, { active: false }, { ends_at: "2030-01-01T00:00:00Z" }];
+    const responses = await inTurnBehindHeldLock(t.db, slowWrite, changes.map((change) => () => update(discount.id, change)));
+    expect(responses.map((response) => response.status)).toEqual(changes.map(() => 200));
+    const stored = (await call("GET", `/api/discounts/${discount.id}`, { token: acme.token })).body.discount;
+    expect(stored).toMatchObject({ code: "SPRING", kind: "fixed_amount", amount: "7.00", active: false, ends_at: "2030-01-01T00:00:00.000Z" });
+  });
+
+  it.skipIf(!inject("databaseServer"))("checks a concurrent update's rules on the code as the update before it left it: 422, and that one stays", async () => {
+    const discount = (await create({ code: "SWITCH", kind: "fixed_amount", amount: "5.00", scope: "order" })).body.discount;
+    const slowWrite = { sql: "SELECT id FROM discounts WHERE id = $1 FOR UPDATE", params: [discount.id] };
+    const [switched, bound] = await inTurnBehindHeldLock(t.db, slowWrite, [
+      () => update(discount.id, { kind: "percentage", amount: "10" }),
+      () => update(discount.id, { currency_code: "USD" }),
+    ]);
+    expect(switched!.status).toBe(200);
+    expect(bound!.status).toBe(422);
+    expect(bound!.body.errors).toEqual({ "discount.currency_code": ["only applies to fixed_amount codes"] });
+    const stored = (await call("GET", `/api/discounts/${discount.id}`, { token: acme.token })).body.discount;
+    expect(stored).toMatchObject({ kind: "percentage", amount: "10", currency_code: null });
+  });
+
   it("answers 404 for another company's code and changes nothing", async () => {
     const discount = (await create({ code: "MINE", kind: "percentage", amount: "5", scope: "order" })).body.discount;
     expect((await update(discount.id, { active: false }, globex.token)).status).toBe(404);
@@ -287,5 +314,18 @@ describe("DELETE /api/discounts/:id", () => {
     expect(response.body.discount).toEqual(discount);
     expect(await t.db.prisma.discount.count()).toBe(0);
     expect((await call("DELETE", `/api/discounts/${discount.id}`, { token: acme.token })).status).toBe(404);
+  });
+
+  // Found checking the catalog's writes after an audit of concurrent updates: the delete read the
+  // code, then deleted it, so an update committed in between was removed but not answered.
+  it.skipIf(!inject("databaseServer"))("answers the code as it removed it, also as a concurrent update left it just before", async () => {
+    const discount = (await create({ code: "LAST", kind: "fixed_amount", amount: "5.00", scope: "order" })).body.discount;
+    const slowWrite = { sql: "SELECT id FROM discounts WHERE id = $1 FOR UPDATE", params: [discount.id] };
+    const [updated, deleted] = await inTurnBehindHeldLock(t.db, slowWrite, [
+      () => update(discount.id, { amount: "7.00" }),
+      () => call("DELETE", `/api/discounts/${discount.id}`, { token: acme.token }),
+    ]);
+    expect([updated!.status, deleted!.status]).toEqual([200, 200]);
+    expect(deleted!.body.discount).toEqual(updated!.body.discount);
   });
 });

@@ -1,8 +1,9 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createCartOverHttp } from "../../helpers/carts.js";
 import { createTestProduct } from "../../helpers/catalog.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -95,6 +96,33 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect(renamed.body.enrollment_pack).toMatchObject({ title: "Kit 2", price: "59.50", variant_ids: [variantB] });
   });
 
+  it("moves updated_at on an update that only replaces variant_ids", async () => {
+    const pack = (await create({ title: "Kit", price: "49.00", variant_ids: [variantA] })).body.enrollment_pack;
+    const past = new Date("2020-01-01T00:00:00Z");
+    await t.db.prisma.enrollmentPack.update({ where: { id: pack.id }, data: { updated_at: past } });
+    const replaced = await update(pack.id, { variant_ids: [variantB] });
+    expect(replaced.body.enrollment_pack.variant_ids).toEqual([variantB]);
+    expect(Date.parse(replaced.body.enrollment_pack.updated_at)).toBeGreaterThan(past.getTime());
+  });
+
+  // Found by an audit: an update sending only variant_ids wrote nothing to the pack's row, so it
+  // took no lock, and concurrent replacements interleaved their delete and insert: the pack kept
+  // the union of their sets, or one of them failed on the key (409).
+  it("takes concurrent replacements of variant_ids in turns: each answers 200 with its own set, and one set is stored", async () => {
+    const variants: number[] = [];
+    for (let index = 0; index < 6; index++) variants.push((await createTestProduct(t.db.prisma, acme.id)).variants[0]!.id);
+    const [v0, v1, v2, v3, v4, v5] = variants;
+    const sets = [[v0!, v1!], [v2!, v3!], [v4!, v5!], [v1!, v2!], [v3!, v4!], [v0!, v5!], [v1!, v4!], [v2!, v5!]];
+    for (let round = 0; round < 5; round++) {
+      const pack = (await create({ title: `Kit ${round}`, price: "49.00", variant_ids: [v0] })).body.enrollment_pack;
+      const responses = await Promise.all(sets.map((set) => update(pack.id, { variant_ids: set })));
+      expect(responses.map((response) => response.status)).toEqual(sets.map(() => 200));
+      responses.forEach((response, index) => expect(response.body.enrollment_pack.variant_ids).toEqual(sets[index]));
+      const stored = (await call("GET", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).body.enrollment_pack.variant_ids;
+      expect(sets).toContainEqual(stored);
+    }
+  });
+
   it("answers 422, not a 500, for a price beyond what is stored (10 integer digits), changing nothing", async () => {
     expect((await create({ title: "Huge", price: "10000000000" })).body.errors).toEqual({
       "enrollment_pack.price": ["must be an amount of at most 9999999999.999, with at most 3 decimal places"],
@@ -139,6 +167,19 @@ describe("GET, PUT and DELETE /api/enrollment_packs", () => {
     expect(response.body.enrollment_pack).toEqual(pack);
     expect(await t.db.prisma.enrollmentPack.count()).toBe(0);
     expect((await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).status).toBe(404);
+  });
+
+  // Found checking the catalog's writes after an audit of concurrent updates: the delete read the
+  // pack, then deleted it, so an update committed in between was removed but not answered.
+  it.skipIf(!inject("databaseServer"))("answers the pack as it removed it, also as a concurrent update left it just before", async () => {
+    const pack = (await create({ title: "Last", price: "1", variant_ids: [variantA] })).body.enrollment_pack;
+    const slowWrite = { sql: "SELECT id FROM enrollment_packs WHERE id = $1 FOR UPDATE", params: [pack.id] };
+    const [updated, deleted] = await inTurnBehindHeldLock(t.db, slowWrite, [
+      () => update(pack.id, { variant_ids: [variantB] }),
+      () => call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token }),
+    ]);
+    expect([updated!.status, deleted!.status]).toEqual([200, 200]);
+    expect(deleted!.body.enrollment_pack).toEqual(updated!.body.enrollment_pack);
   });
 
   it("answers 409 in_use while a cart enrolls with the pack or an agreement names it, and changes neither", async () => {

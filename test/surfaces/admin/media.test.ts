@@ -1,7 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createTestProduct } from "../../helpers/catalog.js";
 import { type CompanyFixture, createEnrollmentPack, createUserWithToken } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import { createMediaViaApi } from "../../helpers/media.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -375,6 +376,43 @@ describe("PUT /api/media/{id}", () => {
     expect(taken.status).toBe(422);
     expect(taken.body.errors).toEqual({ "media.slug": ["is already taken"] });
     expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: two.id } })).toMatchObject({ slug: "two", title: "Two" });
+  });
+
+  // Found by an audit: an update wrote the translations first and locked the media's row last,
+  // so updates listing languages in other orders, and a delete (media first, then its
+  // translations), waited for each other: 409 write_conflict after a second's deadlock check.
+  it("takes concurrent updates of one media's translations in turns, whatever order they list them in: every one 200, one stored whole", async () => {
+    const languages = ["fr", "de", "es", "it"];
+    const translations = (index: number) => {
+      const ordered = index % 2 === 0 ? languages : [...languages].reverse();
+      return Object.fromEntries(ordered.map((language) => [language, { title: `${language} ${index}` }]));
+    };
+    for (let round = 0; round < 5; round++) {
+      const media = await createMediaViaApi(call, acme.token, { title: `Round ${round}`, translations: { fr: { title: "Vieux" }, de: { title: "Alt" } } });
+      const responses = await Promise.all(Array.from({ length: 10 }, (_, index) => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { translations: translations(index) } } })));
+      expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
+      const stored = (await call("GET", `/api/media/${media.id}`, { token: acme.token })).body.translations as Record<string, { title: string }>;
+      const writer = stored.fr!.title.split(" ")[1];
+      expect(Object.fromEntries(Object.entries(stored).map(([language, entry]) => [language, entry.title]))).toEqual(
+        Object.fromEntries(languages.map((language) => [language, `${language} ${writer}`])),
+      );
+    }
+  });
+
+  it.skipIf(!inject("databaseServer"))("takes an update, a delete and updates after it in turns: 200, 200, then 404s", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Doomed", translations: { fr: { title: "Condamné" }, de: { title: "Verloren" } } });
+    const put = (translations: Record<string, unknown>) => () => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { translations } } });
+    const slowWrite = { sql: "SELECT id FROM media WHERE id = $1 FOR UPDATE", params: [media.id] };
+    const responses = await inTurnBehindHeldLock(t.db, slowWrite, [
+      put({ fr: { title: "Un" }, de: { title: "Eins" } }),
+      () => call("DELETE", `/api/media/${media.id}`, { token: acme.token }),
+      put({ de: { title: "Zwei" }, fr: { title: "Deux" } }),
+      put({ fr: { title: "Trois" }, de: { title: "Drei" } }),
+    ]);
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 404, 404]);
+    expect(responses[2]!.body.error_code).toBe("not_found");
+    expect(await t.db.prisma.media.count({ where: { id: media.id } })).toBe(0);
+    expect(await t.db.prisma.mediaTranslation.count({ where: { media_id: media.id } })).toBe(0);
   });
 
   it("answers 404 for another company's media and 422 for invalid members", async () => {

@@ -1,7 +1,8 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import { type CompanyFixture, createPlan, createProduct } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -141,6 +142,35 @@ describe("PUT /api/shipping_methods/:id", () => {
     expect(moved.body.shipping_method).toMatchObject({ country_code: "JP", currency_code: "JPY", price: "500", free_over: "5000" });
   });
 
+  // Found by an audit: each update checked the currency rule against the method as it had read
+  // it, without a lock, and wrote its country back, so a move to Japan racing a new threshold
+  // left a $50.00 threshold read as 5000 yen, or lost the move.
+  describe.skipIf(!inject("databaseServer"))("concurrent updates", () => {
+    const move = { country_code: "JP", price: "500" };
+    const threshold = { free_over: "50.00" };
+    const raceInTurn = async (first: unknown, second: unknown) => {
+      const method = (await create({ name: "Standard", country_code: "US", price: "5.00" })).body.shipping_method;
+      const slowWrite = { sql: "SELECT id FROM shipping_methods WHERE id = $1 FOR UPDATE", params: [method.id] };
+      const responses = await inTurnBehindHeldLock(t.db, slowWrite, [() => update(method.id, first), () => update(method.id, second)]);
+      const stored = (await call("GET", `/api/shipping_methods/${method.id}`, { token: acme.token })).body.shipping_method;
+      return { responses, stored };
+    };
+
+    it("judges a threshold sent just after a move to Japan in yen: 422, and the move stays", async () => {
+      const { responses, stored } = await raceInTurn(move, threshold);
+      expect(responses.map((response) => response.status)).toEqual([200, 422]);
+      expect(responses[1]!.body.errors).toEqual({ "shipping_method.free_over": ["must be an amount in JPY with at most 0 decimal place(s)"] });
+      expect(stored).toMatchObject({ country_code: "JP", currency_code: "JPY", price: "500", free_over: null });
+    });
+
+    it("refuses a move to Japan sent just after a threshold without restating it: 422, and the threshold stays in dollars", async () => {
+      const { responses, stored } = await raceInTurn(threshold, move);
+      expect(responses.map((response) => response.status)).toEqual([200, 422]);
+      expect(responses[1]!.body.errors).toEqual({ "shipping_method.free_over": ["is required when the country's currency changes"] });
+      expect(stored).toMatchObject({ country_code: "US", currency_code: "USD", price: "5.00", free_over: "50.00" });
+    });
+  });
+
   it("answers 404 for another company's method and changes nothing", async () => {
     const method = (await create({ name: "Mine", country_code: "US", price: "5.00" })).body.shipping_method;
     expect((await update(method.id, { name: "Theirs" }, globex.token)).status).toBe(404);
@@ -157,6 +187,19 @@ describe("DELETE /api/shipping_methods/:id", () => {
     expect(response.body.shipping_method).toEqual(method);
     expect(await t.db.prisma.shippingMethod.count()).toBe(0);
     expect((await call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token })).status).toBe(404);
+  });
+
+  // Found checking the catalog's writes after an audit of concurrent updates: the delete read the
+  // method, then deleted it, so an update committed in between was removed but not answered.
+  it.skipIf(!inject("databaseServer"))("answers the method as it removed it, also as a concurrent update left it just before", async () => {
+    const method = (await create({ name: "Last", country_code: "US", price: "5.00" })).body.shipping_method;
+    const slowWrite = { sql: "SELECT id FROM shipping_methods WHERE id = $1 FOR UPDATE", params: [method.id] };
+    const [updated, deleted] = await inTurnBehindHeldLock(t.db, slowWrite, [
+      () => update(method.id, { price: "6.00" }),
+      () => call("DELETE", `/api/shipping_methods/${method.id}`, { token: acme.token }),
+    ]);
+    expect([updated!.status, deleted!.status]).toEqual([200, 200]);
+    expect(deleted!.body.shipping_method).toEqual(updated!.body.shipping_method);
   });
 
   it("answers 409 in_use while a cart chose the method, and changes neither", async () => {
