@@ -52,9 +52,12 @@ export async function burstBehindHeldLock<T>(db: Database, lock: HeldLock, burst
 /**
  * Sends `requests` one at a time into the queue behind a slow write holding `lock`: each starts
  * once every one before it waits for a lock, and the slow write commits once they all wait.
- * PostgreSQL hands a row's lock to its waiters in the order they came, so requests that wait
+ * PostgreSQL hands a row's lock to its waiters in the order they came, so two requests that wait
  * for the same row take it in the order given; answers their responses in that order. A race
- * of concurrent requests played in a chosen order, every time. Needs a PostgreSQL server.
+ * of two concurrent requests played in a chosen order, every time. From the third on the order
+ * holds only while none before it writes the row: the lock queue is kept per version of the
+ * row, so waiters behind a request that updates it race for the new version (a test saw a third
+ * and fourth update overtake a delete). Needs a PostgreSQL server.
  */
 export async function inTurnBehindHeldLock<T>(db: Database, lock: HeldLock, requests: Array<() => Promise<T>>): Promise<T[]> {
   return whileHeld(db, lock, async (lockWaiters, commit) => {

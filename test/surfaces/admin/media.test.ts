@@ -399,20 +399,23 @@ describe("PUT /api/media/{id}", () => {
     }
   });
 
-  it.skipIf(!inject("databaseServer"))("takes an update, a delete and updates after it in turns: 200, 200, then 404s", async () => {
-    const media = await createMediaViaApi(call, acme.token, { title: "Doomed", translations: { fr: { title: "Condamné" }, de: { title: "Verloren" } } });
-    const put = (translations: Record<string, unknown>) => () => call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { translations } } });
-    const slowWrite = { sql: "SELECT id FROM media WHERE id = $1 FOR UPDATE", params: [media.id] };
-    const responses = await inTurnBehindHeldLock(t.db, slowWrite, [
-      put({ fr: { title: "Un" }, de: { title: "Eins" } }),
-      () => call("DELETE", `/api/media/${media.id}`, { token: acme.token }),
-      put({ de: { title: "Zwei" }, fr: { title: "Deux" } }),
-      put({ fr: { title: "Trois" }, de: { title: "Drei" } }),
-    ]);
-    expect(responses.map((response) => response.status)).toEqual([200, 200, 404, 404]);
-    expect(responses[2]!.body.error_code).toBe("not_found");
-    expect(await t.db.prisma.media.count({ where: { id: media.id } })).toBe(0);
-    expect(await t.db.prisma.mediaTranslation.count({ where: { media_id: media.id } })).toBe(0);
+  it.skipIf(!inject("databaseServer"))("takes an update and a delete in turns, either way round: 200 and 200, or 200 and then a 404", async () => {
+    const put = (id: number, translations: Record<string, unknown>) => () => call("PUT", `/api/media/${id}`, { token: acme.token, body: { media: { translations } } });
+    const remove = (id: number) => () => call("DELETE", `/api/media/${id}`, { token: acme.token });
+    const slowWrite = (id: number) => ({ sql: "SELECT id FROM media WHERE id = $1 FOR UPDATE", params: [id] });
+
+    const updatedFirst = await createMediaViaApi(call, acme.token, { title: "Doomed", translations: { fr: { title: "Condamné" }, de: { title: "Verloren" } } });
+    const first = await inTurnBehindHeldLock(t.db, slowWrite(updatedFirst.id), [put(updatedFirst.id, { fr: { title: "Un" }, de: { title: "Eins" } }), remove(updatedFirst.id)]);
+    expect(first.map((response) => response.status)).toEqual([200, 200]);
+
+    const deletedFirst = await createMediaViaApi(call, acme.token, { title: "Doomed too", translations: { fr: { title: "Condamné" }, de: { title: "Verloren" } } });
+    const second = await inTurnBehindHeldLock(t.db, slowWrite(deletedFirst.id), [remove(deletedFirst.id), put(deletedFirst.id, { de: { title: "Zwei" }, fr: { title: "Deux" } })]);
+    expect(second.map((response) => response.status)).toEqual([200, 404]);
+    expect(second[1]!.body.error_code).toBe("not_found");
+
+    const ids = [updatedFirst.id, deletedFirst.id];
+    expect(await t.db.prisma.media.count({ where: { id: { in: ids } } })).toBe(0);
+    expect(await t.db.prisma.mediaTranslation.count({ where: { media_id: { in: ids } } })).toBe(0);
   });
 
   it("answers 404 for another company's media and 422 for invalid members", async () => {
