@@ -1,6 +1,7 @@
 import type { Metafield, Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../platform/db/errors.js";
+import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { type MetafieldCreateInput, type MetafieldListQuery, type MetafieldUpdateInput, type MetafieldView, OWNER_COLUMN, type OwnerType } from "./schemas.js";
@@ -96,14 +97,23 @@ export async function getMetafield(ctx: ServiceContext, id: number): Promise<Met
  * the two are written together as checked: of two concurrent updates, one changing the type and
  * the other the value, the last one wins whole instead of leaving a value its type cannot read.
  */
+/**
+ * The value is judged with the type it will have, and the half not sent is written back as read,
+ * so the row is locked before it is read: of two concurrent partial updates (one of the type, one
+ * of the value) the later undid the earlier, both answered 200 (found by an audit).
+ */
 export async function updateMetafield(ctx: ServiceContext, id: number, input: MetafieldUpdateInput): Promise<MetafieldView> {
-  const current = await requireRow(ctx, id);
-  const valueType = input.value_type ?? (current.value_type as ValueType);
-  const value = input.value ?? current.value;
-  requireReadableValue(valueType, value);
-  const data = { namespace: input.namespace, key: input.key, value, value_type: valueType, description: input.description };
-  const { count } = await written(() => ctx.db.metafield.updateMany({ where: { id, company_id: ctx.companyId }, data }));
-  if (count === 0) throw new NotFoundError("Metafield not found");
+  await written(() =>
+    ctx.db.$transaction(async (tx) => {
+      const [current] = await tx.$queryRaw<Pick<Metafield, "value" | "value_type">[]>`
+        SELECT value, value_type FROM metafields WHERE id = ${id} AND company_id = ${ctx.companyId} FOR NO KEY UPDATE`;
+      if (!current) throw new NotFoundError("Metafield not found");
+      const valueType = input.value_type ?? (current.value_type as ValueType);
+      const value = input.value ?? current.value;
+      requireReadableValue(valueType, value);
+      await tx.metafield.update({ where: { id }, data: { namespace: input.namespace, key: input.key, value, value_type: valueType, description: input.description } });
+    }, LOCK_WAITING_TRANSACTION),
+  );
   return getMetafield(ctx, id);
 }
 

@@ -1,8 +1,9 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
 import { metafieldSchema } from "../../../src/domain/metafields/schemas.js";
 import { type ValueType, valueRefusal } from "../../../src/domain/metafields/values.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call, HttpResponse } from "../../helpers/http.js";
+import { inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -130,6 +131,21 @@ describe("GET /api/metafields", () => {
 });
 
 describe("GET, PUT and DELETE /api/metafields/{id}", () => {
+  // Found by an audit: each update judged its value with the type it read without a lock, and
+  // wrote back the half it was not sent as it had read it, undoing the other update.
+  it.skipIf(!inject("databaseServer"))("judges a concurrent update's value by the type the update before it left: 422, and that one stays", async () => {
+    const { id } = (await create(onMedia({ value: "1", value_type: "string" }))).body.metafield;
+    const slowWrite = { sql: "SELECT id FROM metafields WHERE id = $1 FOR UPDATE", params: [id] };
+    const [typed, valued] = await inTurnBehindHeldLock(t.db, slowWrite, [
+      () => call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value_type: "integer" } } }),
+      () => call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value: "abc" } } }),
+    ]);
+    expect(typed!.status).toBe(200);
+    expect(valued!.status).toBe(422);
+    expect(Object.keys(valued!.body.errors)).toEqual(["metafield.value"]);
+    expect((await call("GET", `/api/metafields/${id}`, { token: acme.token })).body.metafield).toMatchObject({ value: "1", value_type: "integer" });
+  });
+
   it("shows, updates (partially) and deletes a metafield", async () => {
     const { id } = (await create(onMedia({ value: "1", value_type: "integer" }))).body.metafield;
     const shown = await call("GET", `/api/metafields/${id}`, { token: acme.token });
@@ -166,11 +182,12 @@ describe("GET, PUT and DELETE /api/metafields/{id}", () => {
         call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value_type: "integer" } } }),
         call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value: "forty-two" } } }),
       ]);
-      // Run one after the other, the second sees the first: retyped first, the new value is refused.
-      expect(retyped.status).toBe(200);
-      expect([200, 422]).toContain(revalued.status);
+      // They run one after the other and the second is judged on what the first left, so it is
+      // refused either way round; before, both were 200 and one of the two changes was lost.
+      expect([retyped.status, revalued.status].sort()).toEqual([200, 422]);
       const row = await t.db.prisma.metafield.findUniqueOrThrow({ where: { id } });
       expect(valueRefusal(row.value_type as ValueType, row.value), `${row.value} as ${row.value_type}`).toBeNull();
+      expect(row).toMatchObject(retyped.status === 200 ? { value: "42", value_type: "integer" } : { value: "forty-two", value_type: "string" });
     }
   });
 
