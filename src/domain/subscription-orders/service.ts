@@ -10,7 +10,7 @@ import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
-import { changeOrder } from "./changes.js";
+import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
@@ -279,7 +279,7 @@ function planItems(row: OrderRow, items: ItemUpdateInput[]): ItemPlan[] {
  * new quantity and optionally a new variant; entries with only variant_id add one; unlisted
  * items are removed). With update true it is saved; otherwise the answer previews it.
  */
-export async function updateSubscriptionItems(ctx: OrderContext, id: number, input: { update?: boolean | null; items: ItemUpdateInput[] }): Promise<SubscriptionOrderView> {
+export async function updateSubscriptionItems(ctx: OrderChangeContext, id: number, input: { update?: boolean | null; items: ItemUpdateInput[] }): Promise<SubscriptionOrderView> {
   try {
     return await changeOrder(ctx, id, async (tx, row) => {
       const refusal = refuseEdit(statusOf(row), "update_items");
@@ -314,7 +314,7 @@ export async function updateSubscriptionItems(ctx: OrderContext, id: number, inp
 }
 
 /** A new ship-to address reprices the order: prices, currency, tax and shipping follow the country. */
-export async function updateShippingAddress(ctx: OrderContext, id: number, address: AddressInput): Promise<SubscriptionOrderView> {
+export async function updateShippingAddress(ctx: OrderChangeContext, id: number, address: AddressInput): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseEdit(statusOf(row), "update_shipping_address");
     if (refusal) raise(refusal);
@@ -348,7 +348,7 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
   });
 }
 
-export async function skipOrder(ctx: OrderContext, id: number): Promise<SubscriptionOrderView> {
+export async function skipOrder(ctx: OrderChangeContext, id: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const { count, unit } = intervalOf(row);
     const outcome = skip(
@@ -374,7 +374,7 @@ export async function skipOrder(ctx: OrderContext, id: number): Promise<Subscrip
   });
 }
 
-export async function cancelSubscription(ctx: OrderContext, id: number): Promise<SubscriptionOrderView> {
+export async function cancelSubscription(ctx: OrderChangeContext, id: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseCancel(statusOf(row));
     if (refusal) raise(refusal);
@@ -386,7 +386,7 @@ export async function cancelSubscription(ctx: OrderContext, id: number): Promise
 
 /** Feedback may come before or after the cancel call (storefront flows differ), so any status takes it. */
 export async function recordCancellationFeedback(
-  ctx: OrderContext,
+  ctx: OrderChangeContext,
   id: number,
   input: { reason?: string | null; feedback?: string | null },
 ): Promise<SubscriptionOrderView> {
@@ -418,7 +418,7 @@ export async function attachPaymentMethod(tx: Prisma.TransactionClient, ctx: Ord
   return viewAfterChange(tx, ctx, row.id);
 }
 
-export async function useSavedCard(ctx: OrderContext, id: number, cardId: number): Promise<SubscriptionOrderView> {
+export async function useSavedCard(ctx: OrderChangeContext, id: number, cardId: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseEdit(statusOf(row), "update_payment");
     if (refusal) raise(refusal);

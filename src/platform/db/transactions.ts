@@ -7,5 +7,10 @@
  * company). Such requests queue behind one another (many storefront calls on one cart, changes
  * behind a repricing batch, a burst of creates), which Prisma's defaults (2 s for a connection,
  * 5 s in all) turned into expired transactions, and failed requests, once a few waited together.
+ * The pool lets a checkout wait as long as `maxWait` (database.ts). A cart's mutations and an
+ * order's changes take turns per row in the app's RowQueue first (row-queue.ts; it gives up after
+ * `timeout`, as the lock wait it replaces did): in one process, one transaction per cart or order
+ * at a time holds a pooled connection, and waits there only for a lock held outside the queue
+ * (another process, a repricing batch).
  */
 export const LOCK_WAITING_TRANSACTION = { maxWait: 10_000, timeout: 20_000 } as const;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
 import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
@@ -703,6 +703,39 @@ describe("PATCH .../cancel_subscription and .../cancellation_feedback", () => {
     expect((await patch(order.id, "cancellation_feedback", { reason: "x" }, globex.token)).status).toBe(404);
     const row = await stored(order.id);
     expect([row.cancellation_reason, row.activities.length]).toEqual([null, 1]);
+  });
+});
+
+// Found by audit T: each request of a burst on one order held a pooled connection while it
+// waited for the order's row lock, so the burst took the whole pool: other companies' requests
+// queued behind it, and past the pool's 5 s wait its own answered 503 database_unavailable.
+describe("a queue of changes on one order", () => {
+  it.skipIf(!inject("databaseServer"))("waits in the process, holding one pooled connection: another company's request answers meanwhile, and every change succeeds", async () => {
+    const order = await createOrder();
+    const BURST = 60;
+    const queued = vi.spyOn(t.app.rowQueue, "run");
+    // Another transaction holds the order, as a plan update's repricing batch does.
+    const holder = await t.db.sql.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", [order.id]);
+      let burstAnswered = 0;
+      const burst = Array.from({ length: BURST }, (_, index) => patch(order.id, "cancellation_feedback", { reason: `r${index}` }).finally(() => (burstAnswered += 1)));
+      await expect.poll(() => queued.mock.calls.length, { timeout: 10_000 }).toBe(BURST);
+      // With a pooled connection per waiting change, none was left for it until the holder committed.
+      const other = await call("GET", `${BASE}?per_page=1`, { token: globex.token });
+      expect(other.status).toBe(200);
+      expect(burstAnswered).toBe(0);
+      await holder.query("COMMIT");
+      const responses = await Promise.all(burst);
+      expect(responses.map((response) => response.status)).toEqual(Array(BURST).fill(200));
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.release();
+      queued.mockRestore();
+    }
+    const row = await stored(order.id);
+    expect(row.activities.filter((activity) => activity.action === "cancellation_feedback")).toHaveLength(BURST);
   });
 });
 
