@@ -444,6 +444,35 @@ describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
     expect(row.activities.map((activity) => activity.action)).toEqual(["created"]);
   });
 
+  // Found by audit T: the order's own items appended an items_updated activity whose before and
+  // after were the same.
+  it("saves nothing and appends no activity for the order's own items; the same items at new prices are repriced", async () => {
+    const order = await createOrder();
+    const [bottleItem, tabletItem] = order.items;
+    const before = await stored(order.id);
+    const same = [
+      { id: bottleItem.id, quantity: 2 },
+      { id: tabletItem.id, variant_id: tablet.id, quantity: 1, option_value_ids: [] },
+    ];
+    const response = await patch(order.id, "", { update: true, items: same });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ total: 64.44, items: [{ id: bottleItem.id, quantity: 2 }, { id: tabletItem.id, quantity: 1 }] });
+    expect(response.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created"]);
+    expect(await stored(order.id)).toEqual(before);
+
+    // The same items in another order are a change (their positions), and so are new prices.
+    const reordered = await patch(order.id, "", { update: true, items: [...same].reverse() });
+    expect(reordered.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created", "items_updated"]);
+    await t.db.prisma.variantPrice.updateMany({ where: { variant_id: tablet.id }, data: { price: 1200 } });
+    try {
+      const repriced = await patch(order.id, "", { update: true, items: [...same].reverse() });
+      expect(repriced.body.subscription_order.total).not.toBe(reordered.body.subscription_order.total);
+      expect(repriced.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created", "items_updated", "items_updated"]);
+    } finally {
+      await t.db.prisma.variantPrice.updateMany({ where: { variant_id: tablet.id }, data: { price: 1000 } });
+    }
+  });
+
   it("answers 422 for items that are not this order's, unknown variants, duplicates and an empty list; nothing changes", async () => {
     const order = await createOrder();
     const other = await createOrder({ customer_id: otherCustomer.id });
@@ -748,6 +777,25 @@ describe("PATCH .../update_payment (credit_card)", () => {
     expect(response.body.subscription_order.activities.at(-1)).toMatchObject({
       action: "payment_updated",
       before: { payment_method_id: null, status: "pending" },
+      after: { payment_method_id: card.id, status: "active" },
+    });
+  });
+
+  // Found by audit T: it appended a payment_updated activity whose before and after were the same.
+  it("saves nothing and appends no activity for the card the order has already, unless it settles the order", async () => {
+    const order = await createOrder({ payment_method_id: card.id });
+    const before = await stored(order.id);
+    const response = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: card.id });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ status: "active", payment_method: { id: card.id } });
+    expect(response.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created"]);
+    expect(await stored(order.id)).toEqual(before);
+
+    const pastDue = await createOrder({ payment_method_id: card.id, status: "past_due" });
+    const settled = await patch(pastDue.id, "update_payment", { payment_method: "credit_card", card_id: card.id });
+    expect(settled.body.subscription_order.activities.at(-1)).toMatchObject({
+      action: "payment_updated",
+      before: { payment_method_id: card.id, status: "past_due" },
       after: { payment_method_id: card.id, status: "active" },
     });
   });
