@@ -180,6 +180,7 @@ const itemView = z
     subtotal: amount,
     display_subtotal: display,
     discount: amount,
+    display_discount: display,
     tax: amount,
     display_tax: display,
     product: z.object({ id: z.number().int(), title: z.string(), image_url: z.string() }),

@@ -104,6 +104,11 @@ const SHOWN_KEYS = [
   "id", "items", "next_bill_date", "order_number", "order_thumbnail", "payment_method", "ship_to", "shipping", "skips_count", "status",
   "subscription_interval", "subscription_interval_unit", "subscription_plan_id", "subtotal", "tax", "total", "updated_at", "user",
 ].sort();
+// Every amount has its display_* twin (DESIGN.md); an audit found the item's discount without one.
+const ITEM_KEYS = [
+  "discount", "display_discount", "display_price", "display_subtotal", "display_tax", "id", "option_value_ids", "price", "product", "product_id",
+  "quantity", "subtotal", "tax", "variant", "variant_id",
+].sort();
 
 describe("POST /api/v2/subscription_orders", () => {
   it("creates a pending subscription priced by the totals engine, with every field", async () => {
@@ -147,6 +152,7 @@ describe("POST /api/v2/subscription_orders", () => {
     expect(order.ship_to).toEqual({ name: "Casey Customer", address1: "1 Main St", address2: "Apt 2", city: "Springfield", state: "IL", postal_code: "62701", country_id: US, country_code: "US", country_name: "United States" });
     expect(order.bill_to).toEqual(order.ship_to);
     expect(order.items).toHaveLength(2);
+    for (const item of order.items) expect(Object.keys(item).sort()).toEqual(ITEM_KEYS);
     expect(order.items[0]).toMatchObject({
       variant_id: bottle.id,
       product_id: bottle.product_id,
@@ -155,7 +161,11 @@ describe("POST /api/v2/subscription_orders", () => {
       price: 22.5,
       display_price: "$22.50",
       subtotal: 45,
+      display_subtotal: "$45.00",
+      discount: 0,
+      display_discount: "$0.00",
       tax: 3.71,
+      display_tax: "$3.71",
       product: { id: bottle.product_id, title: "Bottle", image_url: "https://cdn.example.com/bottle.png" },
       variant: { id: bottle.id, sku: bottle.sku, title: "Default", image_url: "" },
     });
