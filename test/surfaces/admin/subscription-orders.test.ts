@@ -316,6 +316,23 @@ describe("GET /api/v2/subscription_orders and /stats", () => {
     }
   });
 
+  // Found by audit T: eleven digits had the same message twice, and a month 13 the years' message
+  // after the format's, which was wrong for it.
+  it("answers a malformed filter with one message, the one that fits it", async () => {
+    for (const path of [BASE, `${BASE}/stats`]) {
+      for (const [query, errors] of [
+        ["ship_to_country_id=99999999999", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
+        ["ship_to_country_id=2147483648", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
+        ["next_bill_date_start_date=2026-13-01", { next_bill_date_start_date: ["Invalid ISO date"] }],
+        ["next_bill_date_end_date=0000-01-01", { next_bill_date_end_date: ["must be in the years 0001 to 9999 (UTC)"] }],
+      ] as const) {
+        const response = await call("GET", `${path}?${query}`, { token: acme.token });
+        expect(response.status, `${path}?${query}`).toBe(422);
+        expect(response.body.errors, `${path}?${query}`).toEqual(errors);
+      }
+    }
+  });
+
   // Found by the bad-input suite: these reached PostgreSQL and were 500s.
   it("answers 422, not 500, for a ship_to_country_id beyond the id range or a date PostgreSQL cannot hold, in the list and the stats", async () => {
     for (const path of [BASE, `${BASE}/stats`]) {
