@@ -20,6 +20,7 @@ import { issueCompanyToken } from "../src/platform/auth/company-tokens.js";
 import { userTokenKey } from "../src/platform/auth/user-tokens.js";
 import { systemClock } from "../src/platform/clock.js";
 import { openDatabase } from "../src/platform/db/database.js";
+import { RowQueue } from "../src/platform/db/row-queue.js";
 
 /** What the scenarios address: ids and tokens spread over the data set. */
 export interface BenchData {
@@ -92,6 +93,7 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
       db,
       sql: database.sql,
       readCart: cartReader(database.sql),
+      rowQueue: new RowQueue(),
       clock: systemClock,
       userTokenKey: userTokenKey(jwtSecret),
       shopUrlScheme: "https" as const,

@@ -8,6 +8,7 @@ import { ShopDirectory } from "./domain/companies/shop-directory.js";
 import { PublishedMediaCache } from "./domain/media/published-media-cache.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
+import { RowQueue } from "./platform/db/row-queue.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
 import { answerClientErrors, requireHostHeader } from "./platform/http/client-errors.js";
@@ -125,6 +126,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorate("db", database);
   app.decorate("clock", clock);
   app.decorate("config", config);
+  app.decorate("rowQueue", new RowQueue());
   app.decorate("publishedMedia", new PublishedMediaCache(clock, config.publicMediaCacheTtlMs));
   app.decorate("shops", shops);
   app.decorateRequest("companyId", null);

@@ -1,5 +1,10 @@
+import { createServer, type AddressInfo } from "node:net";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { isDatabaseUnavailable, isTransactionTimeout, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
+import { PrismaClient } from "../../src/generated/prisma/client.js";
+import { isDatabaseBusy, isDatabaseUnavailable, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
+import { LOCK_WAITING_TRANSACTION } from "../../src/platform/db/transactions.js";
 import type { SqlConnection } from "../../src/platform/db/sql.js";
 import { type TestDatabase, useTestDatabase } from "../helpers/test-database.js";
 
@@ -41,10 +46,10 @@ describe("isWriteConflict", () => {
   });
 });
 
-describe("isTransactionTimeout", () => {
+describe("isDatabaseBusy", () => {
   it("recognises Prisma's transaction errors, and not a write conflict", () => {
-    expect(isTransactionTimeout(Object.assign(new Error("Transaction API error: A query cannot be executed on an expired transaction."), { code: "P2028", meta: { timeout: 5000 } }))).toBe(true);
-    expect(isTransactionTimeout(Object.assign(new Error("deadlock"), { code: "P2034" }))).toBe(false);
+    expect(isDatabaseBusy(Object.assign(new Error("Transaction API error: A query cannot be executed on an expired transaction."), { code: "P2028", meta: { timeout: 5000 } }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error("deadlock"), { code: "P2034" }))).toBe(false);
   });
 
   it("recognises a transaction still at work when its timeout ended", async () => {
@@ -58,7 +63,7 @@ describe("isTransactionTimeout", () => {
       )
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "P2028" });
-    expect(isTransactionTimeout(error)).toBe(true);
+    expect(isDatabaseBusy(error)).toBe(true);
   });
 
   it.skipIf(!inject("databaseServer"))("recognises a transaction that found no connection within its maxWait", async () => {
@@ -68,7 +73,7 @@ describe("isTransactionTimeout", () => {
       for (let index = 0; index < 10; index++) held.push(await testDb.database.sql.connect());
       const error = await testDb.database.prisma.$transaction(async (tx) => tx.company.findFirst(), { maxWait: 50 }).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: "P2028" });
-      expect(isTransactionTimeout(error)).toBe(true);
+      expect(isDatabaseBusy(error)).toBe(true);
     } finally {
       for (const connection of held) await connection.release();
     }
@@ -83,6 +88,64 @@ describe("isTransactionTimeout", () => {
     });
     const error = await leaked?.company.findFirst().catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "P2028", message: expect.stringContaining("Transaction already closed") });
-    expect(isTransactionTimeout(error)).toBe(false);
+    expect(isDatabaseBusy(error)).toBe(false);
+  });
+});
+
+// Found by audit T: pg-pool's error for a checkout that waited in its queue, every pooled
+// connection busy, was taken for the database being down (503 database_unavailable, logged as an
+// error), though the server was up and the wait was only longer than the pool allowed.
+describe("pg-pool's two connection timeouts", () => {
+  it.skipIf(!inject("databaseServer"))("the app's pool lets a checkout wait past 5 s, as long as a lock-waiting transaction's maxWait", async () => {
+    const held: SqlConnection[] = [];
+    try {
+      // The test database's pool holds 10.
+      for (let index = 0; index < 10; index++) held.push(await testDb.database.sql.connect());
+      const transaction = testDb.database.prisma.$transaction(async (tx) => tx.company.count(), LOCK_WAITING_TRANSACTION);
+      const query = testDb.database.sql.query<{ one: number }>("SELECT 1 AS one");
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      for (const connection of held.splice(0)) await connection.release();
+      expect(await transaction).toBeTypeOf("number");
+      expect(await query).toEqual([{ one: 1 }]);
+    } finally {
+      for (const connection of held) await connection.release();
+    }
+  });
+
+  it.skipIf(!inject("databaseServer"))("a checkout that waited in the pool's queue past its time is the database busy, not unavailable, through plain pg and Prisma", async () => {
+    const pool = new pg.Pool({ connectionString: testDb.url as string, max: 1, connectionTimeoutMillis: 50 });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    const held = await pool.connect();
+    try {
+      const errors = [
+        await pool.query("SELECT 1").catch((caught: unknown) => caught),
+        await prisma.$queryRaw`SELECT 1`.catch((caught: unknown) => caught),
+        await prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 1`, { maxWait: 5_000 }).catch((caught: unknown) => caught),
+      ];
+      for (const error of errors) {
+        expect(error).toMatchObject({ message: "timeout exceeded when trying to connect" });
+        expect(isDatabaseBusy(error)).toBe(true);
+        expect(isDatabaseUnavailable(error)).toBe(false);
+      }
+    } finally {
+      held.release();
+      await prisma.$disconnect();
+      await pool.end();
+    }
+  });
+
+  it("a new connection the server did not accept in time is the database unavailable, not busy", async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const pool = new pg.Pool({ connectionString: `postgresql://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`, max: 1, connectionTimeoutMillis: 50 });
+    try {
+      const error = await pool.query("SELECT 1").catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ message: "Connection terminated due to connection timeout" });
+      expect(isDatabaseUnavailable(error)).toBe(true);
+      expect(isDatabaseBusy(error)).toBe(false);
+    } finally {
+      await pool.end();
+      silent.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
+import pg from "pg";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { revokeCompanyToken } from "../../src/platform/auth/company-tokens.js";
 import { systemClock } from "../../src/platform/clock.js";
 import { openDatabase } from "../../src/platform/db/database.js";
@@ -60,6 +61,17 @@ beforeAll(async () => {
           { timeout: 50 },
         );
         return {};
+      });
+      // A checkout that waited in the pool's queue, every pooled connection busy, past its time.
+      app.get("/test/pool-exhausted", async () => {
+        const pool = new pg.Pool({ connectionString: inject("databaseServer")?.url, max: 1, connectionTimeoutMillis: 50 });
+        const held = await pool.connect();
+        try {
+          return await pool.query("SELECT 1");
+        } finally {
+          held.release();
+          await pool.end();
+        }
       });
       // The body as the parser left it, and whether its objects kept Object.prototype.
       app.post("/test/echo", async (request) => {
@@ -225,6 +237,18 @@ describe("errors in the documented shape", () => {
     expect(response.headers["retry-after"]).toBe("5");
     expect(logLinesOf(response)).toContainEqual(
       expect.objectContaining({ level: 40, msg: "request failed", status: 503, error_code: "database_busy", err: expect.objectContaining({ message: expect.stringContaining("expired transaction") }) }),
+    );
+  });
+
+  // Found by audit T: answered 503 database_unavailable and logged as an error, though the
+  // database was up and only every pooled connection busy.
+  it.skipIf(!inject("databaseServer"))("no pooled connection within the pool's wait is a 503 database_busy, logged at warn with the error", async () => {
+    const response = await call("GET", "/test/pool-exhausted");
+    expect(response.status).toBe(503);
+    expectErrorBody(response.body, "database_busy");
+    expect(response.headers["retry-after"]).toBe("5");
+    expect(logLinesOf(response)).toContainEqual(
+      expect.objectContaining({ level: 40, msg: "request failed", status: 503, error_code: "database_busy", err: expect.objectContaining({ message: "timeout exceeded when trying to connect" }) }),
     );
   });
 

@@ -21,4 +21,11 @@ describe("instantInput", () => {
     expect(instantInput.safeParse("2025-06-01").success).toBe(false);
     expect(instantInput.safeParse("0000-06-01T00:00:00Z").error?.issues[0]?.message).toBe("must be in the years 0001 to 9999 (UTC)");
   });
+
+  // Found by audit T: a malformed value got the years' message after its format's.
+  it("has one message for a value that is not a date-time, its format's", () => {
+    for (const value of ["2026-13-01T00:00:00Z", "yesterday", "10000-01-01T00:00:00Z"]) {
+      expect(instantInput.safeParse(value).error?.issues.map((issue) => issue.message), value).toEqual(["Invalid ISO datetime"]);
+    }
+  });
 });

@@ -2,6 +2,7 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import type { UserTokenKey } from "../../platform/auth/user-tokens.js";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
+import type { RowQueue } from "../../platform/db/row-queue.js";
 import { type SqlPool, type SqlTransaction, trackStatements } from "../../platform/db/sql.js";
 import type { CartReader } from "./cart-repository.js";
 import type { SessionCookieOrigins } from "./session-cookie.js";
@@ -16,6 +17,8 @@ export interface CartContext {
   sql: SqlPool;
   /** One per app (cartReader): reads of carts that arrive together share one statement. */
   readCart: CartReader;
+  /** The app's: this process's mutations of one cart take turns in it (see mutateCart). */
+  rowQueue: RowQueue;
   clock: Clock;
   /** Verifies rep and customer tokens (JWT_SECRET's key). */
   userTokenKey: UserTokenKey;

@@ -4,7 +4,7 @@ import { type CartState, loadCartState, loadPlans } from "./cart-state.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { isInt32Id } from "../../platform/http/schemas.js";
 import type { CartContext } from "./context.js";
-import { type CartOutcome, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
+import { type CartOutcome, cartTurn, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
 import { findVariants, isPricedIn, type PurchasableVariant, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
@@ -296,29 +296,31 @@ function cartRef(cart: LockedCart): CartRef {
  * trips instead of three, and no second read of the lines (docs/performance.md).
  */
 export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry[]): Promise<CartOutcome> {
-  return ctx.sql.transaction(async (sql) => {
-    const now = ctx.clock.now();
-    const locking = lockCart(sql, cartToken, ctx.shopUrlScheme);
-    const extras = { variantIds: entries.map((entry) => entry.variant_id), newLineIds: entries.filter((entry) => entry.item_id === undefined).length };
-    const loading = loadCartState(sql, cartToken, extras);
-    loading.catch(() => {});
-    const cart = await locking;
-    requireMutableItems(cart);
-    const state = await loading;
-    const lines = state.cart.items.map(({ id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id }) => ({
-      id,
-      variant_id,
-      quantity,
-      parent_id,
-      enrollment,
-      display_to_customer,
-      subscription,
-      subscription_plan_id,
-    }));
-    const changes = await applyItemEntries(sql, cartRef(cart), entries, { variants: state.variants, lines, reservedLineIds: state.newLineIds }, now);
-    await applyLineChanges(sql, state, changes, now);
-    return outcomeOf(storeCartState(sql, state, now), { skipped: changes.skipped });
-  });
+  return cartTurn(ctx, cartToken, () =>
+    ctx.sql.transaction(async (sql) => {
+      const now = ctx.clock.now();
+      const locking = lockCart(sql, cartToken, ctx.shopUrlScheme);
+      const extras = { variantIds: entries.map((entry) => entry.variant_id), newLineIds: entries.filter((entry) => entry.item_id === undefined).length };
+      const loading = loadCartState(sql, cartToken, extras);
+      loading.catch(() => {});
+      const cart = await locking;
+      requireMutableItems(cart);
+      const state = await loading;
+      const lines = state.cart.items.map(({ id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id }) => ({
+        id,
+        variant_id,
+        quantity,
+        parent_id,
+        enrollment,
+        display_to_customer,
+        subscription,
+        subscription_plan_id,
+      }));
+      const changes = await applyItemEntries(sql, cartRef(cart), entries, { variants: state.variants, lines, reservedLineIds: state.newLineIds }, now);
+      await applyLineChanges(sql, state, changes, now);
+      return outcomeOf(storeCartState(sql, state, now), { skipped: changes.skipped });
+    }),
+  );
 }
 
 /** The cart state as the line writes of `changes` leave it (bundled items go with their line). */

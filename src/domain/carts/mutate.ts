@@ -30,7 +30,9 @@ export function outcomeOf({ view, ...stored }: StoredCart, result: ChangeResult 
 /**
  * The one way a cart changes (adding items aside, see addItems): in one transaction, lock the
  * cart row, apply the change, recompute and store the cart. Concurrent mutations of one cart
- * serialize on the lock, so none is lost; anything thrown rolls the whole change back.
+ * serialize on the lock, so none is lost; anything thrown rolls the whole change back. They take
+ * turns in this process's RowQueue first (cartTurn): a shopper's burst on one cart holds one
+ * pooled connection, not one per waiting request.
  *
  * Plain pg, not Prisma: a mutation is a handful of statements, and Prisma's per-statement CPU
  * made add-item 50 times slower than a single INSERT (docs/performance.md).
@@ -41,11 +43,13 @@ export async function mutateCart(
   change: (sql: SqlTransaction, cart: LockedCart) => Promise<ChangeResult | void>,
   options: { companyId?: number } = {},
 ): Promise<CartOutcome> {
-  return ctx.sql.transaction(async (sql) => {
-    const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
-    const result = await change(sql, cart);
-    return outcomeOf(await storeCart(sql, cartToken, ctx.clock.now()), result);
-  });
+  return cartTurn(ctx, cartToken, () =>
+    ctx.sql.transaction(async (sql) => {
+      const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
+      const result = await change(sql, cart);
+      return outcomeOf(await storeCart(sql, cartToken, ctx.clock.now()), result);
+    }),
+  );
 }
 
 /**
@@ -58,14 +62,21 @@ export async function mutateCartWithPrisma(
   change: (tx: CartTx, cart: LockedCart) => Promise<ChangeResult | void>,
   options: { companyId?: number } = {},
 ): Promise<CartOutcome> {
-  return ctx.db.$transaction(async (tx) => {
-    const { tx: sql, settled } = prismaSql(tx);
-    const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
-    const result = await change(tx, cart);
-    const outcome = outcomeOf(await storeCart(sql, cartToken, ctx.clock.now()), result);
-    await settled();
-    return outcome;
-  }, LOCK_WAITING_TRANSACTION);
+  return cartTurn(ctx, cartToken, () =>
+    ctx.db.$transaction(async (tx) => {
+      const { tx: sql, settled } = prismaSql(tx);
+      const cart = await lockCart(sql, cartToken, ctx.shopUrlScheme, options.companyId);
+      const result = await change(tx, cart);
+      const outcome = outcomeOf(await storeCart(sql, cartToken, ctx.clock.now()), result);
+      await settled();
+      return outcome;
+    }, LOCK_WAITING_TRANSACTION),
+  );
+}
+
+/** Runs a transaction that locks the cart `cartToken` names once this process's earlier ones on it are done. */
+export function cartTurn<Result>(ctx: CartContext, cartToken: string, transaction: () => Promise<Result>): Promise<Result> {
+  return ctx.rowQueue.run(`cart:${cartToken}`, transaction);
 }
 
 /** Item changes are refused on a cart created with immutable_items. */

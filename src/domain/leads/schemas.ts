@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, httpUrl, idParam, int32Id, isStorableInstant, STORABLE_INSTANT_MESSAGE, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankFilter, httpUrl, idParam, int32Id, storableInstant, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
 import { pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
@@ -100,9 +100,7 @@ export const leadView = z
 
 export type LeadView = z.infer<typeof leadView>;
 
-const dateOrDateTime = z
-  .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: "must be an ISO 8601 date or date-time" })
-  .refine(isStorableInstant, STORABLE_INSTANT_MESSAGE);
+const dateOrDateTime = storableInstant(z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: "must be an ISO 8601 date or date-time" }));
 
 export const leadListQuery = paginationQuery().extend({
   from: blankFilter(dateOrDateTime).describe("Leads created at or after this instant (a date means its start, UTC); blank filters nothing"),

@@ -6,14 +6,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import type { PaypalClient } from "../payments/paypal-client.js";
 import { refuseEdit, type SubscriptionStatus } from "./lifecycle.js";
-import { changeOrder } from "./changes.js";
+import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivity, type OrderContext, raise, requireOrderRow, statusOf } from "./records.js";
 import type { SubscriptionOrderView } from "./schemas.js";
 import { attachPaymentMethod } from "./service.js";
 import { toView } from "./views.js";
 
 export async function startPaypalApproval(
-  ctx: OrderContext,
+  ctx: OrderChangeContext,
   paypal: PaypalClient,
   id: number,
   urls: { return_url: string; cancel_url: string },
@@ -55,7 +55,7 @@ const CLAIM_POLL_MS = 50;
  * a completed token (the buyer reloading the return page) answers with the order as it is,
  * also while another call is completing it.
  */
-export async function authorizePaypal(ctx: OrderContext, paypal: PaypalClient, id: number, token: string): Promise<SubscriptionOrderView> {
+export async function authorizePaypal(ctx: OrderChangeContext, paypal: PaypalClient, id: number, token: string): Promise<SubscriptionOrderView> {
   await orderStatus(ctx, id);
   const approval = await ctx.db.paypalApproval.findFirst({ where: { token, subscription_order_id: id, company_id: ctx.companyId }, select: { id: true } });
   if (!approval) throw ValidationError.field("token", "does not name a PayPal approval started for this subscription order");
@@ -118,7 +118,7 @@ async function vaultApproval(ctx: OrderContext, paypal: PaypalClient, claim: { a
 }
 
 /** Puts a vaulted approval's PayPal account on the order, under the order's lock, once; answers with the order. */
-async function completeApproval(ctx: OrderContext, orderId: number, approvalId: number): Promise<SubscriptionOrderView> {
+async function completeApproval(ctx: OrderChangeContext, orderId: number, approvalId: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, orderId, async (tx, locked) => {
     const approval = await tx.paypalApproval.findUniqueOrThrow({ where: { id: approvalId }, select: { status: true, payment_token_id: true, paypal_email: true } });
     // Another call completed it while this one waited for the lock.

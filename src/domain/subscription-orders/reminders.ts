@@ -1,7 +1,7 @@
 import { queueMail } from "../mail/outbox.js";
 import { refuseEdit } from "./lifecycle.js";
-import { changeOrder } from "./changes.js";
-import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, statusOf } from "./records.js";
+import { changeOrder, type OrderChangeContext } from "./changes.js";
+import { appendActivity, isoDay, type OrderRow, raise, statusOf } from "./records.js";
 import { repriceOrder } from "./repricing.js";
 import { toView } from "./views.js";
 
@@ -32,7 +32,7 @@ export function autoshipReminder(row: OrderRow, companyName: string, now: Date):
  * repriced first, so that the mail quotes what the next bill charges after catalog, tax or
  * shipping changes.
  */
-export async function sendAutoshipReminder(ctx: OrderContext, id: number): Promise<{ id: number }> {
+export async function sendAutoshipReminder(ctx: OrderChangeContext, id: number): Promise<{ id: number }> {
   return changeOrder(ctx, id, async (tx, locked) => {
     const refusal = refuseEdit(statusOf(locked), "send_reminder");
     if (refusal) raise(refusal);

@@ -72,7 +72,8 @@ function pricedLine(priced: PricedOrder, index: number) {
   return line;
 }
 
-function pricingChanged({ order, priced }: Repricing): boolean {
+/** Whether the pricing moves any of the order's stored amounts (its items priced in their order). */
+export function pricingChanged({ order, priced }: Repricing): boolean {
   const totals = totalsColumns(priced);
   return (
     (Object.keys(totals) as Array<keyof typeof totals>).some((column) => order[column] !== totals[column]) ||

@@ -10,10 +10,11 @@ import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
-import { changeOrder } from "./changes.js";
+import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
+import { pricingChanged } from "./repricing.js";
 import { toView, totalSnapshot } from "./views.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -274,12 +275,31 @@ function planItems(row: OrderRow, items: ItemUpdateInput[]): ItemPlan[] {
   return planned;
 }
 
+/** Whether the planned items are the order's items as they are, in their places. */
+function keepsItemsAsTheyAre(row: OrderRow, planned: ItemPlan[]): boolean {
+  return (
+    planned.length === row.items.length &&
+    planned.every((item, index) => {
+      const current = row.items[index];
+      return (
+        current !== undefined &&
+        item.id === current.id &&
+        item.variant_id === current.variant_id &&
+        item.quantity === current.quantity &&
+        item.option_value_ids.length === current.option_value_ids.length &&
+        item.option_value_ids.every((id, position) => id === current.option_value_ids[position])
+      );
+    })
+  );
+}
+
 /**
  * PATCH items: the list is the order's new set of items (entries with id keep that item, with a
  * new quantity and optionally a new variant; entries with only variant_id add one; unlisted
- * items are removed). With update true it is saved; otherwise the answer previews it.
+ * items are removed). With update true it is saved; otherwise the answer previews it. The order's
+ * own items at the amounts it stores change nothing: no write, no activity.
  */
-export async function updateSubscriptionItems(ctx: OrderContext, id: number, input: { update?: boolean | null; items: ItemUpdateInput[] }): Promise<SubscriptionOrderView> {
+export async function updateSubscriptionItems(ctx: OrderChangeContext, id: number, input: { update?: boolean | null; items: ItemUpdateInput[] }): Promise<SubscriptionOrderView> {
   try {
     return await changeOrder(ctx, id, async (tx, row) => {
       const refusal = refuseEdit(statusOf(row), "update_items");
@@ -294,6 +314,7 @@ export async function updateSubscriptionItems(ctx: OrderContext, id: number, inp
         items: planned,
         itemsPath: "items",
       });
+      if (keepsItemsAsTheyAre(row, planned) && !pricingChanged({ order: row, priced })) return toView(row, ctx.clock.now());
       const keptIds = planned.flatMap((item) => (item.id === null ? [] : [item.id]));
       await tx.subscriptionOrderItem.deleteMany({ where: { subscription_order_id: row.id, id: { notIn: keptIds } } });
       for (const [index, item] of planned.entries()) {
@@ -314,7 +335,7 @@ export async function updateSubscriptionItems(ctx: OrderContext, id: number, inp
 }
 
 /** A new ship-to address reprices the order: prices, currency, tax and shipping follow the country. */
-export async function updateShippingAddress(ctx: OrderContext, id: number, address: AddressInput): Promise<SubscriptionOrderView> {
+export async function updateShippingAddress(ctx: OrderChangeContext, id: number, address: AddressInput): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseEdit(statusOf(row), "update_shipping_address");
     if (refusal) raise(refusal);
@@ -348,7 +369,7 @@ export async function updateShippingAddress(ctx: OrderContext, id: number, addre
   });
 }
 
-export async function skipOrder(ctx: OrderContext, id: number): Promise<SubscriptionOrderView> {
+export async function skipOrder(ctx: OrderChangeContext, id: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const { count, unit } = intervalOf(row);
     const outcome = skip(
@@ -374,7 +395,7 @@ export async function skipOrder(ctx: OrderContext, id: number): Promise<Subscrip
   });
 }
 
-export async function cancelSubscription(ctx: OrderContext, id: number): Promise<SubscriptionOrderView> {
+export async function cancelSubscription(ctx: OrderChangeContext, id: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseCancel(statusOf(row));
     if (refusal) raise(refusal);
@@ -386,7 +407,7 @@ export async function cancelSubscription(ctx: OrderContext, id: number): Promise
 
 /** Feedback may come before or after the cancel call (storefront flows differ), so any status takes it. */
 export async function recordCancellationFeedback(
-  ctx: OrderContext,
+  ctx: OrderChangeContext,
   id: number,
   input: { reason?: string | null; feedback?: string | null },
 ): Promise<SubscriptionOrderView> {
@@ -410,15 +431,19 @@ export async function recordCancellationFeedback(
   });
 }
 
-/** Puts one of the customer's saved payment methods on the order (inside changeOrder). */
+/**
+ * Puts one of the customer's saved payment methods on the order (inside changeOrder). The method
+ * it has already, with the status that leaves, changes nothing: no write, no activity.
+ */
 export async function attachPaymentMethod(tx: Prisma.TransactionClient, ctx: OrderContext, row: OrderRow, paymentMethodId: number): Promise<SubscriptionOrderView> {
   const status = statusAfterPayment(statusOf(row));
+  if (row.payment_method_id === paymentMethodId && row.status === status) return toView(row, ctx.clock.now());
   await tx.subscriptionOrder.update({ where: { id: row.id }, data: { payment_method_id: paymentMethodId, status } });
   await appendActivity(tx, ctx, row.id, "payment_updated", { payment_method_id: row.payment_method_id, status: row.status }, { payment_method_id: paymentMethodId, status });
   return viewAfterChange(tx, ctx, row.id);
 }
 
-export async function useSavedCard(ctx: OrderContext, id: number, cardId: number): Promise<SubscriptionOrderView> {
+export async function useSavedCard(ctx: OrderChangeContext, id: number, cardId: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, id, async (tx, row) => {
     const refusal = refuseEdit(statusOf(row), "update_payment");
     if (refusal) raise(refusal);

@@ -164,6 +164,7 @@ export function toView(row: OrderRecord, now: Date): SubscriptionOrderView {
       subtotal: amount(item.subtotal),
       display_subtotal: display(item.subtotal),
       discount: amount(item.discount),
+      display_discount: display(item.discount),
       tax: amount(item.tax),
       display_tax: display(item.tax),
       product: { id: item.variant.product.id, title: item.variant.product.title, image_url: item.variant.product.image_url ?? "" },

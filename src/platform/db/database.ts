@@ -11,6 +11,7 @@ import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
 import { errorText, OperatorError } from "../operator-error.js";
 import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
 import { isDatabaseUnavailable } from "./errors.js";
+import { LOCK_WAITING_TRANSACTION } from "./transactions.js";
 
 /**
  * What a service reads and writes through: the client, or an interactive transaction of it
@@ -71,7 +72,11 @@ function refusesConnection(error: unknown): boolean {
 function openPostgres(url: string, poolSize: number, logger: Logger): Database {
   // Pipeline mode: statements issued together on one connection are sent without waiting for
   // each other's results (see transaction below); code that awaits each statement is unaffected.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000, pipeline: true });
+  // connectionTimeoutMillis bounds a checkout's wait in the pool's queue (all connections busy:
+  // 503 database_busy) and a new connection's set-up (503 database_unavailable) alike. The queue
+  // must let a transaction wait its whole LOCK_WAITING_TRANSACTION.maxWait: at 5 s, pg-pool gave
+  // up on the transactions Prisma still let wait (audit T).
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: LOCK_WAITING_TRANSACTION.maxWait, pipeline: true });
   // An idle client losing its server (restart, failover) must not crash the process: the pool
   // drops it and the next query opens a fresh connection.
   pool.on("error", (error) => logger.warn({ err: error }, "idle database connection lost"));

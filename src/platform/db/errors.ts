@@ -1,8 +1,9 @@
 /**
- * Recognises database failures that are not bugs: the server being unreachable or too slow (a
- * 503 the client may retry), a transaction PostgreSQL rolled back for conflicting with another
- * (a 409 the client may retry), constraint violations a service did not translate itself, and a
- * record deleted by a concurrent request between a service's read and its write.
+ * Recognises database failures that are not bugs: the server being unreachable, or up but too
+ * busy to give a connection or finish a transaction in time (503s the client may retry), a
+ * transaction PostgreSQL rolled back for conflicting with another (a 409 the client may retry),
+ * constraint violations a service did not translate itself, and a record deleted by a concurrent
+ * request between a service's read and its write.
  */
 
 // Prisma error codes for "cannot reach / lost the server / pool exhausted".
@@ -10,8 +11,10 @@ const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P
 // PostgreSQL SQLSTATEs: connection exceptions (08xxx), shutdown and start-up (57P0x).
 const UNAVAILABLE_SQLSTATES = /^(08\d{3}|57P0[1-4]|53300)$/;
 const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
+// pg-pool's "Connection terminated due to connection timeout" is a new connection the server did
+// not accept in time: unavailable. Its "timeout exceeded when trying to connect" is not: see isDatabaseBusy.
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
+  /Connection terminated|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
 
 // An error, its causes, and what a Prisma driver adapter reports under
 // `meta.driverAdapterError` (there a terminated session arrives as P2039 wrapping SQLSTATE 57P01).
@@ -57,15 +60,21 @@ export function isWriteConflict(error: unknown): boolean {
 
 // Prisma's P2028 with no connection within `maxWait` says only this.
 const NO_CONNECTION_IN_TIME = "Unable to start a transaction in the given time";
+// pg-pool raises this only for a checkout that waited its connectionTimeoutMillis in the pool's
+// queue, every pooled connection busy (node_modules/pg-pool/index.js): the server is up.
+const POOL_CHECKOUT_TIMED_OUT = "timeout exceeded when trying to connect";
 
 /**
- * Prisma's P2028 of a transaction out of time: it found no connection within its `maxWait`, or
- * ran past its `timeout` (Prisma rolled it back; that error carries the timeout as `meta.timeout`).
- * Under load a retry may succeed. Prisma's other P2028s (a transaction used after it committed
- * or rolled back, one it does not know, an invalid isolation level) are bugs: they stay 500s.
+ * The database up but too busy to serve in time: no pooled connection within the wait (pg-pool's
+ * checkout, or Prisma's `maxWait` for a transaction's), or a transaction still at work when its
+ * `timeout` ended (Prisma's P2028; Prisma rolled it back, and that error carries the timeout as
+ * `meta.timeout`). Under load a retry may succeed. Prisma's other P2028s (a transaction used after
+ * it committed or rolled back, one it does not know, an invalid isolation level) are bugs: they
+ * stay 500s.
  */
-export function isTransactionTimeout(error: unknown): boolean {
+export function isDatabaseBusy(error: unknown): boolean {
   for (const link of causeChain(error)) {
+    if (typeof link.message === "string" && link.message.includes(POOL_CHECKOUT_TIMED_OUT)) return true;
     if (link.code !== "P2028") continue;
     const meta = link.meta as { timeout?: unknown } | undefined;
     if (meta?.timeout !== undefined || (typeof link.message === "string" && link.message.includes(NO_CONNECTION_IN_TIME))) return true;

@@ -4,10 +4,15 @@
  * of its repricing, a media's update and delete (a delete behind the playlists that hold it), an
  * agreement's update, copies and bulk delete, a company country's delete (behind agreement
  * writes naming it), a discount's, a shipping method's and an enrollment pack's update and
- * delete, a product's update, a metafield's update, a company's custom page writes and its media and playlist slug
- * writes (an advisory lock per company). Such requests queue behind one another (many storefront
- * calls on one cart, changes behind a repricing batch, a burst of creates or of updates of one
- * row), which Prisma's defaults (2 s for a connection, 5 s in all) turned into expired
- * transactions, and failed requests, once a few waited together.
+ * delete, a product's update, a metafield's update, a company's custom page writes and its
+ * media and playlist slug writes (an advisory lock per company). Such requests queue behind one
+ * another (many storefront calls on one cart, changes behind a repricing batch, a burst of
+ * creates or of updates of one row), which Prisma's defaults (2 s for a connection, 5 s in all)
+ * turned into expired transactions, and failed requests, once a few waited together.
+ * The pool lets a checkout wait as long as `maxWait` (database.ts). A cart's mutations and an
+ * order's changes take turns per row in the app's RowQueue first (row-queue.ts; it gives up after
+ * `timeout`, as the lock wait it replaces did): in one process, one transaction per cart or order
+ * at a time holds a pooled connection, and waits there only for a lock held outside the queue
+ * (another process, a repricing batch).
  */
 export const LOCK_WAITING_TRANSACTION = { maxWait: 10_000, timeout: 20_000 } as const;

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isTransactionTimeout, isUniqueViolation, isWriteConflict } from "../db/errors.js";
+import { isDatabaseBusy, isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isUniqueViolation, isWriteConflict } from "../db/errors.js";
 import { AppError, FieldErrorCollector, type FieldErrors } from "../errors.js";
 import { meta } from "./envelope.js";
 import type { ErrorBody } from "./schemas.js";
@@ -125,7 +125,7 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   if (isDatabaseUnavailable(error)) {
     return { status: 503, body: body(request, "Database unavailable, retry shortly", "database_unavailable", null), headers: { "retry-after": "5" } };
   }
-  if (isTransactionTimeout(error)) {
+  if (isDatabaseBusy(error)) {
     return { status: 503, body: body(request, "The database did not finish in time, retry shortly", "database_busy", null), headers: { "retry-after": "5" } };
   }
   if (isWriteConflict(error)) {

@@ -172,7 +172,14 @@ export function isStorableInstant(value: string): boolean {
   return isStorableDate(new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value));
 }
 
-export const STORABLE_INSTANT_MESSAGE = "must be in the years 0001 to 9999 (UTC)";
+/**
+ * `format` (an ISO 8601 date or date-time schema) narrowed to the instants the database can hold.
+ * The years are checked only on a value of the right format: a malformed one (a month 13) got
+ * its format's message and this one too, which was wrong for it (audit T).
+ */
+export function storableInstant<Format extends z.ZodType<string>>(format: Format): Format {
+  return format.refine(isStorableInstant, { message: "must be in the years 0001 to 9999 (UTC)", when: (payload) => payload.issues.length === 0 });
+}
 
 /** ISO 8601 date-time in requests, with Z or an offset: an instant the database can hold. */
-export const instantInput = z.iso.datetime({ offset: true }).refine(isStorableInstant, STORABLE_INSTANT_MESSAGE);
+export const instantInput = storableInstant(z.iso.datetime({ offset: true }));

@@ -25,6 +25,7 @@ export function cartContext(request: FastifyRequest): CartContext {
     db: server.db.prisma,
     sql: server.db.sql,
     readCart: server.cartReader,
+    rowQueue: server.rowQueue,
     clock: server.clock,
     userTokenKey: server.userTokenKey,
     shopUrlScheme: server.config.shopUrlScheme,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createSubscriptionOrder, updateShippingAddress } from "../../../src/domain/subscription-orders/service.js";
 import type { Prisma } from "../../../src/generated/prisma/client.js";
+import { RowQueue } from "../../../src/platform/db/row-queue.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
 import { countryId, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
@@ -17,7 +18,7 @@ describe(MIGRATION, () => {
   it("converts each stored total in the currency of its moment, and leaves the rest as it was", async () => {
     const db = testDb.database.prisma;
     const company = await createCompanyWithToken(db, "Legacy");
-    const ctx = { db, clock: fixedClock(new Date("2026-01-15T12:00:00.000Z")), companyId: company.id, actor: { type: "test", id: null } };
+    const ctx = { db, clock: fixedClock(new Date("2026-01-15T12:00:00.000Z")), companyId: company.id, actor: { type: "test", id: null }, rowQueue: new RowQueue() };
     const [KW, JP, US] = [await countryId(db, "KW"), await countryId(db, "JP"), await countryId(db, "US")];
     const plan = await createPlan(db, company.id);
     const { variant } = await createProduct(db, company.id, { variants: [{ prices: { KW: 8439, JP: 4050, US: 9740 } }] });

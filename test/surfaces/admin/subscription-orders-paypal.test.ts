@@ -1,5 +1,5 @@
 import { request } from "undici";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { type FakePaypal, fakePaypalEnv, startFakePaypal } from "../../helpers/fake-paypal.js";
 import { type CompanyFixture, countryId, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
@@ -116,6 +116,8 @@ describe("PayPal through update_payment and authorize_paypal", () => {
     const lockWaiters = async () =>
       (await t.db.sql.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting;
     paypal.requests.length = 0;
+    // The order's changes of this process take turns in the app's RowQueue before the lock.
+    const queued = vi.spyOn(t.app.rowQueue, "run");
     // Holds the order's row as a plan update repricing it does.
     const planUpdate = await t.db.sql.connect();
     try {
@@ -127,7 +129,8 @@ describe("PayPal through update_payment and authorize_paypal", () => {
       clockAheadMs = 2 * TIMEOUT_MS + 5_000 + 1_000;
       let secondAnswered = false;
       const second = authorize(token).finally(() => (secondAnswered = true));
-      await expect.poll(async () => secondAnswered || (await lockWaiters()) === 2).toBe(true);
+      // The second waits behind the first for the order.
+      await expect.poll(() => secondAnswered || queued.mock.calls.length === 2).toBe(true);
       expect(vaultCalls()).toBe(1);
       expect(secondAnswered).toBe(false);
       await planUpdate.query("COMMIT");
@@ -137,6 +140,7 @@ describe("PayPal through update_payment and authorize_paypal", () => {
     } finally {
       await planUpdate.query("ROLLBACK");
       await planUpdate.release();
+      queued.mockRestore();
     }
     expect(vaultCalls()).toBe(1);
     expect(await snapshot()).toMatchObject({ status: "active", approvals: ["completed"], methods: 1, activities: 3 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
 import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
@@ -104,6 +104,11 @@ const SHOWN_KEYS = [
   "id", "items", "next_bill_date", "order_number", "order_thumbnail", "payment_method", "ship_to", "shipping", "skips_count", "status",
   "subscription_interval", "subscription_interval_unit", "subscription_plan_id", "subtotal", "tax", "total", "updated_at", "user",
 ].sort();
+// Every amount has its display_* twin (DESIGN.md); an audit found the item's discount without one.
+const ITEM_KEYS = [
+  "discount", "display_discount", "display_price", "display_subtotal", "display_tax", "id", "option_value_ids", "price", "product", "product_id",
+  "quantity", "subtotal", "tax", "variant", "variant_id",
+].sort();
 
 describe("POST /api/v2/subscription_orders", () => {
   it("creates a pending subscription priced by the totals engine, with every field", async () => {
@@ -147,6 +152,7 @@ describe("POST /api/v2/subscription_orders", () => {
     expect(order.ship_to).toEqual({ name: "Casey Customer", address1: "1 Main St", address2: "Apt 2", city: "Springfield", state: "IL", postal_code: "62701", country_id: US, country_code: "US", country_name: "United States" });
     expect(order.bill_to).toEqual(order.ship_to);
     expect(order.items).toHaveLength(2);
+    for (const item of order.items) expect(Object.keys(item).sort()).toEqual(ITEM_KEYS);
     expect(order.items[0]).toMatchObject({
       variant_id: bottle.id,
       product_id: bottle.product_id,
@@ -155,7 +161,11 @@ describe("POST /api/v2/subscription_orders", () => {
       price: 22.5,
       display_price: "$22.50",
       subtotal: 45,
+      display_subtotal: "$45.00",
+      discount: 0,
+      display_discount: "$0.00",
       tax: 3.71,
+      display_tax: "$3.71",
       product: { id: bottle.product_id, title: "Bottle", image_url: "https://cdn.example.com/bottle.png" },
       variant: { id: bottle.id, sku: bottle.sku, title: "Default", image_url: "" },
     });
@@ -306,6 +316,23 @@ describe("GET /api/v2/subscription_orders and /stats", () => {
     }
   });
 
+  // Found by audit T: eleven digits had the same message twice, and a month 13 the years' message
+  // after the format's, which was wrong for it.
+  it("answers a malformed filter with one message, the one that fits it", async () => {
+    for (const path of [BASE, `${BASE}/stats`]) {
+      for (const [query, errors] of [
+        ["ship_to_country_id=99999999999", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
+        ["ship_to_country_id=2147483648", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
+        ["next_bill_date_start_date=2026-13-01", { next_bill_date_start_date: ["Invalid ISO date"] }],
+        ["next_bill_date_end_date=0000-01-01", { next_bill_date_end_date: ["must be in the years 0001 to 9999 (UTC)"] }],
+      ] as const) {
+        const response = await call("GET", `${path}?${query}`, { token: acme.token });
+        expect(response.status, `${path}?${query}`).toBe(422);
+        expect(response.body.errors, `${path}?${query}`).toEqual(errors);
+      }
+    }
+  });
+
   // Found by the bad-input suite: these reached PostgreSQL and were 500s.
   it("answers 422, not 500, for a ship_to_country_id beyond the id range or a date PostgreSQL cannot hold, in the list and the stats", async () => {
     for (const path of [BASE, `${BASE}/stats`]) {
@@ -442,6 +469,35 @@ describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
     expect(row.items.map((item) => item.quantity)).toEqual([2, 1]);
     expect(row.total).toBe(6444);
     expect(row.activities.map((activity) => activity.action)).toEqual(["created"]);
+  });
+
+  // Found by audit T: the order's own items appended an items_updated activity whose before and
+  // after were the same.
+  it("saves nothing and appends no activity for the order's own items; the same items at new prices are repriced", async () => {
+    const order = await createOrder();
+    const [bottleItem, tabletItem] = order.items;
+    const before = await stored(order.id);
+    const same = [
+      { id: bottleItem.id, quantity: 2 },
+      { id: tabletItem.id, variant_id: tablet.id, quantity: 1, option_value_ids: [] },
+    ];
+    const response = await patch(order.id, "", { update: true, items: same });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ total: 64.44, items: [{ id: bottleItem.id, quantity: 2 }, { id: tabletItem.id, quantity: 1 }] });
+    expect(response.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created"]);
+    expect(await stored(order.id)).toEqual(before);
+
+    // The same items in another order are a change (their positions), and so are new prices.
+    const reordered = await patch(order.id, "", { update: true, items: [...same].reverse() });
+    expect(reordered.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created", "items_updated"]);
+    await t.db.prisma.variantPrice.updateMany({ where: { variant_id: tablet.id }, data: { price: 1200 } });
+    try {
+      const repriced = await patch(order.id, "", { update: true, items: [...same].reverse() });
+      expect(repriced.body.subscription_order.total).not.toBe(reordered.body.subscription_order.total);
+      expect(repriced.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created", "items_updated", "items_updated"]);
+    } finally {
+      await t.db.prisma.variantPrice.updateMany({ where: { variant_id: tablet.id }, data: { price: 1000 } });
+    }
   });
 
   it("answers 422 for items that are not this order's, unknown variants, duplicates and an empty list; nothing changes", async () => {
@@ -706,6 +762,39 @@ describe("PATCH .../cancel_subscription and .../cancellation_feedback", () => {
   });
 });
 
+// Found by audit T: each request of a burst on one order held a pooled connection while it
+// waited for the order's row lock, so the burst took the whole pool: other companies' requests
+// queued behind it, and past the pool's 5 s wait its own answered 503 database_unavailable.
+describe("a queue of changes on one order", () => {
+  it.skipIf(!inject("databaseServer"))("waits in the process, holding one pooled connection: another company's request answers meanwhile, and every change succeeds", async () => {
+    const order = await createOrder();
+    const BURST = 60;
+    const queued = vi.spyOn(t.app.rowQueue, "run");
+    // Another transaction holds the order, as a plan update's repricing batch does.
+    const holder = await t.db.sql.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", [order.id]);
+      let burstAnswered = 0;
+      const burst = Array.from({ length: BURST }, (_, index) => patch(order.id, "cancellation_feedback", { reason: `r${index}` }).finally(() => (burstAnswered += 1)));
+      await expect.poll(() => queued.mock.calls.length, { timeout: 10_000 }).toBe(BURST);
+      // With a pooled connection per waiting change, none was left for it until the holder committed.
+      const other = await call("GET", `${BASE}?per_page=1`, { token: globex.token });
+      expect(other.status).toBe(200);
+      expect(burstAnswered).toBe(0);
+      await holder.query("COMMIT");
+      const responses = await Promise.all(burst);
+      expect(responses.map((response) => response.status)).toEqual(Array(BURST).fill(200));
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.release();
+      queued.mockRestore();
+    }
+    const row = await stored(order.id);
+    expect(row.activities.filter((activity) => activity.action === "cancellation_feedback")).toHaveLength(BURST);
+  });
+});
+
 describe("PATCH .../update_payment (credit_card)", () => {
   it("puts one of the customer's saved cards on the order and activates a pending order", async () => {
     const order = await createOrder();
@@ -715,6 +804,25 @@ describe("PATCH .../update_payment (credit_card)", () => {
     expect(response.body.subscription_order.activities.at(-1)).toMatchObject({
       action: "payment_updated",
       before: { payment_method_id: null, status: "pending" },
+      after: { payment_method_id: card.id, status: "active" },
+    });
+  });
+
+  // Found by audit T: it appended a payment_updated activity whose before and after were the same.
+  it("saves nothing and appends no activity for the card the order has already, unless it settles the order", async () => {
+    const order = await createOrder({ payment_method_id: card.id });
+    const before = await stored(order.id);
+    const response = await patch(order.id, "update_payment", { payment_method: "credit_card", card_id: card.id });
+    expect(response.status).toBe(200);
+    expect(response.body.subscription_order).toMatchObject({ status: "active", payment_method: { id: card.id } });
+    expect(response.body.subscription_order.activities.map((activity: { action: string }) => activity.action)).toEqual(["created"]);
+    expect(await stored(order.id)).toEqual(before);
+
+    const pastDue = await createOrder({ payment_method_id: card.id, status: "past_due" });
+    const settled = await patch(pastDue.id, "update_payment", { payment_method: "credit_card", card_id: card.id });
+    expect(settled.body.subscription_order.activities.at(-1)).toMatchObject({
+      action: "payment_updated",
+      before: { payment_method_id: card.id, status: "past_due" },
       after: { payment_method_id: card.id, status: "active" },
     });
   });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it, vi } from "vitest";
 import { cartResponse } from "../../../src/domain/carts/schemas.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import { type CompanyFixture, createProduct } from "../../helpers/fixtures.js";
@@ -9,8 +9,9 @@ import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 let t: TestApp;
 let call: Call;
 let acme: CompanyFixture;
+let globex: CompanyFixture;
 
-useTwoCompanyApp((app) => ({ t, call, acme } = app));
+useTwoCompanyApp((app) => ({ t, call, acme, globex } = app));
 
 describe("concurrent mutations of one cart serialize on its row lock", () => {
   it("keeps all 50 keys of 50 concurrent append_metadata calls", async () => {
@@ -36,5 +37,45 @@ describe("concurrent mutations of one cart serialize on its row lock", () => {
     expect(after.items[0]?.quantity).toBe(210);
     expect(after).toMatchObject({ sub_total: "2100.00", cv_total: 420 });
     expect(await t.db.prisma.cartItem.count({ where: { cart_id: after.id } })).toBe(1);
+  });
+
+  // Found by audit T (on subscription orders, which queued the same way): each waiting mutation
+  // held a pooled connection in PostgreSQL's lock queue, so a burst on one cart took the whole
+  // pool, and every other shop's requests waited behind it.
+  it.skipIf(!inject("databaseServer"))("wait in the process, holding one pooled connection: another shop's request answers meanwhile, and every mutation succeeds", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { cart } = await createCartOverHttp(call, acme);
+    const { cart: otherShopsCart } = await createCartOverHttp(call, globex);
+    const BURST = 60;
+    const path = `/api/carts/${cart.cart_token}`;
+    // The three ways a mutation runs: plain pg (mutateCart), adding items, and Prisma (mutateCartWithPrisma).
+    const mutation = (index: number) =>
+      [
+        () => call("PATCH", `${path}/append_metadata`, { body: { metadata: { [`key${index}`]: index } } }),
+        () => call("POST", `${path}/items`, { body: { items: [{ variant_id: variant.id, quantity: 1 }] } }),
+        () => call("PATCH", `${path}/change_language`, { body: { language_iso: "en" } }),
+      ][index % 3]!();
+    const queued = vi.spyOn(t.app.rowQueue, "run");
+    const holder = await t.db.sql.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM carts WHERE cart_token = $1 FOR UPDATE", [cart.cart_token]);
+      let burstAnswered = 0;
+      const burst = Array.from({ length: BURST }, (_, index) => mutation(index).finally(() => (burstAnswered += 1)));
+      await expect.poll(() => queued.mock.calls.length, { timeout: 10_000 }).toBe(BURST);
+      const other = await call("GET", `/api/carts/${otherShopsCart.cart_token}`);
+      expect(other.status).toBe(200);
+      expect(burstAnswered).toBe(0);
+      await holder.query("COMMIT");
+      const responses = await Promise.all(burst);
+      expect(responses.map((response) => response.status)).toEqual(Array(BURST).fill(200));
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.release();
+      queued.mockRestore();
+    }
+    const { cart: after } = parseCart(await call("GET", path));
+    expect(Object.keys(after.metadata)).toHaveLength(BURST / 3);
+    expect(after.items[0]?.quantity).toBe(BURST / 3);
   });
 });
