@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
@@ -171,8 +172,7 @@ const AGREEMENT_TRANSACTION = { ...LOCK_WAITING_TRANSACTION, timeout: 30_000 };
  * duplicate key, a deadlock), and the last one wins.
  */
 async function lockAgreement(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM agreements WHERE id = ${id} AND company_id = ${companyId} FOR UPDATE`;
-  if (rows.length === 0) throw new NotFoundError("Agreement not found");
+  await lockCompanyRow(tx, { table: "agreements", companyId, id }, "UPDATE", "Agreement not found");
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -60,8 +61,7 @@ async function requireRow(db: Prisma.TransactionClient, companyId: number, id: n
  * UPDATE is the lock the update's own UPDATE takes; it does not wait for carts applying the code.
  */
 async function lockRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM discounts WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
-  if (rows.length === 0) throw new NotFoundError("Discount not found");
+  await lockCompanyRow(tx, { table: "discounts", companyId, id }, "NO KEY UPDATE", "Discount not found");
 }
 
 /** The discount as it would be after the change: every rule is checked on the whole of it. */

@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, NotFoundError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -44,8 +45,7 @@ async function requireRow(db: Prisma.TransactionClient, companyId: number, id: n
  * pack do not wait.
  */
 async function lockRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM enrollment_packs WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
-  if (rows.length === 0) throw new NotFoundError("Enrollment pack not found");
+  await lockCompanyRow(tx, { table: "enrollment_packs", companyId, id }, "NO KEY UPDATE", "Enrollment pack not found");
 }
 
 async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput): Promise<number[] | undefined> {

@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isForeignKeyViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -45,8 +46,7 @@ async function requireRow(db: Prisma.TransactionClient, companyId: number, id: n
  * NO KEY UPDATE is the lock the update's own UPDATE takes; carts choosing the method do not wait.
  */
 async function lockRow(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<ShippingMethodRow> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM shipping_methods WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
-  if (rows.length === 0) throw new NotFoundError("Shipping method not found");
+  await lockCompanyRow(tx, { table: "shipping_methods", companyId, id }, "NO KEY UPDATE", "Shipping method not found");
   return requireRow(tx, companyId, id);
 }
 

@@ -1,6 +1,7 @@
 import { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
@@ -249,8 +250,7 @@ export async function deleteMedia(ctx: ServiceContext, id: number): Promise<{ id
   const current = await requireRow(ctx, id);
   await ctx.db.$transaction(async (tx) => {
     const locked = await lockPlaylistsHolding(tx, ctx.companyId, current.id);
-    const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM media WHERE id = ${current.id} AND company_id = ${ctx.companyId} FOR UPDATE`;
-    if (rows.length === 0) throw new NotFoundError("Media not found");
+    await lockCompanyRow(tx, { table: "media", companyId: ctx.companyId, id: current.id }, "UPDATE", "Media not found");
     const playlists = await lockPlaylistsHolding(tx, ctx.companyId, current.id, locked);
     await tx.media.delete({ where: { id: current.id } });
     await renumberItems(tx, playlists, ctx.clock.now());

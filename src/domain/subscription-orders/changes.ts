@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import type { RowQueue } from "../../platform/db/row-queue.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
-import { NotFoundError } from "../../platform/errors.js";
 import { type OrderContext, type OrderRow, requireOrderRow } from "./records.js";
 import { repriceIfBehindPlan } from "./repricing.js";
 
@@ -25,9 +25,7 @@ export async function changeOrder<Result>(
 ): Promise<Result> {
   return ctx.rowQueue.run(`subscription_order:${id}`, () =>
     ctx.db.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<Array<{ id: number }>>`
-        SELECT id FROM subscription_orders WHERE id = ${id} AND company_id = ${ctx.companyId} FOR UPDATE`;
-      if (locked.length === 0) throw new NotFoundError("Subscription order not found");
+      await lockCompanyRow(tx, { table: "subscription_orders", companyId: ctx.companyId, id }, "UPDATE", "Subscription order not found");
       return change(tx, await repriceIfBehindPlan(tx, ctx, await requireOrderRow(tx, ctx.companyId, id)));
     }, LOCK_WAITING_TRANSACTION),
   );

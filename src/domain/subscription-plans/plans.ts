@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -198,8 +199,7 @@ async function linkErrors(db: Client, companyId: number, links: Links<LinkUpdate
  * repricing (after its commit) finds it.
  */
 async function lockPlan(tx: Tx, companyId: number, id: number): Promise<void> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${id} AND company_id = ${companyId} FOR UPDATE`;
-  if (rows.length === 0) throw new NotFoundError("Subscription plan not found");
+  await lockCompanyRow(tx, { table: "subscription_plans", companyId, id }, "UPDATE", "Subscription plan not found");
 }
 
 // Concurrent requests setting defaults take turns on these row locks, so that "at most one
