@@ -6,7 +6,8 @@ import { describe, expect, inject, it } from "vitest";
 import { hashToken } from "../src/platform/auth/company-tokens.js";
 import { projectRoot } from "../src/platform/paths.js";
 import { processStartTicks } from "../src/platform/process-alive.js";
-import { createTestDatabase, type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
+import { serverUrl } from "./helpers/database-server.js";
+import { createDatabaseWithoutCreate, createTestDatabase, type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
 
 /** The CLI as operators run it: a separate process, JSON on stdout, exit codes. */
 let testDb: TestDatabase;
@@ -262,6 +263,30 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
       expect(run.stderr.trim().split("\n")).toEqual([`migration ${last?.migration_name} was edited after it was applied (checksum differs)`]);
     } finally {
       await edited.destroy();
+    }
+  });
+
+  // Found by an audit: these failures ended in a stack.
+  it("says in one line, without a stack, when the database refuses TLS or the role may not create the migrations table", async () => {
+    const withoutSsl = new URL(serverUrl());
+    withoutSsl.password = "s3cret-pw";
+    withoutSsl.searchParams.set("sslmode", "require");
+    const refusedTls = await cliWith({ DATABASE_URL: withoutSsl.toString() }, "db:migrate");
+    expect(refusedTls.code).toBe(1);
+    expect(refusedTls.stdout).toBe("");
+    expect(refusedTls.stderr).not.toMatch(/^\s+at |s3cret-pw/m);
+    // pg warns first, in several lines, that its "require" means "verify-full".
+    expect(refusedTls.stderr.trim().split("\n").at(-1)).toBe(
+      `Cannot use the database at DATABASE_URL (postgresql://${withoutSsl.host}${withoutSsl.pathname}): The server does not support SSL connections`,
+    );
+    const restricted = await createDatabaseWithoutCreate();
+    try {
+      const run = await cliWith({ DATABASE_URL: restricted.url }, "db:migrate");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual(["Cannot apply the migrations: permission denied for schema public (SQLSTATE 42501)"]);
+    } finally {
+      await restricted.destroy();
     }
   });
 

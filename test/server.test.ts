@@ -9,7 +9,8 @@ import { createCompanyWithToken, createPlan } from "./helpers/fixtures.js";
 import { httpClient } from "./helpers/http.js";
 import { startServerProcess } from "./helpers/process.js";
 import { addSubscriptionOrder } from "./helpers/subscription-orders.js";
-import { createTestDatabase } from "./helpers/test-database.js";
+import { serverUrl } from "./helpers/database-server.js";
+import { createDatabaseWithoutCreate, createTestDatabase } from "./helpers/test-database.js";
 
 /** The process as `npm start` runs it: configuration, migrations, demo seed, listen, signals. */
 const dataDir = mkdtempSync(join(tmpdir(), "svc-commerce-server-test-"));
@@ -159,6 +160,32 @@ describe("server process", () => {
     );
     const output = refused.split("\n").filter((line) => line !== "" && !line.startsWith("server exited"));
     expect(output).toEqual(["Cannot use the database at DATABASE_URL (postgresql://127.0.0.1:1/svc_commerce): connect ECONNREFUSED 127.0.0.1:1"]);
+  });
+
+  // Found by an audit: these failures stopped the start with "fatal:" and a stack.
+  it.skipIf(!inject("databaseServer"))("says in one line, without a stack, when the database refuses TLS or the role may not create the migrations table", async () => {
+    const refusedBy = async (databaseUrl: string) => {
+      const refused = await startServerProcess({ DATABASE_URL: databaseUrl, NODE_ENV: "development" }).then(
+        () => "listened",
+        (error: Error) => error.message,
+      );
+      expect(refused).not.toMatch(/fatal:|^\s+at /m);
+      expect(refused).not.toContain("s3cret-pw");
+      return refused.split("\n").filter((line) => line !== "" && !line.startsWith("{") && !line.startsWith("server exited"));
+    };
+    const withoutSsl = new URL(serverUrl());
+    withoutSsl.password = "s3cret-pw";
+    withoutSsl.searchParams.set("sslmode", "require");
+    // pg warns first, in several lines, that its "require" means "verify-full".
+    expect((await refusedBy(withoutSsl.toString())).at(-1)).toBe(
+      `Cannot use the database at DATABASE_URL (postgresql://${withoutSsl.host}${withoutSsl.pathname}): The server does not support SSL connections`,
+    );
+    const restricted = await createDatabaseWithoutCreate();
+    try {
+      expect(await refusedBy(restricted.url)).toEqual(["Cannot apply the migrations: permission denied for schema public (SQLSTATE 42501)"]);
+    } finally {
+      await restricted.destroy();
+    }
   });
 
   it("refuses to start in production without DATABASE_URL, naming it", async () => {
