@@ -18,10 +18,12 @@ import { AppError } from "./platform/errors.js";
 import { INT32_MAX, isInt32Id } from "./platform/http/schemas.js";
 import { createLogger } from "./platform/logger.js";
 import { OperatorError } from "./platform/operator-error.js";
+import { operatorCliCommand } from "./platform/paths.js";
 
 /**
  * Operator commands. Each prints exactly one JSON object on stdout; logs go to stderr.
- * Bad arguments: one line on stderr and exit code 2. Usage: npm run --silent cli -- <command> [options];
+ * Bad arguments: one line on stderr and exit code 2. Usage: npm run --silent cli -- <command> [options]
+ * (node dist/src/cli.js <command> where only the compiled code is, as in the container image);
  * `help` (or --help, -h anywhere) lists the commands and their options on stdout.
  */
 
@@ -209,7 +211,7 @@ const helpArguments = new Set(["help", "--help", "-h"]);
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (argv.some((argument) => helpArguments.has(argument))) {
-    process.stdout.write(`usage: npm run --silent cli -- <command> [options]\n${usageText()}\n`);
+    process.stdout.write(`usage: ${operatorCliCommand(import.meta.filename, process.cwd())} <command> [options]\n${usageText()}\n`);
     return 0;
   }
   const command = name ? commands[name] : undefined;

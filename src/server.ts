@@ -12,6 +12,7 @@ import { closeApp } from "./platform/http/running-handlers.js";
 import { migrate } from "./platform/db/migrator.js";
 import { createLogger } from "./platform/logger.js";
 import { errorText, OperatorError } from "./platform/operator-error.js";
+import { operatorCliCommand } from "./platform/paths.js";
 
 // V8 pretenures the objects of allocation sites whose objects outlived young collections. Applying
 // the migrations at start-up trained pg's sites that way, and from then on every request's rows
@@ -75,7 +76,10 @@ async function main(): Promise<void> {
     const returningDemo = config.seedDemo && !seeded ? await demoCompanyId(database.prisma) : null;
     // The token is shown once, as text for a person, never through the logger: logs are shipped.
     if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
-    else if (returningDemo !== null) process.stdout.write(returningBanner(returningDemo, config.publicBaseUrl));
+    else if (returningDemo !== null) {
+      const cli = { command: operatorCliCommand(import.meta.filename, process.cwd()), stopServerFirst: database.kind === "embedded" };
+      process.stdout.write(returningBanner(returningDemo, config.publicBaseUrl, cli));
+    }
     if (stopping) return;
     // The outbox is delivered in-process: each server instance runs a worker, and row claims
     // (FOR UPDATE SKIP LOCKED) keep instances from sending a mail twice.

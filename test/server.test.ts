@@ -59,6 +59,24 @@ describe("server process", () => {
     }
   });
 
+  // Found by an audit: the banner said to stop the server, which only the embedded database needs.
+  it.skipIf(!inject("databaseServer"))("on a PostgreSQL server with the demo seed: the next start's banner names the CLI to run beside the running server", async () => {
+    const testDb = await createTestDatabase({ migrated: false });
+    try {
+      const env = { DATABASE_URL: testDb.url as string, NODE_ENV: "development" };
+      const first = await startServerProcess(env);
+      await first.waitForOutput(/Its API token, shown only this once/);
+      expect(await first.stop()).toBe(0);
+      const companyId = (await testDb.database.prisma.company.findFirstOrThrow()).id;
+      const second = await startServerProcess(env);
+      await second.waitForOutput(new RegExp(`Lost the demo company's API token\\? Run: npm run --silent cli -- tokens:create --company ${companyId}\n`));
+      expect(second.output()).not.toContain("Stop the server");
+      expect(await second.stop()).toBe(0);
+    } finally {
+      await testDb.destroy();
+    }
+  });
+
   it.skipIf(!inject("databaseServer"))("finishes the plan repricings a stopped process left unfinished", async () => {
     const testDb = await createTestDatabase();
     try {
