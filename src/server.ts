@@ -1,3 +1,4 @@
+import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
@@ -41,6 +42,19 @@ async function listen(app: FastifyInstance, config: Config): Promise<void> {
   }
 }
 
+// Addresses a person on this machine reaches as localhost.
+const LOCALHOST_ADDRESSES = new Set(["127.0.0.1", "::1", "0.0.0.0", "::"]);
+
+/**
+ * Where a person reaches the server, by the port it took (PORT=0 takes any, which
+ * PUBLIC_BASE_URL's default cannot name): localhost when it listens on loopback or on every
+ * interface, else the address HOST named.
+ */
+function listeningBaseUrl({ address, family, port }: AddressInfo): string {
+  const host = LOCALHOST_ADDRESSES.has(address) ? "localhost" : family === "IPv6" ? `[${address}]` : address;
+  return `http://${host}:${port}`;
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -75,10 +89,11 @@ async function main(): Promise<void> {
     if (seeded) logger.info({ company_id: seeded.company.id }, "demo company seeded");
     const returningDemo = config.seedDemo && !seeded ? await demoCompanyId(database.prisma) : null;
     // The token is shown once, as text for a person, never through the logger: logs are shipped.
-    if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
+    const bannerBaseUrl = config.publicBaseUrlSet ? config.publicBaseUrl : listeningBaseUrl(app.server.address() as AddressInfo);
+    if (seeded) process.stdout.write(demoBanner(seeded, bannerBaseUrl));
     else if (returningDemo !== null) {
       const cli = { command: operatorCliCommand(import.meta.filename, process.cwd()), stopServerFirst: database.kind === "embedded" };
-      process.stdout.write(returningBanner(returningDemo, config.publicBaseUrl, cli));
+      process.stdout.write(returningBanner(returningDemo, bannerBaseUrl, cli));
     }
     if (stopping) return;
     // The outbox is delivered in-process: each server instance runs a worker, and row claims

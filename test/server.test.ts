@@ -21,7 +21,10 @@ describe("server process", () => {
     const env = { DATABASE_URL: "", DATA_DIR: dataDir, NODE_ENV: "development" };
     const first = await startServerProcess(env);
     const token = (await first.waitForOutput(/Its API token, shown only this once:\s+(sct_\w+)[\s\S]*API reference/))[1] as string;
-    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${token}"`);
+    // PORT=0 took a port of its own: the banner names it (an audit found localhost:0 there).
+    const port = new URL(first.url).port;
+    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${token}" http://localhost:${port}/api/products`);
+    expect(first.output()).toContain(`API reference: http://localhost:${port}/docs`);
     const call = httpClient(first.url);
     expect((await call("GET", "/ready")).status).toBe(200);
     const listed = await call("GET", "/api/droplet_installations", { token });
@@ -35,6 +38,7 @@ describe("server process", () => {
     const second = await startServerProcess(env);
     expect(second.output()).not.toContain("shown only this once");
     await second.waitForOutput(/Lost the demo company's API token\? Stop the server and run: npm run --silent cli -- tokens:create --company 1/);
+    expect(second.output()).toContain(`API reference: http://localhost:${new URL(second.url).port}/docs`);
     expect((await httpClient(second.url)("GET", "/api/droplet_installations", { token })).status).toBe(200);
     expect(await second.stop("SIGINT")).toBe(0);
   }, 90_000);
