@@ -6,6 +6,7 @@ import { attributionSignals } from "./domain/affiliates/schemas.js";
 import { createCompany } from "./domain/companies/service.js";
 import { dropletInput } from "./domain/droplets/schemas.js";
 import { createDroplet } from "./domain/droplets/service.js";
+import { isCardExpired } from "./domain/payment-methods/expiry.js";
 import { createSavedCard } from "./domain/payment-methods/service.js";
 import { roleInput } from "./domain/roles/schemas.js";
 import { createRole } from "./domain/roles/service.js";
@@ -177,6 +178,10 @@ const commands: Record<string, Command> = {
         expMonth: positiveInt(o, "exp-month"),
         expYear: positiveInt(o, "exp-year"),
       };
+      // Carts and subscriptions refuse an expired card: one saved already expired could never pay.
+      if (isCardExpired({ exp_month: input.expMonth, exp_year: input.expYear }, systemClock.now())) {
+        throw new UsageError(`--exp-month ${input.expMonth} --exp-year ${input.expYear}: the card has expired`);
+      }
       return async (db) => {
         const method = await createSavedCard(db.prisma, input);
         return { payment_method: { id: method.id } };
