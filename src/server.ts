@@ -117,8 +117,13 @@ async function main(): Promise<void> {
 
   // In place before the first long step. A signal lets the step under way finish (migrations
   // and the demo seed are a transaction each, and the seed's banner goes with it), then stops.
+  // A second one (Ctrl-C again) is the operator's "now": a stalled request would hold the
+  // shutdown for the whole grace period.
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.error({ signal }, "second signal while shutting down: exiting now, without waiting for requests still open");
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests");
     const forceExit = setTimeout(() => {

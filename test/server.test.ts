@@ -7,6 +7,7 @@ import { PRODUCTION_NODE_ARGS } from "../bench/server.js";
 import type { SqlConnection } from "../src/platform/db/sql.js";
 import { createCompanyWithToken, createPlan } from "./helpers/fixtures.js";
 import { httpClient } from "./helpers/http.js";
+import { rawClient, sleep } from "./helpers/raw-http.js";
 import { startServerProcess } from "./helpers/process.js";
 import { addSubscriptionOrder } from "./helpers/subscription-orders.js";
 import { serverUrl } from "./helpers/database-server.js";
@@ -147,6 +148,29 @@ describe("server process", () => {
         await holder.release();
       }
       await testDb.destroy();
+    }
+  });
+
+  // Found by an audit: a second Ctrl-C did nothing, and a stalled request held the shutdown for the whole grace period.
+  it("exits at once with code 1 on a second signal while waiting for a stalled request", async () => {
+    const server = await startServerProcess({ DATABASE_URL: "", DATA_DIR: mkdtempSync(join(dataDir, "second-signal-")), NODE_ENV: "development", SEED_DEMO: "false", SHUTDOWN_GRACE_MS: "60000" });
+    const stalled = await rawClient(Number(new URL(server.url).port));
+    try {
+      // Headers sent, the body never: the request stays in flight until its 30 s request timeout.
+      stalled.socket.write("POST /api/carts HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+      await sleep(200);
+      const exited = server.stop("SIGTERM");
+      await server.waitForOutput(/shutting down/);
+      await sleep(500);
+      expect(server.child.exitCode).toBeNull();
+      const secondAt = Date.now();
+      server.child.kill("SIGINT");
+      expect(await exited).toBe(1);
+      expect(Date.now() - secondAt).toBeLessThan(5_000);
+      expect(server.output()).toMatch(/"signal":"SIGINT","msg":"second signal while shutting down: exiting now, without waiting for requests still open"/);
+      expect(server.output()).not.toContain('"msg":"stopped"');
+    } finally {
+      stalled.socket.destroy();
     }
   });
 
