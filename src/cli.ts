@@ -6,6 +6,7 @@ import { attributionSignals } from "./domain/affiliates/schemas.js";
 import { createCompany } from "./domain/companies/service.js";
 import { dropletInput } from "./domain/droplets/schemas.js";
 import { createDroplet } from "./domain/droplets/service.js";
+import { isCardExpired } from "./domain/payment-methods/expiry.js";
 import { createSavedCard } from "./domain/payment-methods/service.js";
 import { roleInput } from "./domain/roles/schemas.js";
 import { createRole } from "./domain/roles/service.js";
@@ -18,10 +19,12 @@ import { AppError } from "./platform/errors.js";
 import { INT32_MAX, isInt32Id } from "./platform/http/schemas.js";
 import { createLogger } from "./platform/logger.js";
 import { OperatorError } from "./platform/operator-error.js";
+import { operatorCliCommand } from "./platform/paths.js";
 
 /**
  * Operator commands. Each prints exactly one JSON object on stdout; logs go to stderr.
- * Bad arguments: one line on stderr and exit code 2. Usage: npm run --silent cli -- <command> [options];
+ * Bad arguments: one line on stderr and exit code 2. Usage: npm run --silent cli -- <command> [options]
+ * (node dist/src/cli.js <command> where only the compiled code is, as in the container image);
  * `help` (or --help, -h anywhere) lists the commands and their options on stdout.
  */
 
@@ -175,6 +178,10 @@ const commands: Record<string, Command> = {
         expMonth: positiveInt(o, "exp-month"),
         expYear: positiveInt(o, "exp-year"),
       };
+      // Carts and subscriptions refuse an expired card: one saved already expired could never pay.
+      if (isCardExpired({ exp_month: input.expMonth, exp_year: input.expYear }, systemClock.now())) {
+        throw new UsageError(`--exp-month ${input.expMonth} --exp-year ${input.expYear}: the card has expired`);
+      }
       return async (db) => {
         const method = await createSavedCard(db.prisma, input);
         return { payment_method: { id: method.id } };
@@ -209,7 +216,7 @@ const helpArguments = new Set(["help", "--help", "-h"]);
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (argv.some((argument) => helpArguments.has(argument))) {
-    process.stdout.write(`usage: npm run --silent cli -- <command> [options]\n${usageText()}\n`);
+    process.stdout.write(`usage: ${operatorCliCommand(import.meta.filename, process.cwd())} <command> [options]\n${usageText()}\n`);
     return 0;
   }
   const command = name ? commands[name] : undefined;

@@ -61,12 +61,23 @@ const baseUrl = httpUrl.transform((value, ctx) => {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 });
 
+/**
+ * A PostgreSQL URL. Prisma's `schema` parameter, which its users add to share a database, is
+ * refused: pg ignores it, and the migrations and the data went to the schema public unsaid.
+ */
+const databaseUrl = z
+  .url({ protocol: /^postgres(ql)?$/ })
+  .refine(
+    (value) => !URL.canParse(value) || !new URL(value).searchParams.has("schema"),
+    "has a schema parameter, which this app does not support: its tables live in the schema public, so give it a database of its own",
+  );
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   HOST: z.string().trim().min(1, "must not be blank").default("127.0.0.1"),
   PORT: integer(z.number().min(0).max(65535)).default(3000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_URL: databaseUrl.optional(),
   DATABASE_POOL_SIZE: integer(z.number().min(1).max(200)).default(10),
   DATA_DIR: z.string().min(1).default(".data"),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),

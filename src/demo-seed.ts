@@ -98,12 +98,20 @@ async function seedDemoCatalog(ctx: ServiceContext): Promise<void> {
   await createEnrollmentPack(ctx, { title: "Starter Kit", price: "49.00", variant_ids: greens.variants.map((variant) => variant.id) });
 }
 
+/** How to run the operator CLI where the server runs, and whether the server must stop first. */
+export interface OperatorCli {
+  command: string;
+  /** The embedded database belongs to one process: the CLI cannot open it while the server runs. */
+  stopServerFirst: boolean;
+}
+
 /** Printed when the demo company exists already: its token was shown at the first start only. */
-export function returningBanner(companyId: number, baseUrl: string): string {
+export function returningBanner(companyId: number, baseUrl: string, cli: OperatorCli): string {
+  const run = `${cli.command} tokens:create --company ${companyId}`;
   return [
     "",
     `API reference: ${baseUrl}/docs`,
-    `Lost the demo company's API token? Stop the server and run: npm run --silent cli -- tokens:create --company ${companyId}`,
+    `Lost the demo company's API token? ${cli.stopServerFirst ? "Stop the server and run" : "Run"}: ${run}`,
     "",
   ].join("\n");
 }

@@ -1,3 +1,4 @@
+import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
@@ -12,6 +13,7 @@ import { closeApp } from "./platform/http/running-handlers.js";
 import { migrate } from "./platform/db/migrator.js";
 import { createLogger } from "./platform/logger.js";
 import { errorText, OperatorError } from "./platform/operator-error.js";
+import { operatorCliCommand } from "./platform/paths.js";
 
 // V8 pretenures the objects of allocation sites whose objects outlived young collections. Applying
 // the migrations at start-up trained pg's sites that way, and from then on every request's rows
@@ -38,6 +40,19 @@ async function listen(app: FastifyInstance, config: Config): Promise<void> {
     if (!LISTEN_SETTING_ERRORS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
     throw new OperatorError(`Cannot listen on HOST=${config.host} PORT=${config.port}: ${errorText(error)}`, { cause: error });
   }
+}
+
+// Addresses a person on this machine reaches as localhost.
+const LOCALHOST_ADDRESSES = new Set(["127.0.0.1", "::1", "0.0.0.0", "::"]);
+
+/**
+ * Where a person reaches the server, by the port it took (PORT=0 takes any, which
+ * PUBLIC_BASE_URL's default cannot name): localhost when it listens on loopback or on every
+ * interface, else the address HOST named.
+ */
+function listeningBaseUrl({ address, family, port }: AddressInfo): string {
+  const host = LOCALHOST_ADDRESSES.has(address) ? "localhost" : family === "IPv6" ? `[${address}]` : address;
+  return `http://${host}:${port}`;
 }
 
 async function main(): Promise<void> {
@@ -74,8 +89,12 @@ async function main(): Promise<void> {
     if (seeded) logger.info({ company_id: seeded.company.id }, "demo company seeded");
     const returningDemo = config.seedDemo && !seeded ? await demoCompanyId(database.prisma) : null;
     // The token is shown once, as text for a person, never through the logger: logs are shipped.
-    if (seeded) process.stdout.write(demoBanner(seeded, config.publicBaseUrl));
-    else if (returningDemo !== null) process.stdout.write(returningBanner(returningDemo, config.publicBaseUrl));
+    const bannerBaseUrl = config.publicBaseUrlSet ? config.publicBaseUrl : listeningBaseUrl(app.server.address() as AddressInfo);
+    if (seeded) process.stdout.write(demoBanner(seeded, bannerBaseUrl));
+    else if (returningDemo !== null) {
+      const cli = { command: operatorCliCommand(import.meta.filename, process.cwd()), stopServerFirst: database.kind === "embedded" };
+      process.stdout.write(returningBanner(returningDemo, bannerBaseUrl, cli));
+    }
     if (stopping) return;
     // The outbox is delivered in-process: each server instance runs a worker, and row claims
     // (FOR UPDATE SKIP LOCKED) keep instances from sending a mail twice.
@@ -98,8 +117,13 @@ async function main(): Promise<void> {
 
   // In place before the first long step. A signal lets the step under way finish (migrations
   // and the demo seed are a transaction each, and the seed's banner goes with it), then stops.
+  // A second one (Ctrl-C again) is the operator's "now": a stalled request would hold the
+  // shutdown for the whole grace period.
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.error({ signal }, "second signal while shutting down: exiting now, without waiting for requests still open");
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests");
     const forceExit = setTimeout(() => {

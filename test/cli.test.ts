@@ -6,7 +6,8 @@ import { describe, expect, inject, it } from "vitest";
 import { hashToken } from "../src/platform/auth/company-tokens.js";
 import { projectRoot } from "../src/platform/paths.js";
 import { processStartTicks } from "../src/platform/process-alive.js";
-import { createTestDatabase, type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
+import { serverUrl } from "./helpers/database-server.js";
+import { createDatabaseWithoutCreate, createTestDatabase, type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
 
 /** The CLI as operators run it: a separate process, JSON on stdout, exit codes. */
 let testDb: TestDatabase;
@@ -178,6 +179,36 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     expect(method).toMatchObject({ user_id: customer.json.user.id, kind: "credit_card", last_four: "4242" });
   });
 
+  // Found by an audit: any card type (3,000 characters of it) and an expired card were stored.
+  it("holds a saved card to the known card types and refuses one already expired, in one line, storing nothing", async () => {
+    const company = (await cli("companies:create", "--name", "Vandelay", "--shop", "vandelay.example.com")).json.company;
+    const customer = (await cli("users:create", "--company", String(company.id), "--role", "customer", "--email", "c@vandelay.example.com")).json.user;
+    const card = (cardType: string, month: number, year: number) =>
+      cli("payment-methods:create", "--customer", String(customer.id), "--card-type", cardType, "--last-four", "4242", "--exp-month", String(month), "--exp-year", String(year));
+    const now = new Date();
+    const [thisYear, thisMonth] = [now.getUTCFullYear(), now.getUTCMonth() + 1];
+    const [lastMonthsYear, lastMonth] = thisMonth === 1 ? [thisYear - 1, 12] : [thisYear, thisMonth - 1];
+    const usage = "usage: payment-methods:create --customer USER_ID --card-type visa --last-four 4242 --exp-month 12 --exp-year 2030";
+    const typeRefusal = "Validation failed (card_type must be one of amex, cartes_bancaires, diners, discover, eftpos_au, jcb, mastercard, unionpay, visa)";
+    const refusals: Array<[Promise<Run>, string]> = [
+      [card("bogus", 12, thisYear + 1), typeRefusal],
+      [card("v".repeat(3_000), 12, thisYear + 1), typeRefusal],
+      [card("visa", 12, 2020), `--exp-month 12 --exp-year 2020: the card has expired; ${usage}`],
+      [card("visa", lastMonth, lastMonthsYear), `--exp-month ${lastMonth} --exp-year ${lastMonthsYear}: the card has expired; ${usage}`],
+    ];
+    for (const [refused, message] of refusals) {
+      const run = await refused;
+      expect(run.code, message).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([message]);
+    }
+    expect(await testDb.database.prisma.paymentMethod.count({ where: { user_id: customer.id } })).toBe(0);
+    // Valid through the last day of its month; the brand is read trimmed, in any case.
+    const endingThisMonth = await card(" MasterCard ", thisMonth, thisYear);
+    expectOneJsonLine(endingThisMonth);
+    expect(await testDb.database.prisma.paymentMethod.findUniqueOrThrow({ where: { id: endingThisMonth.json.payment_method.id } })).toMatchObject({ card_type: "mastercard", exp_month: thisMonth, exp_year: thisYear });
+  });
+
   it("holds droplets and roles to the API's rules: trimmed names, scopes of 1-100 characters without whitespace, at most 200, each once", async () => {
     const company = (await cli("companies:create", "--name", "Cyberdyne", "--shop", "cyberdyne.example.com")).json.company;
     const droplet = await cli("droplets:create", "--name", " Reports ", "--category", " Reporting ", "--scopes", "orders:read,orders:read, products:read");
@@ -262,6 +293,30 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
       expect(run.stderr.trim().split("\n")).toEqual([`migration ${last?.migration_name} was edited after it was applied (checksum differs)`]);
     } finally {
       await edited.destroy();
+    }
+  });
+
+  // Found by an audit: these failures ended in a stack.
+  it("says in one line, without a stack, when the database refuses TLS or the role may not create the migrations table", async () => {
+    const withoutSsl = new URL(serverUrl());
+    withoutSsl.password = "s3cret-pw";
+    withoutSsl.searchParams.set("sslmode", "require");
+    const refusedTls = await cliWith({ DATABASE_URL: withoutSsl.toString() }, "db:migrate");
+    expect(refusedTls.code).toBe(1);
+    expect(refusedTls.stdout).toBe("");
+    expect(refusedTls.stderr).not.toMatch(/^\s+at |s3cret-pw/m);
+    // pg warns first, in several lines, that its "require" means "verify-full".
+    expect(refusedTls.stderr.trim().split("\n").at(-1)).toBe(
+      `Cannot use the database at DATABASE_URL (postgresql://${withoutSsl.host}${withoutSsl.pathname}): The server does not support SSL connections`,
+    );
+    const restricted = await createDatabaseWithoutCreate();
+    try {
+      const run = await cliWith({ DATABASE_URL: restricted.url }, "db:migrate");
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual(["Cannot apply the migrations: permission denied for schema public (SQLSTATE 42501)"]);
+    } finally {
+      await restricted.destroy();
     }
   });
 

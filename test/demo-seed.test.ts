@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedDemo } from "../src/demo-seed.js";
+import { returningBanner, seedDemo } from "../src/demo-seed.js";
 import { openEmbedded } from "../src/platform/db/database.js";
 import { migrate } from "../src/platform/db/migrator.js";
+import { operatorCliCommand } from "../src/platform/paths.js";
 import { type Call, httpClient } from "./helpers/http.js";
 import { startTestApp, type TestApp } from "./helpers/test-app.js";
 import { createTestDatabase } from "./helpers/test-database.js";
@@ -78,4 +79,24 @@ describe("seedDemo failing midway", () => {
       await destroy();
     }
   }, 60_000);
+});
+
+// Found by an audit: in the container the banner advised `npm run --silent cli -- ...`, which
+// fails there (no tsx, no src/), and to stop the server, which only the embedded database needs.
+describe("the returning banner's CLI advice", () => {
+  it("names the CLI that runs where the server runs: npm's script from the sources, the compiled CLI from dist/", () => {
+    expect(operatorCliCommand("/work/svc/src/server.ts", "/work/svc")).toBe("npm run --silent cli --");
+    expect(operatorCliCommand("/app/dist/src/server.js", "/app")).toBe("node dist/src/cli.js");
+    expect(operatorCliCommand("/app/dist/src/server.js", "/")).toBe("node app/dist/src/cli.js");
+    expect(operatorCliCommand("/app/dist/src/server.js", "/srv/elsewhere")).toBe("node /app/dist/src/cli.js");
+  });
+
+  it("says to stop the server first only for the embedded database", () => {
+    expect(returningBanner(3, "http://localhost:3000", { command: "node dist/src/cli.js", stopServerFirst: false })).toBe(
+      "\nAPI reference: http://localhost:3000/docs\nLost the demo company's API token? Run: node dist/src/cli.js tokens:create --company 3\n",
+    );
+    expect(returningBanner(1, "http://localhost:3000", { command: "npm run --silent cli --", stopServerFirst: true })).toContain(
+      "Lost the demo company's API token? Stop the server and run: npm run --silent cli -- tokens:create --company 1",
+    );
+  });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { generateOpenApi, OPENAPI_PATH } from "../src/openapi-document.js";
 import { derivedOperationId } from "../src/platform/http/operation-ids.js";
+import { parseRawResponses, rawExchange } from "./helpers/raw-http.js";
 import { type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
 import { startTestApp } from "./helpers/test-app.js";
 
@@ -188,11 +189,39 @@ describe("the served documents (/openapi.json, the one /docs reads and the publi
     }
   });
 
-  it("offer the address the server listens on when PUBLIC_BASE_URL is not set", async () => {
+  // Found by an audit: the default start's banner sends the developer to http://localhost:PORT/docs,
+  // whose Try it out called http://127.0.0.1:PORT (the bound address), a call the page's
+  // Content-Security-Policy (connect-src 'self') blocked.
+  it("offer the origin the request was sent to when PUBLIC_BASE_URL is not set, so /docs' Try it out calls the page's own origin", async () => {
     const t = await startTestApp({ env: { PUBLIC_BASE_URL: "" }, database: testDb.database });
     try {
       expect(t.config.publicBaseUrl).toBe("http://localhost:3000"); // PORT's default, not where this one listens
       for (const document of await documentsOf(t.url)) expect(document.servers[0]?.variables.base_url.default).toBe(t.url);
+      const port = new URL(t.url).port;
+      const baseUrlsFor = async (host: string) =>
+        Promise.all(
+          ["/openapi.json", "/docs/json", "/api/public/v2025-06/openapi.json"].map(async (path) => {
+            const [response] = parseRawResponses(await rawExchange(Number(port), `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+            return (JSON.parse(response?.body ?? "null") as { servers: Array<{ variables: { base_url: { default: string } } }> }).servers[0]?.variables.base_url.default;
+          }),
+        );
+      expect(await baseUrlsFor(`localhost:${port}`)).toEqual(Array(3).fill(`http://localhost:${port}`));
+      expect(await baseUrlsFor(`[::1]:${port}`)).toEqual(Array(3).fill(`http://[::1]:${port}`));
+      expect(await baseUrlsFor("API.Example.test")).toEqual(Array(3).fill("http://api.example.test"));
+      // A Host that is more than a host and port names no origin: PORT's default address.
+      expect(await baseUrlsFor("evil.example/path")).toEqual(Array(3).fill("http://localhost:3000"));
+      expect(await baseUrlsFor("user@evil.example")).toEqual(Array(3).fill("http://localhost:3000"));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("offer the origin a trusted proxy forwarded when PUBLIC_BASE_URL is not set", async () => {
+    const t = await startTestApp({ env: { PUBLIC_BASE_URL: "", TRUST_PROXY: "true" }, database: testDb.database });
+    try {
+      const forwarded = await fetch(`${t.url}/docs/json`, { headers: { "X-Forwarded-Proto": "https", "X-Forwarded-Host": "docs.example.test" } });
+      const document = (await forwarded.json()) as { servers: Array<{ variables: { base_url: { default: string } } }> };
+      expect(document.servers[0]?.variables.base_url.default).toBe("https://docs.example.test");
     } finally {
       await t.close();
     }

@@ -7,9 +7,11 @@ import { PRODUCTION_NODE_ARGS } from "../bench/server.js";
 import type { SqlConnection } from "../src/platform/db/sql.js";
 import { createCompanyWithToken, createPlan } from "./helpers/fixtures.js";
 import { httpClient } from "./helpers/http.js";
+import { rawClient, sleep } from "./helpers/raw-http.js";
 import { startServerProcess } from "./helpers/process.js";
 import { addSubscriptionOrder } from "./helpers/subscription-orders.js";
-import { createTestDatabase } from "./helpers/test-database.js";
+import { serverUrl } from "./helpers/database-server.js";
+import { createDatabaseWithoutCreate, createTestDatabase } from "./helpers/test-database.js";
 
 /** The process as `npm start` runs it: configuration, migrations, demo seed, listen, signals. */
 const dataDir = mkdtempSync(join(tmpdir(), "svc-commerce-server-test-"));
@@ -20,7 +22,10 @@ describe("server process", () => {
     const env = { DATABASE_URL: "", DATA_DIR: dataDir, NODE_ENV: "development" };
     const first = await startServerProcess(env);
     const token = (await first.waitForOutput(/Its API token, shown only this once:\s+(sct_\w+)[\s\S]*API reference/))[1] as string;
-    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${token}"`);
+    // PORT=0 took a port of its own: the banner names it (an audit found localhost:0 there).
+    const port = new URL(first.url).port;
+    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${token}" http://localhost:${port}/api/products`);
+    expect(first.output()).toContain(`API reference: http://localhost:${port}/docs`);
     const call = httpClient(first.url);
     expect((await call("GET", "/ready")).status).toBe(200);
     const listed = await call("GET", "/api/droplet_installations", { token });
@@ -34,6 +39,7 @@ describe("server process", () => {
     const second = await startServerProcess(env);
     expect(second.output()).not.toContain("shown only this once");
     await second.waitForOutput(/Lost the demo company's API token\? Stop the server and run: npm run --silent cli -- tokens:create --company 1/);
+    expect(second.output()).toContain(`API reference: http://localhost:${new URL(second.url).port}/docs`);
     expect((await httpClient(second.url)("GET", "/api/droplet_installations", { token })).status).toBe(200);
     expect(await second.stop("SIGINT")).toBe(0);
   }, 90_000);
@@ -53,6 +59,24 @@ describe("server process", () => {
       expect((await httpClient(server.url)("GET", "/ready")).body).toEqual({ status: "ready" });
       expect(await server.stop()).toBe(0);
       expect(await testDb.database.prisma.company.count()).toBe(0);
+    } finally {
+      await testDb.destroy();
+    }
+  });
+
+  // Found by an audit: the banner said to stop the server, which only the embedded database needs.
+  it.skipIf(!inject("databaseServer"))("on a PostgreSQL server with the demo seed: the next start's banner names the CLI to run beside the running server", async () => {
+    const testDb = await createTestDatabase({ migrated: false });
+    try {
+      const env = { DATABASE_URL: testDb.url as string, NODE_ENV: "development" };
+      const first = await startServerProcess(env);
+      await first.waitForOutput(/Its API token, shown only this once/);
+      expect(await first.stop()).toBe(0);
+      const companyId = (await testDb.database.prisma.company.findFirstOrThrow()).id;
+      const second = await startServerProcess(env);
+      await second.waitForOutput(new RegExp(`Lost the demo company's API token\\? Run: npm run --silent cli -- tokens:create --company ${companyId}\n`));
+      expect(second.output()).not.toContain("Stop the server");
+      expect(await second.stop()).toBe(0);
     } finally {
       await testDb.destroy();
     }
@@ -127,6 +151,29 @@ describe("server process", () => {
     }
   });
 
+  // Found by an audit: a second Ctrl-C did nothing, and a stalled request held the shutdown for the whole grace period.
+  it("exits at once with code 1 on a second signal while waiting for a stalled request", async () => {
+    const server = await startServerProcess({ DATABASE_URL: "", DATA_DIR: mkdtempSync(join(dataDir, "second-signal-")), NODE_ENV: "development", SEED_DEMO: "false", SHUTDOWN_GRACE_MS: "60000" });
+    const stalled = await rawClient(Number(new URL(server.url).port));
+    try {
+      // Headers sent, the body never: the request stays in flight until its 30 s request timeout.
+      stalled.socket.write("POST /api/carts HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+      await sleep(200);
+      const exited = server.stop("SIGTERM");
+      await server.waitForOutput(/shutting down/);
+      await sleep(500);
+      expect(server.child.exitCode).toBeNull();
+      const secondAt = Date.now();
+      server.child.kill("SIGINT");
+      expect(await exited).toBe(1);
+      expect(Date.now() - secondAt).toBeLessThan(5_000);
+      expect(server.output()).toMatch(/"signal":"SIGINT","msg":"second signal while shutting down: exiting now, without waiting for requests still open"/);
+      expect(server.output()).not.toContain('"msg":"stopped"');
+    } finally {
+      stalled.socket.destroy();
+    }
+  });
+
   it("on a port in use: says so in one line naming HOST and PORT, before seeding, and frees the embedded database; the next start shows the token", async () => {
     const ownDataDir = mkdtempSync(join(tmpdir(), "svc-commerce-server-test-"));
     const busy = createServer();
@@ -159,6 +206,32 @@ describe("server process", () => {
     );
     const output = refused.split("\n").filter((line) => line !== "" && !line.startsWith("server exited"));
     expect(output).toEqual(["Cannot use the database at DATABASE_URL (postgresql://127.0.0.1:1/svc_commerce): connect ECONNREFUSED 127.0.0.1:1"]);
+  });
+
+  // Found by an audit: these failures stopped the start with "fatal:" and a stack.
+  it.skipIf(!inject("databaseServer"))("says in one line, without a stack, when the database refuses TLS or the role may not create the migrations table", async () => {
+    const refusedBy = async (databaseUrl: string) => {
+      const refused = await startServerProcess({ DATABASE_URL: databaseUrl, NODE_ENV: "development" }).then(
+        () => "listened",
+        (error: Error) => error.message,
+      );
+      expect(refused).not.toMatch(/fatal:|^\s+at /m);
+      expect(refused).not.toContain("s3cret-pw");
+      return refused.split("\n").filter((line) => line !== "" && !line.startsWith("{") && !line.startsWith("server exited"));
+    };
+    const withoutSsl = new URL(serverUrl());
+    withoutSsl.password = "s3cret-pw";
+    withoutSsl.searchParams.set("sslmode", "require");
+    // pg warns first, in several lines, that its "require" means "verify-full".
+    expect((await refusedBy(withoutSsl.toString())).at(-1)).toBe(
+      `Cannot use the database at DATABASE_URL (postgresql://${withoutSsl.host}${withoutSsl.pathname}): The server does not support SSL connections`,
+    );
+    const restricted = await createDatabaseWithoutCreate();
+    try {
+      expect(await refusedBy(restricted.url)).toEqual(["Cannot apply the migrations: permission denied for schema public (SQLSTATE 42501)"]);
+    } finally {
+      await restricted.destroy();
+    }
   });
 
   it("refuses to start in production without DATABASE_URL, naming it", async () => {

@@ -84,3 +84,46 @@ export async function rerunMigration(testDb: TestDatabase, name: string): Promis
     await connection.release();
   }
 }
+
+export interface RestrictedDatabase {
+  /** Connects as the restricted role, with a password in the URL that no message may show. */
+  url: string;
+  /** Drops the database and the role. */
+  destroy(): Promise<void>;
+}
+
+/**
+ * An empty database owned by postgres, and a role of its own that may connect to it but not
+ * create in its schema public: what an operator gets from a DBA who did not mean the app to
+ * migrate. Needs the run's PostgreSQL server.
+ */
+export async function createDatabaseWithoutCreate(): Promise<RestrictedDatabase> {
+  const server = inject("databaseServer");
+  if (!server) throw new Error("a restricted role needs a PostgreSQL server");
+  const name = `${TEST_DB_PREFIX}run_${server.runId}_${randomBytes(5).toString("hex")}`;
+  const role = `${name}_role`;
+  const at = (database: string, user?: string) => {
+    const url = new URL(server.url);
+    url.pathname = `/${database}`;
+    if (user) {
+      url.username = user;
+      url.password = "s3cret-pw";
+    }
+    return url.toString();
+  };
+  await withAdminClient(server.url, async (client) => {
+    await client.query(`CREATE ROLE "${role}" LOGIN`);
+    await client.query(`CREATE DATABASE "${name}"`);
+  });
+  // PostgreSQL 15 grants CREATE on public to the database's owner alone; older servers grant it to PUBLIC.
+  await withAdminClient(at(name), (client) => client.query("REVOKE CREATE ON SCHEMA public FROM PUBLIC"));
+  return {
+    url: at(name, role),
+    async destroy() {
+      await withAdminClient(server.url, async (client) => {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await client.query(`DROP ROLE IF EXISTS "${role}"`);
+      });
+    },
+  };
+}

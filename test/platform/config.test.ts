@@ -53,6 +53,16 @@ describe("loadConfig", () => {
     expect(loadConfig({ SHUTDOWN_GRACE_MS: "2147483647" }).shutdownGraceMs).toBe(2_147_483_647);
   });
 
+  // Found by an audit: the parameter was ignored, and the migrations and data went to public.
+  it("refuses DATABASE_URL's schema parameter, which pg would ignore, naming the variable and not the URL", () => {
+    const message = "has a schema parameter, which this app does not support: its tables live in the schema public, so give it a database of its own";
+    for (const url of ["postgresql://app:s3cret-pw@db:5432/app?schema=other", "postgres://db/app?sslmode=verify-full&schema=public"]) {
+      expect(() => loadConfig({ DATABASE_URL: url }), url).toThrow(new ConfigError(`Invalid environment:\n  DATABASE_URL: ${message}`));
+    }
+    expect(loadConfig({ DATABASE_URL: "postgresql://db/app?sslmode=verify-full" }).database.url).toBe("postgresql://db/app?sslmode=verify-full");
+    expect(() => loadConfig({ DATABASE_URL: "not a url" })).toThrow(/^Invalid environment:\n {2}DATABASE_URL: Invalid URL$/);
+  });
+
   it("refuses a blank HOST", () => {
     expect(() => loadConfig({ HOST: " " })).toThrow(/HOST: must not be blank/);
   });

@@ -3,7 +3,7 @@ import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../../src/platform/db/database.js";
 import { type Migration, MigrationError, migrate, readMigrations } from "../../src/platform/db/migrator.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
+import { createDatabaseWithoutCreate, createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
 const databases: TestDatabase[] = [];
 async function emptyDatabase(): Promise<TestDatabase> {
@@ -69,7 +69,9 @@ describe("migrate", () => {
   it("rolls a failing migration back whole and records nothing", async () => {
     const { database } = await emptyDatabase();
     const broken = [migration("001_ok", "CREATE TABLE a (id int);"), migration("002_broken", "CREATE TABLE b (id int);\nSELECT * FROM no_such_table;")];
-    await expect(migrate(database.sql, broken)).rejects.toThrow(MigrationError);
+    const failure = migrate(database.sql, broken);
+    await expect(failure).rejects.toThrow(MigrationError);
+    await expect(failure).rejects.toThrow('migration 002_broken failed: relation "no_such_table" does not exist (SQLSTATE 42P01)');
     const tables = await database.sql.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1");
     expect(tables.map((t) => t.table_name)).toEqual(["_prisma_migrations", "a"]);
     const recorded = await database.sql.query<{ migration_name: string }>('SELECT migration_name FROM "_prisma_migrations"');
@@ -80,5 +82,20 @@ describe("migrate", () => {
     const { database } = await emptyDatabase();
     await migrate(database.sql, [migration("001_a", "CREATE TABLE a (id int);")]);
     await expect(migrate(database.sql, [migration("001_a", "CREATE TABLE a (id bigint);")])).rejects.toThrow(/edited after it was applied/);
+  });
+
+  // Found by an audit: creating _prisma_migrations ran outside the MigrationError wrapping, so a
+  // role without CREATE stopped the start with "fatal:" and a stack.
+  it.skipIf(!inject("databaseServer"))("is a MigrationError with the SQLSTATE when the migrations table cannot be created", async () => {
+    const restricted = await createDatabaseWithoutCreate();
+    const database = await openDatabase({ url: restricted.url, poolSize: 1, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+    try {
+      const failure = migrate(database.sql);
+      await expect(failure).rejects.toThrow(MigrationError);
+      await expect(failure).rejects.toThrow(/^Cannot apply the migrations: permission denied for schema public \(SQLSTATE 42501\)$/);
+    } finally {
+      await database.close();
+      await restricted.destroy();
+    }
   });
 });

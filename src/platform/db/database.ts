@@ -10,7 +10,6 @@ import { type Prisma, PrismaClient } from "../../generated/prisma/client.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
 import { errorText, OperatorError } from "../operator-error.js";
 import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
-import { isDatabaseUnavailable } from "./errors.js";
 import { LOCK_WAITING_TRANSACTION } from "./transactions.js";
 
 /**
@@ -42,31 +41,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * Opens and runs a first statement, for the server and the CLI: a server that cannot be reached
- * or refuses the connection (no such database or role, a wrong password) is an OperatorError
- * naming DATABASE_URL, shown without its credentials.
+ * Opens and runs a first statement, for the server and the CLI. On a PostgreSQL server any
+ * failure there (unreachable, a refused login, no such database, a TLS setting the server does
+ * not share) is the operator's to fix: an OperatorError naming DATABASE_URL, shown without its
+ * credentials, and the cause.
  */
 export async function connectDatabase(options: DatabaseOptions): Promise<Database> {
-  const database = await openDatabase(options);
+  let database: Database | undefined;
   try {
+    database = await openDatabase(options);
     await database.sql.query("SELECT 1");
     return database;
   } catch (error) {
-    await database.close().catch(() => {});
-    if (database.kind === "postgres" && refusesConnection(error)) {
-      throw new OperatorError(`Cannot use the database at DATABASE_URL (${database.description}): ${errorText(error)}`, { cause: error });
-    }
-    throw error;
+    await database?.close().catch(() => {});
+    if (!options.url) throw error;
+    throw new OperatorError(`Cannot use the database at DATABASE_URL (${postgresDescription(options.url)}): ${errorText(error)}`, { cause: error });
   }
 }
 
-// SQLSTATE classes of a refused connection: 28 (no such role, a wrong password), 3D (no such database).
-const REFUSED_CONNECTION_SQLSTATES = /^(28|3D)[0-9A-Z]{3}$/;
-
-function refusesConnection(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  // pg's SCRAM handshake without a password in the URL: "SASL: ... client password must be a string".
-  return isDatabaseUnavailable(error) || (typeof code === "string" && REFUSED_CONNECTION_SQLSTATES.test(code)) || /^SASL/.test(errorText(error));
+function postgresDescription(url: string): string {
+  const parsed = new URL(url);
+  return `postgresql://${parsed.host}${parsed.pathname}`;
 }
 
 function openPostgres(url: string, poolSize: number, logger: Logger): Database {
@@ -82,12 +77,11 @@ function openPostgres(url: string, poolSize: number, logger: Logger): Database {
   pool.on("error", (error) => logger.warn({ err: error }, "idle database connection lost"));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const sql = sqlPoolFor(pool);
-  const parsed = new URL(url);
   return {
     prisma,
     sql,
     kind: "postgres",
-    description: `postgresql://${parsed.host}${parsed.pathname}`,
+    description: postgresDescription(url),
     async close() {
       await prisma.$disconnect();
       await pool.end();

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { OperatorError } from "../operator-error.js";
+import { errorText, OperatorError } from "../operator-error.js";
 import { migrationsDir } from "../paths.js";
 import type { SqlConnection, SqlPool } from "./sql.js";
 
@@ -53,18 +53,37 @@ export interface MigrationResult {
   alreadyApplied: number;
 }
 
+/**
+ * Every failure is a MigrationError naming its SQLSTATE: whatever stops the migrations (a role
+ * without CREATE on the schema, a lost connection, a migration's own statement) is the
+ * operator's to fix, in one line.
+ */
 export async function migrate(pool: SqlPool, migrations: Migration[] = readMigrations()): Promise<MigrationResult> {
-  const connection = await pool.connect();
   try {
-    await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    const connection = await pool.connect();
     try {
-      return await applyPending(connection, migrations);
-    } finally {
+      await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+      const result = await applyPending(connection, migrations).catch(async (error: unknown) => {
+        // The failure is what the operator needs to see, not a second one of the unlock on a broken connection.
+        await connection.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
+        throw error;
+      });
       await connection.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+      return result;
+    } finally {
+      await connection.release();
     }
-  } finally {
-    await connection.release();
+  } catch (error) {
+    if (error instanceof MigrationError) throw error;
+    throw new MigrationError(`Cannot apply the migrations: ${failureText(error)}`, { cause: error });
   }
+}
+
+/** The error's first line, with PostgreSQL's SQLSTATE when it has one. */
+function failureText(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const sqlState = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? ` (SQLSTATE ${code})` : "";
+  return `${errorText(error)}${sqlState}`;
 }
 
 async function applyPending(connection: SqlConnection, migrations: Migration[]): Promise<MigrationResult> {
@@ -102,7 +121,7 @@ async function applyOne(connection: SqlConnection, migration: Migration): Promis
     );
     await connection.exec("COMMIT");
   } catch (error) {
-    await connection.exec("ROLLBACK");
-    throw new MigrationError(`migration ${migration.name} failed: ${(error as Error).message}`);
+    await connection.exec("ROLLBACK").catch(() => {});
+    throw new MigrationError(`migration ${migration.name} failed: ${failureText(error)}`, { cause: error });
   }
 }

@@ -1,9 +1,10 @@
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { z } from "zod";
 import { derivedOperationId } from "./operation-ids.js";
+import { parseOrigin } from "./origin.js";
 import { errorBodySchema } from "./schemas.js";
 
 /** A response header, for the OpenAPI document: its `components.headers` entry and the responses of an operation that carry it. */
@@ -128,10 +129,10 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
     uiConfig: { deepLinking: true, validatorUrl: null },
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
     // The page reads /docs/json: the served document, so that "Try it out" calls this server.
-    transformSpecification: (document) => servedDocument(document, app),
+    transformSpecification: (document, request) => servedDocument(document, request),
     transformSpecificationClone: false,
   });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => servedDocument(app.swagger(), app));
+  app.get("/openapi.json", { schema: { hide: true } }, async (request) => servedDocument(app.swagger(), request));
 }
 
 /** The document's servers (seed 01's base_url, company_base_url and local_base_url), base_url defaulting to `baseUrl`. */
@@ -149,19 +150,22 @@ function documentServers(baseUrl: string): Array<{ url: string; description: str
 
 /**
  * The document as this server serves it: base_url defaults to the deployment's own address, so
- * that the reference page (/docs) sends "Try it out" here and a generated client starts out
- * pointing here. That is PUBLIC_BASE_URL, else the address the server listens on.
+ * that a generated client starts out pointing here. That is PUBLIC_BASE_URL, else the origin
+ * the request was sent to: the reference page (/docs) reads the document from its own origin
+ * and its Content-Security-Policy lets "Try it out" call that origin alone, whether the page was
+ * opened as localhost or 127.0.0.1. The Host is the client's word, but the answer goes to that
+ * client only (no-store, computed per request).
  */
-export function servedDocument<Document extends object>(document: Document, app: FastifyInstance): Document {
-  return { ...document, servers: documentServers(app.config.publicBaseUrlSet ? app.config.publicBaseUrl : listeningUrl(app)) };
+export function servedDocument<Document extends object>(document: Document, request: FastifyRequest): Document {
+  const { config } = request.server;
+  const baseUrl = config.publicBaseUrlSet ? config.publicBaseUrl : (requestOrigin(request) ?? config.publicBaseUrl);
+  return { ...document, servers: documentServers(baseUrl) };
 }
 
-function listeningUrl(app: FastifyInstance): string {
-  const address = app.server.address();
-  if (address === null || typeof address === "string") return app.config.publicBaseUrl;
-  const anyInterface = address.address === "0.0.0.0" || address.address === "::";
-  const host = anyInterface ? "localhost" : address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
+/** http(s)://Host, or null when the Host (or X-Forwarded-Host behind a trusted proxy) names more or less than a host and port. */
+function requestOrigin(request: FastifyRequest): string | null {
+  if (request.host === "") return null;
+  return parseOrigin(`${request.protocol}://${request.host}`)?.serialized ?? null;
 }
 
 interface SurfaceInfo {

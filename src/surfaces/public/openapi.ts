@@ -10,13 +10,13 @@ export const PUBLIC_SDK_VERSION = "0.0.6";
  */
 export async function publicOpenApiRoutes(fastify: FastifyInstance): Promise<void> {
   let document: ReturnType<typeof surfaceDocument> | undefined;
-  fastify.get("/openapi.json", { schema: { hide: true } }, async () => {
+  fastify.get("/openapi.json", { schema: { hide: true } }, async (request) => {
     document ??= surfaceDocument(fastify.swagger(), fastify.prefix, {
       title: "svc-commerce public SDK",
       version: PUBLIC_SDK_VERSION,
       description: "The public SDK (shop + session metadata in every body); the API version is the path's v2025-06.",
     });
-    return servedDocument(document, fastify);
+    return servedDocument(document, request);
   });
 }
 
