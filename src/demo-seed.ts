@@ -125,7 +125,7 @@ export function demoBanner(seed: DemoSeed, baseUrl: string): string {
     "",
     "Try it:",
     `  curl -H "Authorization: Bearer ${seed.apiToken}" ${baseUrl}/api/products`,
-    `  curl -H "Authorization: Bearer ${seed.apiToken}" ${baseUrl}/api/droplet_installations`,
+    `  curl -H "Authorization: Bearer ${seed.apiToken}" ${baseUrl}/api/droplets`,
     "",
     `API reference: ${baseUrl}/docs`,
     "",

@@ -28,8 +28,11 @@ describe("server process", () => {
     expect(first.output()).toContain(`API reference: http://localhost:${port}/docs`);
     const call = httpClient(first.url);
     expect((await call("GET", "/ready")).status).toBe(200);
-    const listed = await call("GET", "/api/droplet_installations", { token });
+    // The banner's second line lists the droplets a company can install, by the uuids an installation names.
+    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${token}" http://localhost:${port}/api/droplets`);
+    const listed = await call("GET", "/api/droplets", { token });
     expect(listed.status).toBe(200);
+    expect(listed.body.droplets.map((droplet: { name: string }) => droplet.name)).toEqual(expect.arrayContaining(["Analytics", "Mailer"]));
     expect(await first.stop("SIGTERM")).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
     // The token went to the person at the terminal, never into a log line.
