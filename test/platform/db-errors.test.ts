@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { PrismaClient } from "../../src/generated/prisma/client.js";
+import { CheckoutPool } from "../../src/platform/db/checkout-pool.js";
 import { isDatabaseBusy, isDatabaseUnavailable, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
 import { LOCK_WAITING_TRANSACTION } from "../../src/platform/db/transactions.js";
 import type { SqlConnection } from "../../src/platform/db/sql.js";
@@ -95,7 +96,7 @@ describe("isDatabaseBusy", () => {
 // Found by audit T: pg-pool's error for a checkout that waited in its queue, every pooled
 // connection busy, was taken for the database being down (503 database_unavailable, logged as an
 // error), though the server was up and the wait was only longer than the pool allowed.
-describe("pg-pool's two connection timeouts", () => {
+describe("pg-pool's two connection timeouts, in the app's CheckoutPool", () => {
   it.skipIf(!inject("databaseServer"))("the app's pool lets a checkout wait past 5 s, as long as a lock-waiting transaction's maxWait", async () => {
     const held: SqlConnection[] = [];
     try {
@@ -113,7 +114,7 @@ describe("pg-pool's two connection timeouts", () => {
   });
 
   it.skipIf(!inject("databaseServer"))("a checkout that waited in the pool's queue past its time is the database busy, not unavailable, through plain pg and Prisma", async () => {
-    const pool = new pg.Pool({ connectionString: testDb.url as string, max: 1, connectionTimeoutMillis: 50 });
+    const pool = new CheckoutPool({ connectionString: testDb.url as string, max: 1, connectionTimeoutMillis: 50 });
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
     const held = await pool.connect();
     try {
@@ -134,17 +135,26 @@ describe("pg-pool's two connection timeouts", () => {
     }
   });
 
-  it("a new connection the server did not accept in time is the database unavailable, not busy", async () => {
+  it("a server that accepts no connection is the database unavailable, not busy, for the new connections and for the checkouts queued behind them", async () => {
     const silent = createServer(() => {});
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    const pool = new pg.Pool({ connectionString: `postgresql://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`, max: 1, connectionTimeoutMillis: 50 });
+    const url = `postgresql://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`;
+    const pool = new CheckoutPool({ connectionString: url, max: 1, connectionTimeoutMillis: 50 });
+    const bare = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 50 });
     try {
-      const error = await pool.query("SELECT 1").catch((caught: unknown) => caught);
-      expect(error).toMatchObject({ message: "Connection terminated due to connection timeout" });
-      expect(isDatabaseUnavailable(error)).toBe(true);
-      expect(isDatabaseBusy(error)).toBe(false);
+      const [connecting, queued] = await Promise.all([pool.query("SELECT 1"), pool.query("SELECT 1")].map((query) => query.catch((caught: unknown) => caught)));
+      expect(connecting).toMatchObject({ message: "Connection terminated due to connection timeout" });
+      expect(queued).toMatchObject({ message: expect.stringMatching(/^Connection terminated due to connection timeout: the server accepted no connection/) });
+      for (const error of [connecting, queued]) {
+        expect(isDatabaseUnavailable(error)).toBe(true);
+        expect(isDatabaseBusy(error)).toBe(false);
+      }
+      // What a plain pg pool says for the queued checkout, which read as a busy database (a review).
+      const [, bareQueued] = await Promise.all([bare.query("SELECT 1"), bare.query("SELECT 1")].map((query) => query.catch((caught: unknown) => caught)));
+      expect(bareQueued).toMatchObject({ message: "timeout exceeded when trying to connect" });
     } finally {
       await pool.end();
+      await bare.end();
       silent.close();
     }
   });

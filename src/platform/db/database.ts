@@ -7,6 +7,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Logger } from "pino";
 import { type Prisma, PrismaClient } from "../../generated/prisma/client.js";
+import { CheckoutPool } from "./checkout-pool.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
 import { errorText, OperatorError } from "../operator-error.js";
 import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
@@ -68,10 +69,11 @@ function openPostgres(url: string, poolSize: number, logger: Logger): Database {
   // Pipeline mode: statements issued together on one connection are sent without waiting for
   // each other's results (see transaction below); code that awaits each statement is unaffected.
   // connectionTimeoutMillis bounds a checkout's wait in the pool's queue (all connections busy:
-  // 503 database_busy) and a new connection's set-up (503 database_unavailable) alike. The queue
-  // must let a transaction wait its whole LOCK_WAITING_TRANSACTION.maxWait: at 5 s, pg-pool gave
-  // up on the transactions Prisma still let wait (audit T).
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: LOCK_WAITING_TRANSACTION.maxWait, pipeline: true });
+  // 503 database_busy, unless none is open: see CheckoutPool) and a new connection's set-up (503
+  // database_unavailable) alike. The queue must let a transaction wait its whole
+  // LOCK_WAITING_TRANSACTION.maxWait: at 5 s, pg-pool gave up on the transactions Prisma still
+  // let wait (audit T).
+  const pool = new CheckoutPool({ connectionString: url, max: poolSize, connectionTimeoutMillis: LOCK_WAITING_TRANSACTION.maxWait, pipeline: true });
   // An idle client losing its server (restart, failover) must not crash the process: the pool
   // drops it and the next query opens a fresh connection.
   pool.on("error", (error) => logger.warn({ err: error }, "idle database connection lost"));

@@ -60,8 +60,9 @@ export function isWriteConflict(error: unknown): boolean {
 
 // Prisma's P2028 with no connection within `maxWait` says only this.
 const NO_CONNECTION_IN_TIME = "Unable to start a transaction in the given time";
-// pg-pool raises this only for a checkout that waited its connectionTimeoutMillis in the pool's
-// queue, every pooled connection busy (node_modules/pg-pool/index.js): the server is up.
+// pg-pool raises this for a checkout that waited its connectionTimeoutMillis in the pool's queue
+// (node_modules/pg-pool/index.js). CheckoutPool lets it through only while the pool holds an open
+// connection, so the server is up and its connections busy.
 const POOL_CHECKOUT_TIMED_OUT = "timeout exceeded when trying to connect";
 
 /**
