@@ -211,11 +211,23 @@ function usageText(): string {
     .join("\n");
 }
 
-const helpArguments = new Set(["help", "--help", "-h"]);
+/**
+ * `help`, `--help` or `-h` in the command's place, or `--help`/`-h` among the options where it is
+ * not an option's value: `--name help` names a role "help" (every option takes a value).
+ */
+function asksForHelp(argv: string[]): boolean {
+  const [name, ...rest] = argv;
+  if (name === "help" || name === "--help" || name === "-h") return true;
+  return rest.some((argument, index) => (argument === "--help" || argument === "-h") && !isOptionAwaitingValue(rest[index - 1]));
+}
+
+function isOptionAwaitingValue(argument: string | undefined): boolean {
+  return argument !== undefined && argument.startsWith("-") && !argument.includes("=");
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (argv.some((argument) => helpArguments.has(argument))) {
+  if (asksForHelp(argv)) {
     process.stdout.write(`usage: ${operatorCliCommand(import.meta.filename, process.cwd())} <command> [options]\n${usageText()}\n`);
     return 0;
   }

@@ -167,6 +167,10 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     const role = await cli("roles:create", "--company", String(company.id), "--name", "Ops", "--permissions", "orders:read");
     expectOneJsonLine(role);
     expect(role.json.role).toEqual({ id: expect.any(Number), name: "Ops", permissions: ["orders:read"] });
+    // An option's value is never taken for a request for help (a review found --name help printing the usage, creating nothing).
+    const named = await cli("roles:create", "--company", String(company.id), "--name", "help", "--permissions", "orders:read");
+    expectOneJsonLine(named);
+    expect(named.json.role).toEqual({ id: expect.any(Number), name: "help", permissions: ["orders:read"] });
     const rep = await cli("users:create", "--company", String(company.id), "--role", "rep", "--email", "Rep@Umbrella.example.com", "--username", "rep1", "--share-guid", "g-1", "--external-id", "x-1");
     expectOneJsonLine(rep);
     expect(rep.json.user).toEqual({ id: expect.any(Number), email: "rep@umbrella.example.com" });
@@ -341,7 +345,7 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
   });
 
   it("prints every command's options on stdout and exits 0 for help, --help or -h, opening no database", async () => {
-    for (const args of [["help"], ["--help"], ["tokens:create", "-h"]]) {
+    for (const args of [["help"], ["--help"], ["tokens:create", "-h"], ["tokens:create", "--company", "1", "--help"]]) {
       const run = await cliWith({ DATABASE_URL: "postgresql://127.0.0.1:1/unreachable" }, ...args);
       expect(run.code, args.join(" ")).toBe(0);
       expect(run.stderr).toBe("");

@@ -93,14 +93,11 @@ export async function getMetafield(ctx: ServiceContext, id: number): Promise<Met
 }
 
 /**
- * The value is checked against the type it will have, the sent one or else the stored one, and
- * the two are written together as checked: of two concurrent updates, one changing the type and
- * the other the value, the last one wins whole instead of leaving a value its type cannot read.
- */
-/**
- * The value is judged with the type it will have, and the half not sent is written back as read,
- * so the row is locked before it is read: of two concurrent partial updates (one of the type, one
- * of the value) the later undid the earlier, both answered 200 (found by an audit).
+ * The value is checked against the type it will have (the sent one, else the stored one), and the
+ * two are written together as checked, on the row locked before it is read: of two concurrent
+ * partial updates, one of the type and one of the value, the later is judged on what the earlier
+ * left. Unlocked, the later wrote back the half it was not sent as it had read it, undoing the
+ * earlier while both answered 200 (found by an audit).
  */
 export async function updateMetafield(ctx: ServiceContext, id: number, input: MetafieldUpdateInput): Promise<MetafieldView> {
   await written(() =>

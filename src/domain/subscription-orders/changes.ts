@@ -14,7 +14,9 @@ export interface OrderChangeContext extends OrderContext {
  * Runs a change on one order inside a transaction that holds the order's row lock, so that
  * concurrent changes (two skips racing past max_skips) take turns: in this process's RowQueue
  * first, so that a queue of changes on one order holds one pooled connection, not one each; the
- * lock serializes them with other processes. An order still priced with an older revision of its
+ * lock serializes them with other processes. The queue's key names the company as well: an id
+ * is taken from the URL before it is checked, so another company's requests for the id must not
+ * hold this order's turn (they answer 404 in a queue of their own). An order still priced with an older revision of its
  * plan (its plan's repricing was cut short) is brought up to the plan first. Returns what the
  * change returns.
  */
@@ -23,7 +25,7 @@ export async function changeOrder<Result>(
   id: number,
   change: (tx: Prisma.TransactionClient, row: OrderRow) => Promise<Result>,
 ): Promise<Result> {
-  return ctx.rowQueue.run(`subscription_order:${id}`, () =>
+  return ctx.rowQueue.run(`subscription_order:${ctx.companyId}:${id}`, () =>
     ctx.db.$transaction(async (tx) => {
       await lockCompanyRow(tx, { table: "subscription_orders", companyId: ctx.companyId, id }, "UPDATE", "Subscription order not found");
       return change(tx, await repriceIfBehindPlan(tx, ctx, await requireOrderRow(tx, ctx.companyId, id)));

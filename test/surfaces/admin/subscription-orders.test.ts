@@ -793,6 +793,26 @@ describe("a queue of changes on one order", () => {
     const row = await stored(order.id);
     expect(row.activities.filter((activity) => activity.action === "cancellation_feedback")).toHaveLength(BURST);
   });
+
+  // Found by a review: the queue's key was the id alone, taken from the URL before the company
+  // check, so another company's requests for an order's id held its turn ahead of its owner's.
+  it.skipIf(!inject("databaseServer"))("keeps another company's requests for the order's id out of its queue: they answer 404 while the owner's change waits", async () => {
+    const order = await createOrder();
+    const holder = await t.db.sql.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", [order.id]);
+      const owners = patch(order.id, "cancellation_feedback", { reason: "mine" });
+      await expect.poll(async () => (await holder.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"))[0]?.waiting, { timeout: 10_000 }).toBe(1);
+      const foreign = await call("PATCH", `${BASE}/${order.id}/cancellation_feedback`, { token: globex.token, body: { reason: "theirs" } });
+      expect(foreign.status).toBe(404);
+      await holder.query("COMMIT");
+      expect((await owners).status).toBe(200);
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.release();
+    }
+  });
 });
 
 describe("PATCH .../update_payment (credit_card)", () => {
