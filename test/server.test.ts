@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -209,6 +209,17 @@ describe("server process", () => {
     );
     const output = refused.split("\n").filter((line) => line !== "" && !line.startsWith("server exited"));
     expect(output).toEqual(["Cannot use the database at DATABASE_URL (postgresql://127.0.0.1:1/svc_commerce): connect ECONNREFUSED 127.0.0.1:1"]);
+  });
+
+  it("names DATA_DIR in one line, without a stack, when the embedded database cannot be created there", async () => {
+    const notADirectory = join(dataDir, "a-file");
+    writeFileSync(notADirectory, "");
+    const refused = await startServerProcess({ DATABASE_URL: "", DATA_DIR: notADirectory, NODE_ENV: "development" }).then(
+      () => "listened",
+      (error: Error) => error.message,
+    );
+    const output = refused.split("\n").filter((line) => line !== "" && !line.startsWith("server exited"));
+    expect(output).toEqual([`Cannot open the embedded database in DATA_DIR (${notADirectory}): ENOTDIR: not a directory, mkdir '${join(notADirectory, "pglite")}'`]);
   });
 
   // Found by an audit: these failures stopped the start with "fatal:" and a stack.

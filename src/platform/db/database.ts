@@ -42,10 +42,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
- * Opens and runs a first statement, for the server and the CLI. On a PostgreSQL server any
- * failure there (unreachable, a refused login, no such database, a TLS setting the server does
- * not share) is the operator's to fix: an OperatorError naming DATABASE_URL, shown without its
- * credentials, and the cause.
+ * Opens and runs a first statement, for the server and the CLI. Any failure there is the
+ * operator's to fix: an OperatorError naming the setting and the cause. On a PostgreSQL server
+ * (unreachable, a refused login, no such database, a TLS setting the server does not share) it
+ * names DATABASE_URL, shown without its credentials; on the embedded database (a DATA_DIR that
+ * cannot be created or written, files PGlite cannot open) it names DATA_DIR.
  */
 export async function connectDatabase(options: DatabaseOptions): Promise<Database> {
   let database: Database | undefined;
@@ -55,7 +56,8 @@ export async function connectDatabase(options: DatabaseOptions): Promise<Databas
     return database;
   } catch (error) {
     await database?.close().catch(() => {});
-    if (!options.url) throw error;
+    if (error instanceof OperatorError) throw error;
+    if (!options.url) throw new OperatorError(`Cannot open the embedded database in DATA_DIR (${options.dataDir}): ${errorText(error)}`, { cause: error });
     throw new OperatorError(`Cannot use the database at DATABASE_URL (${postgresDescription(options.url)}): ${errorText(error)}`, { cause: error });
   }
 }
