@@ -213,12 +213,12 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     expect(await testDb.database.prisma.paymentMethod.findUniqueOrThrow({ where: { id: endingThisMonth.json.payment_method.id } })).toMatchObject({ card_type: "mastercard", exp_month: thisMonth, exp_year: thisYear });
   });
 
-  it("holds droplets and roles to the API's rules: trimmed names, scopes of 1-100 characters without whitespace, at most 200, each once", async () => {
+  it("holds droplets and roles to the API's rules: names trimmed of invisible characters, scopes of 1-100 characters without whitespace, at most 200, each once", async () => {
     const company = (await cli("companies:create", "--name", "Cyberdyne", "--shop", "cyberdyne.example.com")).json.company;
     const droplet = await cli("droplets:create", "--name", " Reports ", "--category", " Reporting ", "--scopes", "orders:read,orders:read, products:read");
     expectOneJsonLine(droplet);
     expect(droplet.json.droplet).toMatchObject({ name: "Reports", category: "Reporting", scopes: ["orders:read", "products:read"] });
-    const role = await cli("roles:create", "--company", String(company.id), "--name", " Auditors ", "--permissions", "orders:read, orders:read");
+    const role = await cli("roles:create", "--company", String(company.id), "--name", "\u200b Auditors\u2060 ", "--permissions", "orders:read, orders:read");
     expectOneJsonLine(role);
     expect(role.json.role).toEqual({ id: expect.any(Number), name: "Auditors", permissions: ["orders:read"] });
     const droplets = await testDb.database.prisma.droplet.count();
@@ -228,7 +228,7 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
       [["droplets:create", "--name", "  ", "--category", " ", "--scopes", "a,bad scope"], `--name must not be blank; --category must not be blank; --scopes "bad scope" must not contain whitespace; ${dropletUsage}`],
       [["droplets:create", "--name", "Long", "--category", "misc", "--scopes", `short,${"s".repeat(101)}`], `--scopes "${"s".repeat(101)}" Too big: expected string to have <=100 characters; ${dropletUsage}`],
       [["droplets:create", "--name", "Many", "--category", "misc", "--scopes", Array.from({ length: 201 }, (_, index) => `s${index}`).join(",")], `--scopes Too big: expected array to have <=200 items; ${dropletUsage}`],
-      [["roles:create", "--company", String(company.id), "--name", " ", "--permissions", "orders read"], '--name must not be blank; --permissions "orders read" must not contain whitespace; usage: roles:create --company ID --name NAME --permissions a,b'],
+      [["roles:create", "--company", String(company.id), "--name", " \u200b\ufeff", "--permissions", "orders read"], '--name must not be blank; --permissions "orders read" must not contain whitespace; usage: roles:create --company ID --name NAME --permissions a,b'],
     ];
     for (const [args, message] of refusals) {
       const run = await cli(...args);
@@ -244,7 +244,7 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     const first = await cli("droplets:create", "--name", "Ledger", "--category", "finance", "--scopes", "orders:read");
     expectOneJsonLine(first);
     const droplets = await testDb.database.prisma.droplet.count();
-    for (const name of ["Ledger", " ledger ", "LEDGER"]) {
+    for (const name of ["Ledger", " ledger ", "LEDGER", "Ledger\u200b"]) {
       const run = await cli("droplets:create", "--name", name, "--category", "other", "--scopes", "customers:read");
       expect(run.code, name).toBe(2);
       expect(run.stdout, name).toBe("");

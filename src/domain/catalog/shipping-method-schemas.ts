@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, searchQuery, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { countryCode, decimalString } from "./fields.js";
 
 const shippingMethodFields = {
-  name: z.string().trim().min(1).max(255),
+  name: visibleName(255),
   country_code: countryCode.describe("The country it ships to; price and free_over are in its currency"),
   price: decimalString,
   free_over: decimalString.nullable().optional().describe("Shipping is free when the subtotal after discounts reaches this; null: never"),

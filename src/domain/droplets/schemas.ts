@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { int32Id, textFilter, timestamp } from "../../platform/http/schemas.js";
+import { int32Id, textFilter, timestamp, visibleName } from "../../platform/http/schemas.js";
 
 // Scopes (and role permissions, the same strings) are names such as orders:read.
 const scope = z.string().min(1).max(100).regex(/^\S*$/, "must not contain whitespace");
@@ -11,7 +11,7 @@ export const declaredScopes = scopes.transform((list) => [...new Set(list)]);
 
 /** A droplet of the platform catalog as an operator declares it (CLI droplets:create). */
 export const dropletInput = z.object({
-  name: z.string().trim().min(1, "must not be blank").max(255),
+  name: visibleName(255),
   // A category the list's filter can name.
   category: z.string().trim().min(1, "must not be blank").max(100),
   scopes: declaredScopes,

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
+import { visibleName } from "../../platform/http/schemas.js";
 import { declaredScopes } from "../droplets/schemas.js";
 
 /** A company's role as an operator declares it (CLI roles:create); permissions are droplet scopes. */
 export const roleInput = z.object({
-  name: z.string().trim().min(1, "must not be blank").max(255),
+  name: visibleName(255),
   permissions: declaredScopes,
 });
 

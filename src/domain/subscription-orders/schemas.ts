@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageNumberBounds, paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, INT32_MAX, int32Id, storableInstant, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { blankFilter, httpUrl, idParam, INT32_MAX, int32Id, storableInstant, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
 const isoDate = storableInstant(z.iso.date()).describe("ISO 8601 calendar date, YYYY-MM-DD");
@@ -101,22 +101,23 @@ export const authorizePaypalQuery = z.object({
 });
 
 const filterQuery = {
-  customer_id: idParam.optional(),
-  buyer_id: idParam.optional(),
-  ship_to_country_id: z
-    .string()
-    // The range only on what the pattern took: eleven digits failed both, with the same message twice (audit T).
-    .regex(/^(\d{1,10}|[A-Za-z]{2})$/, { message: "must be a country id or a two-letter ISO code", abort: true })
-    .refine((value) => !/^\d+$/.test(value) || Number(value) <= INT32_MAX, "must be a country id or a two-letter ISO code")
-    .optional(),
-  next_bill_date_start_date: isoDate.optional().describe("Inclusive"),
-  next_bill_date_end_date: isoDate.optional().describe("Inclusive"),
-  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  customer_id: blankFilter(idParam).describe("Blank filters nothing"),
+  buyer_id: blankFilter(idParam).describe("Blank filters nothing"),
+  ship_to_country_id: blankFilter(
+    z
+      .string()
+      // The range only on what the pattern took: eleven digits failed both, with the same message twice (audit T).
+      .regex(/^(\d{1,10}|[A-Za-z]{2})$/, { message: "must be a country id or a two-letter ISO code", abort: true })
+      .refine((value) => !/^\d+$/.test(value) || Number(value) <= INT32_MAX, "must be a country id or a two-letter ISO code"),
+  ).describe("A country id or a two-letter ISO code; blank filters nothing"),
+  next_bill_date_start_date: blankFilter(isoDate).describe("Inclusive; blank filters nothing"),
+  next_bill_date_end_date: blankFilter(isoDate).describe("Inclusive; blank filters nothing"),
+  status: blankFilter(z.enum(SUBSCRIPTION_STATUSES)).describe("Blank filters nothing"),
 };
 
 export const subscriptionOrderListQuery = paginationQuery(25).extend({
   ...filterQuery,
-  user_company_id: idParam.optional().describe("The credited rep's user id"),
+  user_company_id: blankFilter(idParam).describe("The credited rep's user id; blank filters nothing"),
 });
 
 export const subscriptionOrderStatsQuery = z.object({

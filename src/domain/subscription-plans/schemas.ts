@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageNumberBounds, perPageBounds } from "../../platform/http/pagination.js";
-import { blankFilter, booleanQuery, idParam, int32Id, searchQuery, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { blankFilter, booleanQuery, idParam, int32Id, searchQuery, timestamp, visibleName, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
@@ -34,7 +34,7 @@ const optionalFields = {
 };
 
 const scheduleFields = {
-  name: z.string().trim().min(1).max(255),
+  name: visibleName(255),
   billing_interval: interval,
   billing_interval_unit: intervalUnit,
   shipping_interval: interval,

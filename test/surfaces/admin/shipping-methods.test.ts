@@ -61,6 +61,17 @@ describe("POST /api/shipping_methods", () => {
     expect(await t.db.prisma.shippingMethod.count()).toBe(0);
   });
 
+  it("stores the name people read: NFC, trimmed of invisible characters; one with no visible character is blank", async () => {
+    const created = await create({ name: "\u200bExpre\u0301s\u2060 ", country_code: "US", price: "5" });
+    expect(created.body.shipping_method.name).toBe("Exprés");
+    const blank = await create({ name: "\u200b\ufeff ", country_code: "US", price: "5" });
+    expect(blank.status).toBe(422);
+    expect(blank.body.errors).toEqual({ "shipping_method.name": ["must not be blank"] });
+    const renamed = await update(created.body.shipping_method.id, { name: "\u3000" });
+    expect(renamed.body.errors).toEqual({ "shipping_method.name": ["must not be blank"] });
+    expect((await t.db.prisma.shippingMethod.findMany()).map((method) => method.name)).toEqual(["Exprés"]);
+  });
+
   it("answers 422, not a 500, for amounts beyond what is stored (2147483647 minor units), writing nothing", async () => {
     const response = await create({ name: "Huge", country_code: "US", price: "21474836.48", free_over: "1467383820" });
     expect(response.status).toBe(422);

@@ -306,10 +306,14 @@ describe("GET /api/v2/subscription_orders and /stats", () => {
     expect(await ids("next_bill_date_end_date=2026-02-10")).toEqual([plain.id, repOrder.id]);
     expect(await ids("next_bill_date_start_date=2026-02-02&next_bill_date_end_date=2026-02-19")).toEqual([repOrder.id]);
     expect(await ids(`customer_id=${customer.id}&status=pending`)).toEqual([plain.id, repOrder.id]);
+    // An admin screen's "All" choices and empty date pickers send blanks: they filter nothing, as on every other list.
+    const blanks = "customer_id=&buyer_id=%20&user_company_id=&ship_to_country_id=&next_bill_date_start_date=&next_bill_date_end_date=%20%20&status=";
+    expect(await ids(blanks)).toEqual([plain.id, repOrder.id, canadian.id]);
+    expect((await call("GET", `${BASE}/stats?${blanks.replace("user_company_id=&", "")}`, { token: acme.token })).body.subscriptions_count).toBe(3);
   });
 
   it("answers 422 for malformed filters", async () => {
-    for (const query of ["next_bill_date_start_date=01/02/2026", "customer_id=abc", "page=0", "per_page=101", "next_bill_date_start_date=2026-03-01&next_bill_date_end_date=2026-02-01", "ship_to_country_id=USA"]) {
+    for (const query of ["next_bill_date_start_date=01/02/2026", "customer_id=abc", "page=0", "per_page=101", "next_bill_date_start_date=2026-03-01&next_bill_date_end_date=2026-02-01", "ship_to_country_id=USA", `customer_id=%20${customer.id}`, "status=archived"]) {
       const response = await call("GET", `${BASE}?${query}`, { token: acme.token });
       expect(response.status, query).toBe(422);
       expect(response.body.error_code).toBe("validation_failed");

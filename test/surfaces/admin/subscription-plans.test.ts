@@ -392,6 +392,7 @@ describe("PUT /api/subscription_plans/{id}", () => {
       [{ billing_interval: 30 }, "subscription_plan.billing_interval"],
       [{ max_skips: 0 }, "subscription_plan.max_skips"],
       [{ name: "" }, "subscription_plan.name"],
+      [{ name: "\u200b\u2060 " }, "subscription_plan.name"],
     ] as const) {
       const response = await update(id, { ...plan, active: false });
       expect(response.status, JSON.stringify(plan)).toBe(422);
