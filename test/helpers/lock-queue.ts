@@ -1,5 +1,6 @@
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import type { Database } from "../../src/platform/db/database.js";
+import type { RowQueue } from "../../src/platform/db/row-queue.js";
 import { TEST_POOL_SIZE } from "./test-database.js";
 
 /** Longer than Prisma's default `maxWait` (2 s) for a transaction's connection. */
@@ -69,4 +70,28 @@ export async function inTurnBehindHeldLock<T>(db: Database, lock: HeldLock, requ
     await commit();
     return await Promise.all(outcomes);
   });
+}
+
+/**
+ * Sends every request of `burst` at once while a slow write holds `lock`, which they all wait
+ * for, and checks that they wait in the app's RowQueue rather than on pooled connections: once
+ * all of them have entered the queue, `meanwhile` (a request of another company or shop) must
+ * still be answered and none of the burst yet. Then the slow write commits; answers the burst's
+ * responses in the order given. Needs a PostgreSQL server.
+ */
+export async function queuedBehindHeldLock<T>(db: Database, rowQueue: RowQueue, lock: HeldLock, burst: Array<() => Promise<T>>, meanwhile: () => Promise<void>): Promise<T[]> {
+  const queued = vi.spyOn(rowQueue, "run");
+  try {
+    return await whileHeld(db, lock, async (_lockWaiters, commit) => {
+      let answered = 0;
+      const outcomes = burst.map((request) => request().finally(() => (answered += 1)));
+      await expect.poll(() => queued.mock.calls.length, { timeout: 10_000 }).toBe(burst.length);
+      await meanwhile();
+      expect(answered).toBe(0);
+      await commit();
+      return await Promise.all(outcomes);
+    });
+  } finally {
+    queued.mockRestore();
+  }
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail } from "../../../src/domain/mail/worker.js";
 import { createSavedCard } from "../../../src/domain/payment-methods/service.js";
@@ -16,6 +16,7 @@ import {
   setTaxRate,
 } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
+import { queuedBehindHeldLock } from "../../helpers/lock-queue.js";
 import { startSmtpSink } from "../../helpers/smtp-sink.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
@@ -773,27 +774,16 @@ describe("a queue of changes on one order", () => {
   it.skipIf(!inject("databaseServer"))("waits in the process, holding one pooled connection: another company's request answers meanwhile, and every change succeeds", async () => {
     const order = await createOrder();
     const BURST = 60;
-    const queued = vi.spyOn(t.app.rowQueue, "run");
-    // Another transaction holds the order, as a plan update's repricing batch does.
-    const holder = await t.db.sql.connect();
-    try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", [order.id]);
-      let burstAnswered = 0;
-      const burst = Array.from({ length: BURST }, (_, index) => patch(order.id, "cancellation_feedback", { reason: `r${index}` }).finally(() => (burstAnswered += 1)));
-      await expect.poll(() => queued.mock.calls.length, { timeout: 10_000 }).toBe(BURST);
-      // With a pooled connection per waiting change, none was left for it until the holder committed.
-      const other = await call("GET", `${BASE}?per_page=1`, { token: globex.token });
-      expect(other.status).toBe(200);
-      expect(burstAnswered).toBe(0);
-      await holder.query("COMMIT");
-      const responses = await Promise.all(burst);
-      expect(responses.map((response) => response.status)).toEqual(Array(BURST).fill(200));
-    } finally {
-      await holder.query("ROLLBACK");
-      await holder.release();
-      queued.mockRestore();
-    }
+    // Another transaction holds the order, as a plan update's repricing batch does. With a pooled
+    // connection per waiting change, none was left for the other company until it committed.
+    const responses = await queuedBehindHeldLock(
+      t.db,
+      t.app.rowQueue,
+      { sql: "SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", params: [order.id] },
+      Array.from({ length: BURST }, (_, index) => () => patch(order.id, "cancellation_feedback", { reason: `r${index}` })),
+      async () => expect((await call("GET", `${BASE}?per_page=1`, { token: globex.token })).status).toBe(200),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(BURST).fill(200));
     const row = await stored(order.id);
     expect(row.activities.filter((activity) => activity.action === "cancellation_feedback")).toHaveLength(BURST);
   });

@@ -1,8 +1,9 @@
-import { describe, expect, inject, it, vi } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { cartResponse } from "../../../src/domain/carts/schemas.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
 import { type CompanyFixture, createProduct } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
+import { queuedBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -55,25 +56,14 @@ describe("concurrent mutations of one cart serialize on its row lock", () => {
         () => call("POST", `${path}/items`, { body: { items: [{ variant_id: variant.id, quantity: 1 }] } }),
         () => call("PATCH", `${path}/change_language`, { body: { language_iso: "en" } }),
       ][index % 3]!();
-    const queued = vi.spyOn(t.app.rowQueue, "run");
-    const holder = await t.db.sql.connect();
-    try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT id FROM carts WHERE cart_token = $1 FOR UPDATE", [cart.cart_token]);
-      let burstAnswered = 0;
-      const burst = Array.from({ length: BURST }, (_, index) => mutation(index).finally(() => (burstAnswered += 1)));
-      await expect.poll(() => queued.mock.calls.length, { timeout: 10_000 }).toBe(BURST);
-      const other = await call("GET", `/api/carts/${otherShopsCart.cart_token}`);
-      expect(other.status).toBe(200);
-      expect(burstAnswered).toBe(0);
-      await holder.query("COMMIT");
-      const responses = await Promise.all(burst);
-      expect(responses.map((response) => response.status)).toEqual(Array(BURST).fill(200));
-    } finally {
-      await holder.query("ROLLBACK");
-      await holder.release();
-      queued.mockRestore();
-    }
+    const responses = await queuedBehindHeldLock(
+      t.db,
+      t.app.rowQueue,
+      { sql: "SELECT id FROM carts WHERE cart_token = $1 FOR UPDATE", params: [cart.cart_token] },
+      Array.from({ length: BURST }, (_, index) => () => mutation(index)),
+      async () => expect((await call("GET", `/api/carts/${otherShopsCart.cart_token}`)).status).toBe(200),
+    );
+    expect(responses.map((response) => response.status)).toEqual(Array(BURST).fill(200));
     const { cart: after } = parseCart(await call("GET", path));
     expect(Object.keys(after.metadata)).toHaveLength(BURST / 3);
     expect(after.items[0]?.quantity).toBe(BURST / 3);
