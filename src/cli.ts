@@ -3,19 +3,20 @@ import { z } from "zod";
 import { ConfigError, loadConfig } from "./config.js";
 import { demoBanner, seedDemo } from "./demo-seed.js";
 import { attributionSignals } from "./domain/affiliates/schemas.js";
-import { createCompany } from "./domain/companies/service.js";
+import { companyListing, createCompany, listCompanies } from "./domain/companies/service.js";
 import { dropletInput } from "./domain/droplets/schemas.js";
-import { createDroplet } from "./domain/droplets/service.js";
+import { createDroplet, listDroplets } from "./domain/droplets/service.js";
 import { isCardExpired } from "./domain/payment-methods/expiry.js";
 import { createSavedCard } from "./domain/payment-methods/service.js";
 import { roleInput } from "./domain/roles/schemas.js";
-import { createRole } from "./domain/roles/service.js";
+import { createRole, listRoles } from "./domain/roles/service.js";
 import { createUser } from "./domain/users/service.js";
 import { issueCompanyToken, revokeCompanyToken } from "./platform/auth/company-tokens.js";
 import { systemClock } from "./platform/clock.js";
 import { connectDatabase, type Database } from "./platform/db/database.js";
 import { migrate, type MigrationResult } from "./platform/db/migrator.js";
 import { AppError } from "./platform/errors.js";
+import { MAX_PER_PAGE, type PageRequest } from "./platform/http/pagination.js";
 import { INT32_MAX, isInt32Id } from "./platform/http/schemas.js";
 import { createLogger } from "./platform/logger.js";
 import { OperatorError } from "./platform/operator-error.js";
@@ -46,6 +47,16 @@ function positiveInt(options: Options, name: string): number {
   const value = required(options, name);
   if (!/^\d+$/.test(value) || !isInt32Id(Number(value))) throw new UsageError(`--${name} must be a positive integer of at most ${INT32_MAX}`);
   return Number(value);
+}
+
+/** A list command's page (--page, default 1) of the API's largest page size. */
+function pageRequest(options: Options): PageRequest {
+  return { page: options.page === undefined ? 1 : positiveInt(options, "page"), per_page: MAX_PER_PAGE };
+}
+
+async function requireCompany(db: Database, companyId: number): Promise<void> {
+  const company = await db.prisma.company.findUnique({ where: { id: companyId }, select: { id: true } });
+  if (!company) throw new UsageError(`no company with id ${companyId}`);
 }
 
 /**
@@ -90,10 +101,21 @@ const commands: Record<string, Command> = {
       return async (db) => {
         const company = await createCompany(db.prisma, input);
         const apiToken = await issueCompanyToken(db.prisma, company.id);
-        const created = { company: { id: company.id, name: company.name, shop: company.shop_domain, shop_label: company.shop_slug }, api_token: apiToken };
+        const created = { company: companyListing(company), api_token: apiToken };
         if (company.shop_slug !== null) return created;
         const firstLabel = company.shop_domain.split(".")[0];
         return { ...created, note: `the first label ${firstLabel} is another company's: storefronts name this shop by its domain ${company.shop_domain}` };
+      };
+    },
+  },
+  "companies:list": {
+    usage: "[--page N]",
+    options: ["page"],
+    prepare(o) {
+      const page = pageRequest(o);
+      return async (db) => {
+        const result = await listCompanies(db.prisma, page);
+        return { companies: result.rows, pagination: result.pagination };
       };
     },
   },
@@ -103,8 +125,7 @@ const commands: Record<string, Command> = {
     prepare(o) {
       const companyId = positiveInt(o, "company");
       return async (db) => {
-        const company = await db.prisma.company.findUnique({ where: { id: companyId } });
-        if (!company) throw new UsageError(`no company with id ${companyId}`);
+        await requireCompany(db, companyId);
         return { api_token: await issueCompanyToken(db.prisma, companyId) };
       };
     },
@@ -132,6 +153,17 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  "droplets:list": {
+    usage: "[--page N]",
+    options: ["page"],
+    prepare(o) {
+      const page = pageRequest(o);
+      return async (db) => {
+        const result = await listDroplets(db.prisma, page);
+        return { droplets: result.rows, pagination: result.pagination };
+      };
+    },
+  },
   "roles:create": {
     usage: "--company ID --name NAME --permissions a,b",
     options: ["company", "name", "permissions"],
@@ -140,6 +172,19 @@ const commands: Record<string, Command> = {
       return async (db) => {
         const role = await createRole(db.prisma, input);
         return { role: { id: role.id, name: role.name, permissions: role.permissions } };
+      };
+    },
+  },
+  "roles:list": {
+    usage: "--company ID [--page N]",
+    options: ["company", "page"],
+    prepare(o) {
+      const companyId = positiveInt(o, "company");
+      const page = pageRequest(o);
+      return async (db) => {
+        await requireCompany(db, companyId);
+        const result = await listRoles({ db: db.prisma, clock: systemClock, companyId }, page);
+        return { roles: result.rows, pagination: result.pagination };
       };
     },
   },

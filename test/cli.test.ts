@@ -183,6 +183,43 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     expect(method).toMatchObject({ user_id: customer.json.user.id, kind: "credit_card", last_four: "4242" });
   });
 
+  it("lists companies, the droplet catalog and a company's roles, a page of 100 at a time, in the order they were added", async () => {
+    const company = (await cli("companies:create", "--name", "Wonka", "--shop", "wonka.example.com")).json.company;
+    const other = (await cli("companies:create", "--name", "Initrode", "--shop", "initrode.example.com")).json.company;
+    const droplet = (await cli("droplets:create", "--name", "Listed", "--category", "ops", "--scopes", "orders:read")).json.droplet;
+    const role = (await cli("roles:create", "--company", String(company.id), "--name", "Listers", "--permissions", "orders:read")).json.role;
+    await cli("roles:create", "--company", String(other.id), "--name", "Others", "--permissions", "orders:read");
+
+    const companies = await cli("companies:list");
+    expectOneJsonLine(companies);
+    const companyCount = await testDb.database.prisma.company.count();
+    expect(companies.json.pagination).toEqual({ current_page: 1, total_pages: Math.ceil(companyCount / 100), total_count: companyCount, per_page: 100 });
+    expect(companies.json.companies.slice(-2)).toEqual([company, other]);
+    expect(companies.json.companies.map((listed: { id: number }) => listed.id)).toEqual([...companies.json.companies.map((listed: { id: number }) => listed.id)].sort((a, b) => a - b));
+
+    const droplets = await cli("droplets:list");
+    expectOneJsonLine(droplets);
+    expect(droplets.json.droplets.at(-1)).toEqual(droplet);
+    expect(droplets.json.pagination.total_count).toBe(await testDb.database.prisma.droplet.count());
+
+    const roles = await cli("roles:list", "--company", String(company.id));
+    expectOneJsonLine(roles);
+    expect(roles.json).toEqual({ roles: [role], pagination: { current_page: 1, total_pages: 1, total_count: 1, per_page: 100 } });
+    expect((await cli("roles:list", "--company", String(company.id), "--page", "2")).json).toEqual({ roles: [], pagination: { current_page: 2, total_pages: 1, total_count: 1, per_page: 100 } });
+
+    for (const [args, message] of [
+      [["roles:list", "--company", "2147483000"], "no company with id 2147483000"],
+      [["roles:list"], "--company is required; usage: roles:list --company ID [--page N]"],
+      [["companies:list", "--page", "0"], "--page must be a positive integer of at most 2147483647; usage: companies:list [--page N]"],
+      [["droplets:list", "--page", "x"], "--page must be a positive integer of at most 2147483647; usage: droplets:list [--page N]"],
+    ] as const) {
+      const run = await cli(...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n")).toEqual([message]);
+    }
+  });
+
   // Found by an audit: any card type (3,000 characters of it) and an expired card were stored.
   it("holds a saved card to the known card types and refuses one already expired, in one line, storing nothing", async () => {
     const company = (await cli("companies:create", "--name", "Vandelay", "--shop", "vandelay.example.com")).json.company;
@@ -341,7 +378,7 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
       expect(run.stdout, args.join(" ")).toBe("");
       expect(run.stderr.trim().split("\n"), args.join(" ")).toEqual([expect.stringMatching(/\S/)]);
     }
-    expect((await cli("no-such:command")).stderr).toMatch(/^unknown command: no-such:command; commands: companies:create, tokens:create, .*db:seed \(help lists their options\)\n$/);
+    expect((await cli("no-such:command")).stderr).toMatch(/^unknown command: no-such:command; commands: companies:create, companies:list, tokens:create, .*db:seed \(help lists their options\)\n$/);
   });
 
   it("prints every command's options on stdout and exits 0 for help, --help or -h, opening no database", async () => {

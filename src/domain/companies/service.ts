@@ -1,6 +1,7 @@
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 
 export interface CompanyInput {
   name: string;
@@ -45,6 +46,27 @@ export async function createCompany(db: Db, input: CompanyInput) {
     if (isUniqueViolation(error)) throw new ConflictError(`A company already uses the shop ${shopDomain}`);
     throw error;
   }
+}
+
+/** A company as operators see it: its id (for tokens:create, roles:create, users:create) and its shop. */
+export interface CompanyListing {
+  id: number;
+  name: string;
+  shop: string;
+  shop_label: string | null;
+}
+
+export function companyListing(company: { id: number; name: string; shop_domain: string; shop_slug: string | null }): CompanyListing {
+  return { id: company.id, name: company.name, shop: company.shop_domain, shop_label: company.shop_slug };
+}
+
+/** Every company, in the order they were created (the operator CLI's companies:list). */
+export async function listCompanies(db: Db, page: PageRequest): Promise<Page<CompanyListing>> {
+  const [rows, total] = await Promise.all([
+    db.company.findMany({ select: { id: true, name: true, shop_domain: true, shop_slug: true }, orderBy: { id: "asc" }, ...pageWindow(page) }),
+    db.company.count(),
+  ]);
+  return { rows: rows.map(companyListing), pagination: pagination(page, total) };
 }
 
 export interface ShopKey {

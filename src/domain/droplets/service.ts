@@ -27,11 +27,11 @@ function categoryIs(category: string) {
 }
 
 /** The whole catalog, whoever asks: in the order droplets were added, which pages never reshuffle. */
-export async function listDroplets(ctx: ServiceContext, query: DropletListQuery): Promise<Page<DropletView>> {
+export async function listDroplets(db: Db, query: DropletListQuery): Promise<Page<DropletView>> {
   const where = query.category ? categoryIs(query.category) : {};
   const [rows, total] = await Promise.all([
-    ctx.db.droplet.findMany({ where, select: { uuid: true, name: true, category: true, scopes: true }, orderBy: { id: "asc" }, ...pageWindow(query) }),
-    ctx.db.droplet.count({ where }),
+    db.droplet.findMany({ where, select: { uuid: true, name: true, category: true, scopes: true }, orderBy: { id: "asc" }, ...pageWindow(query) }),
+    db.droplet.count({ where }),
   ]);
   return { rows, pagination: pagination(query, total) };
 }

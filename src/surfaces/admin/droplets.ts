@@ -26,7 +26,7 @@ export async function dropletRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const result = await droplets.listDroplets(companyContext(request), request.query);
+      const result = await droplets.listDroplets(companyContext(request).db, request.query);
       return listEnvelope(request, { droplets: result.rows }, result.pagination);
     },
   );
