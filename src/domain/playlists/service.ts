@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -126,8 +127,9 @@ export async function updatePlaylist(ctx: ServiceContext, id: number, input: Pla
   const slugChange = input.slug !== undefined && input.slug !== current.slug ? { slug: input.slug, custom_slug: true } : {};
   try {
     const row = await ctx.db.$transaction(async (tx) => {
-      // Two concurrent reorders would otherwise interleave their item rewrites.
-      await tx.$executeRaw`SELECT 1 FROM playlists WHERE id = ${current.id} FOR UPDATE`;
+      // Two concurrent reorders would otherwise interleave their item rewrites; a delete that came
+      // first leaves no row, and the update is a 404 rather than its items' foreign-key failure.
+      await lockCompanyRow(tx, { table: "playlists", companyId: ctx.companyId, id: current.id }, "UPDATE", "Playlist not found");
       if (input.slug !== undefined && input.slug !== current.slug) await lockSlugs(tx, "playlist", ctx.companyId);
       if (input.media_ids) {
         await tx.playlistItem.deleteMany({ where: { playlist_id: current.id } });

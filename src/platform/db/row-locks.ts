@@ -7,6 +7,7 @@ export type CompanyRowTable =
   | "discounts"
   | "enrollment_packs"
   | "media"
+  | "playlists"
   | "shipping_methods"
   | "subscription_orders"
   | "subscription_plans";

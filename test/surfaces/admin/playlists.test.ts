@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createTestProduct } from "../../helpers/catalog.js";
 import { type CompanyFixture, createEnrollmentPack } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
-import { advisoryLock, burstBehindHeldLock } from "../../helpers/lock-queue.js";
+import { advisoryLock, burstBehindHeldLock, inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import { createMediaViaApi, createPlaylistViaApi } from "../../helpers/media.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -201,6 +201,24 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
         expect(items.map((item) => item.media_id)).not.toContain(gone.id);
       }
     }
+  });
+
+  // Found by an audit: an update that read the playlist before a delete removed it went on to
+  // rewrite its items, whose foreign key failed: 409 conflict instead of 404.
+  it.skipIf(!inject("databaseServer"))("answers 404 to an update of the items that waited behind the playlist's delete, and 200 when it came first", async () => {
+    const slowWrite = (id: number) => ({ sql: "SELECT id FROM playlists WHERE id = $1 FOR UPDATE", params: [id] });
+    const put = (id: number) => () => call("PUT", `/api/playlists/${id}`, { token: acme.token, body: { playlist: { media_ids: [m2.id, m1.id] } } });
+    const remove = (id: number) => () => call("DELETE", `/api/playlists/${id}`, { token: acme.token });
+
+    const deletedFirst = await createPlaylistViaApi(call, acme.token, { title: "Doomed", media_ids: [m1.id, m2.id] });
+    const [deleted, updated] = await inTurnBehindHeldLock(t.db, slowWrite(deletedFirst.id), [remove(deletedFirst.id), put(deletedFirst.id)]);
+    expect([deleted.status, updated.status]).toEqual([200, 404]);
+    expect(updated.body).toMatchObject({ error_code: "not_found", error_message: "Playlist not found" });
+
+    const updatedFirst = await createPlaylistViaApi(call, acme.token, { title: "Doomed too", media_ids: [m1.id, m2.id] });
+    const inOrder = await inTurnBehindHeldLock(t.db, slowWrite(updatedFirst.id), [put(updatedFirst.id), remove(updatedFirst.id)]);
+    expect(inOrder.map((response) => response.status)).toEqual([200, 200]);
+    expect(await t.db.prisma.playlistItem.count({ where: { playlist_id: { in: [deletedFirst.id, updatedFirst.id] } } })).toBe(0);
   });
 
   // A media's delete waits for the playlists that hold it; it ran in Prisma's default transaction
