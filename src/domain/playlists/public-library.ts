@@ -21,7 +21,7 @@ interface PlaylistRow {
   metafields: LibraryView["metafields"];
 }
 
-type ItemRow = PublicMediaRow & { item_id: number; position: number };
+type ItemRow = PublicMediaRow & { item_id: number };
 
 /**
  * A published playlist with its published media in order: two indexed statements (the
@@ -37,7 +37,7 @@ export async function getPublishedLibrary(ctx: ServiceContext, slug: string, lan
   const playlist = playlists[0];
   if (!playlist) throw new NotFoundError("Playlist not found");
   const items = await ctx.db.$queryRaw<ItemRow[]>`
-    SELECT i.id AS item_id, i.position, ${PUBLIC_MEDIA_COLUMNS}
+    SELECT i.id AS item_id, ${PUBLIC_MEDIA_COLUMNS}
       FROM playlist_items i
       JOIN media m ON m.id = i.media_id ${translationJoin(language)}
      WHERE i.playlist_id = ${playlist.id} AND m.company_id = ${ctx.companyId} AND ${publishedSql("m", now)}
@@ -46,9 +46,10 @@ export async function getPublishedLibrary(ctx: ServiceContext, slug: string, lan
     id: playlist.id,
     slug: playlist.slug,
     title: playlist.title,
-    library_items: items.map((item) => ({
+    // The place among the items shown: unpublished media are left out, and a storefront may index by it.
+    library_items: items.map((item, index) => ({
       id: item.item_id,
-      position: item.position,
+      position: index,
       media_id: item.id,
       media_slug: item.slug,
       media: toPublicMedia(item),

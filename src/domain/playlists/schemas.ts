@@ -54,7 +54,7 @@ export type PlaylistView = z.infer<typeof playlistView>;
 export const libraryItemSchema = z
   .object({
     id: z.number().int(),
-    position: z.number().int().describe("0-based order in the playlist"),
+    position: z.number().int().describe("0-based place among the items shown (published media only)"),
     media_id: z.number().int(),
     media_slug: z.string(),
     media: publicMediaView,

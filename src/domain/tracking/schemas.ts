@@ -98,7 +98,8 @@ export const sessionBody = z
   .object({
     svc_shop: optionalOrNull(sessionShop),
     svc_locale: optionalOrNull(localeSchema),
-    metadata: optionalOrNull(z.object({ svc_shop: sessionShop, svc_locale: optionalOrNull(localeSchema) })),
+    // The shop may come bare beside a metadata that names only the locale.
+    metadata: optionalOrNull(z.object({ svc_shop: optionalOrNull(sessionShop), svc_locale: optionalOrNull(localeSchema) })),
   })
   .transform((body, ctx) => {
     const svcShop = body.metadata?.svc_shop ?? body.svc_shop;

@@ -53,6 +53,9 @@ describe("POST /session", () => {
       [{ svc_shop: acme.shop, svc_locale: null }, null],
       [{ svc_shop: acme.shop, svc_locale: "de_DE", metadata: { svc_shop: acme.shop, svc_locale: "fr_CA" } }, "fr_CA"],
       [{ svc_shop: acme.shop, svc_locale: "de_DE", metadata: { svc_shop: acme.shop } }, "de_DE"],
+      // Found by an audit: a metadata naming only the locale hid the bare shop beside it (a 422).
+      [{ svc_shop: acme.shop, metadata: { svc_locale: "fr_FR" } }, "fr_FR"],
+      [{ svc_shop: acme.shop, svc_locale: "fr_CA", metadata: {} }, "fr_CA"],
     ] as const) {
       const response = await session(body);
       expect(response.status, JSON.stringify(body)).toBe(201);
@@ -72,9 +75,11 @@ describe("POST /session", () => {
     const unknown = await call("POST", `${PUBLIC_PREFIX}/session`, { body: { metadata: { svc_shop: "nobody.example.com" } } });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ status: 404, error_code: "shop_not_found" });
-    const missing = await call("POST", `${PUBLIC_PREFIX}/session`, { body: {} });
-    expect(missing.status).toBe(422);
-    expect(missing.body.errors).toEqual({ "metadata.svc_shop": ["is required"] });
+    for (const body of [{}, { metadata: { svc_locale: "fr_FR" } }, { svc_shop: null, metadata: { svc_shop: null } }]) {
+      const missing = await call("POST", `${PUBLIC_PREFIX}/session`, { body });
+      expect(missing.status, JSON.stringify(body)).toBe(422);
+      expect(missing.body.errors).toEqual({ "metadata.svc_shop": ["is required"] });
+    }
   });
 });
 
