@@ -208,7 +208,8 @@ export async function applyItemEntries(
     const path = `${pathPrefix}.${index}.`;
     if (entry.item_id !== undefined) {
       const line = lineById.get(entry.item_id);
-      if (line === undefined) throw new NotFoundError("Cart item not found");
+      // The cart was found: a line id it does not have is a stale or wrong entry, not a missing resource.
+      if (line === undefined) throw ValidationError.field(`${path}item_id`, "is not an item of the cart");
       if (line.enrollment) throw ValidationError.field(`${path}item_id`, "is a line of the cart's enrollment pack, which changes only with the pack");
       if (line.variant_id !== entry.variant_id) throw ValidationError.field(`${path}variant_id`, "does not match the variant of item_id");
       if (entry.quantity === 0) {

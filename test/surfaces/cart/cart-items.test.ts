@@ -93,16 +93,35 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2]);
   });
 
-  it("answers 422 for malformed entries, 404 for an unknown item_id, and changes nothing", async () => {
+  it("answers 422 for malformed entries, and changes nothing", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
     const path = `/api/carts/${cart.cart_token}/items`;
     for (const body of [{ items: [] }, { items: [{ variant_id: variant.id, quantity: -1 }] }, { items: [{ variant_id: variant.id }] }, {}]) {
       expect((await call("POST", path, { body })).status).toBe(422);
     }
-    const unknownItem = await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 3 }, { variant_id: variant.id, quantity: 2, item_id: 999_999 }] } });
-    expect(unknownItem.status).toBe(404);
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([1]);
+  });
+
+  it("answers 422 on items.N.item_id for a line the cart does not have (unknown, removed meanwhile, another cart's), applying no entry; 404 stays for a missing cart", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { variant: other } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }, { variant_id: other.id, quantity: 1 }] });
+    const otherCart = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items`;
+    const removedLine = cart.items[1]?.id as number;
+    parseCart(await call("DELETE", `${path}/${removedLine}`));
+
+    for (const [variantId, itemId] of [[variant.id, 999_999], [other.id, removedLine], [variant.id, otherCart.cart.items[0]?.id]]) {
+      const refused = await call("POST", path, { body: { items: [{ variant_id: other.id, quantity: 1 }, { variant_id: variantId, quantity: 1, item_id: itemId }] } });
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.body).toMatchObject({ error_code: "validation_failed", errors: { "items.1.item_id": ["is not an item of the cart"] } });
+      expect((await lines(cart.cart_token)).map((line) => [line.variant_id, line.quantity])).toEqual([[variant.id, 1]]);
+    }
+    const goneCart = await call("POST", "/api/carts/ct_0000000000000000000000/items", { body: { items: [{ variant_id: variant.id, quantity: 1, item_id: cart.items[0]?.id }] } });
+    expect(goneCart.status).toBe(404);
+    expect(goneCart.body.error_code).toBe("not_found");
+    expect((await call("DELETE", `${path}/${removedLine}`)).status).toBe(404);
   });
 
   it("refuses a change that would take the cart's totals past the largest exact amount (2^53 - 1 minor units): 422, changing nothing", async () => {
