@@ -175,8 +175,9 @@ export interface LineChanges {
 }
 
 /**
- * Applies item entries in order: an entry with `item_id` sets that line's quantity; otherwise
- * the quantity is added to the variant's line (created when missing); quantity 0 removes.
+ * Applies item entries in order: an entry with `item_id` sets that line's quantity (and its
+ * display flag, when sent); otherwise the quantity is added to the variant's line (created when
+ * missing); quantity 0 removes.
  * Unavailable variants are skipped and returned; when every entry was skipped the request is a
  * 422 (with each entry's reason) and the caller's transaction rolls back. The entries are
  * applied to the lines in memory, then written with one statement per kind of change (issued,
@@ -206,6 +207,7 @@ export async function applyItemEntries(
 
   for (const [index, entry] of entries.entries()) {
     const path = `${pathPrefix}.${index}.`;
+    const display = entry.display_to_customer === undefined ? {} : { display_to_customer: entry.display_to_customer };
     if (entry.item_id !== undefined) {
       const line = lineById.get(entry.item_id);
       // The cart was found: a line id it does not have is a stale or wrong entry, not a missing resource.
@@ -224,7 +226,7 @@ export async function applyItemEntries(
         throw ValidationError.field(`${path}quantity`, `cannot grow: item ${line.id} (${variant.sku}) has no price in the cart's country`);
       }
       const subscription = variant === undefined ? null : await subscriptionOf(sql, cart, variant, entry, path);
-      Object.assign(line, { quantity: entry.quantity }, subscription);
+      Object.assign(line, { quantity: entry.quantity }, subscription, display);
       changed.add(line);
       continue;
     }
@@ -243,7 +245,6 @@ export async function applyItemEntries(
       continue;
     }
     const subscription = await subscriptionOf(sql, cart, variant, entry, path);
-    const display = entry.display_to_customer === undefined ? {} : { display_to_customer: entry.display_to_customer };
     if (existing !== undefined) {
       Object.assign(existing, { quantity: grownQuantity(existing.quantity, entry.quantity, path) }, subscription, display);
       if (isStored(existing)) changed.add(existing);

@@ -124,6 +124,22 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect((await call("DELETE", `${path}/${removedLine}`)).status).toBe(404);
   });
 
+  it("sets display_to_customer through an item_id entry when sent, and keeps the line's value when not", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items`;
+    const lineId = cart.items[0]?.id as number;
+    expect(cart.items[0]?.display_to_customer).toBe(true);
+
+    const hidden = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, item_id: lineId, quantity: 3, display_to_customer: false }] } })).cart;
+    expect(hidden.items[0]).toMatchObject({ id: lineId, quantity: 3, display_to_customer: false });
+    const kept = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, item_id: lineId, quantity: 2 }] } })).cart;
+    expect(kept.items[0]).toMatchObject({ id: lineId, quantity: 2, display_to_customer: false });
+    expect((await lines(cart.cart_token))[0]).toMatchObject({ quantity: 2, display_to_customer: false });
+    const shown = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, item_id: lineId, quantity: 2, display_to_customer: true }] } })).cart;
+    expect(shown.items[0]).toMatchObject({ id: lineId, display_to_customer: true });
+  });
+
   it("refuses a change that would take the cart's totals past the largest exact amount (2^53 - 1 minor units): 422, changing nothing", async () => {
     // 42 lines at the largest price and quantity pass 2^53 - 1 yen; the lines are written
     // directly, as adding them 10,000 at a time would take a thousand requests.
