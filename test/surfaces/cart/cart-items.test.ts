@@ -93,6 +93,30 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2]);
   });
 
+  it("names a variant of the company without a price in the cart's country as update_country does; an unknown or another company's only by its id", async () => {
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: foreign } = await createProduct(t.db.prisma, globex.id, { variants: [{ prices: { US: 500 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: usOnly.id, quantity: 1 }, { variant_id: everywhere.id, quantity: 1 }] });
+    const notInCanada = { variant_id: usOnly.id, reason: "variant_unavailable", message: `${usOnly.sku} is not available in Canada` };
+    const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved.skipped_items).toEqual([notInCanada]);
+    const path = `/api/carts/${cart.cart_token}/items`;
+
+    const partly = parseCart(await call("POST", path, { body: { items: [{ variant_id: usOnly.id, quantity: 1 }, { variant_id: everywhere.id, quantity: 1 }, { variant_id: foreign.id, quantity: 1 }] } })).cart;
+    expect(partly.skipped_items).toEqual([notInCanada, { variant_id: foreign.id, reason: "variant_unavailable", message: `Variant ${foreign.id} is not available` }]);
+    expect(partly.items.map((item) => [item.variant_id, item.quantity])).toEqual([[everywhere.id, 2]]);
+    const refused = await call("POST", path, { body: { items: [{ variant_id: usOnly.id, quantity: 1 }] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ "items.0.variant_id": [notInCanada.message] });
+
+    const created = await createCartOverHttp(call, acme, { country_code: "CA", items: [{ variant_id: usOnly.id, quantity: 1 }, { variant_id: everywhere.id, quantity: 1 }] });
+    expect(created.cart.skipped_items).toEqual([notInCanada]);
+    const changed = await call("PATCH", `${path}/${partly.items[0]?.id}/variant`, { body: { variant_id: usOnly.id } });
+    expect(changed.status).toBe(422);
+    expect(changed.body.errors).toEqual({ variant_id: [notInCanada.message] });
+  });
+
   it("answers 422 for malformed entries, and changes nothing", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
@@ -373,7 +397,7 @@ describe("PATCH bundled_items", () => {
       [c1.id, 2, true, top?.id],
       [c2.id, 1, false, top?.id],
     ]);
-    expect(set.cart.messages.errors).toEqual(["Variant 999999 is not available", `Variant ${canadaOnly.id} is not available`]);
+    expect(set.cart.messages.errors).toEqual(["Variant 999999 is not available", `${canadaOnly.sku} is not available in United States`]);
     expect(set.cart.items).toHaveLength(1);
     expect(top?.bundled_items.map((child) => child.price)).toEqual(["10.00", "2.50"]);
     // 50.00 + 2 x 10.00 + 2.50; volumes 2 x 3 + 1 (the bundle's own variant has none).
