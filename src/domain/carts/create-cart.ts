@@ -67,7 +67,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, crede
     loading.catch(() => {});
     await inserting;
     const state = await loading;
-    const ref = { id: state.cart.id, companyId: company.id, countryId: country.id };
+    const ref = { id: state.cart.id, companyId: company.id, country: state.cart.country };
     const reserved = state.newLineIds;
     const packLines = addPackLines(sql, ref, packVariants, { variants: state.variants, reservedLineIds: reserved.slice(entries.length) }, now);
     const items = await applyItemEntries(sql, ref, entries, { variants: state.variants, lines: [], reservedLineIds: reserved.slice(0, entries.length) }, now);

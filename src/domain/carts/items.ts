@@ -5,7 +5,7 @@ import type { SqlTransaction } from "../../platform/db/sql.js";
 import { isInt32Id } from "../../platform/http/schemas.js";
 import type { CartContext } from "./context.js";
 import { type CartOutcome, cartTurn, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
-import { findVariants, isPricedIn, type PurchasableVariant, unavailability } from "./purchasable.js";
+import { type CartCountry, findCartCountry, findVariants, isPricedIn, type PurchasableVariant, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
 // Cart lines: adding, setting, removing, changing a line's variant, bundled items, subscription
@@ -26,7 +26,7 @@ export interface ItemEntry {
 interface CartRef {
   id: number;
   companyId: number;
-  countryId: number;
+  country: CartCountry;
 }
 
 type Subscription = { subscription: boolean; subscription_plan_id: number | null };
@@ -175,8 +175,9 @@ export interface LineChanges {
 }
 
 /**
- * Applies item entries in order: an entry with `item_id` sets that line's quantity; otherwise
- * the quantity is added to the variant's line (created when missing); quantity 0 removes.
+ * Applies item entries in order: an entry with `item_id` sets that line's quantity (and its
+ * display flag, when sent); otherwise the quantity is added to the variant's line (created when
+ * missing); quantity 0 removes.
  * Unavailable variants are skipped and returned; when every entry was skipped the request is a
  * 422 (with each entry's reason) and the caller's transaction rolls back. The entries are
  * applied to the lines in memory, then written with one statement per kind of change (issued,
@@ -206,9 +207,11 @@ export async function applyItemEntries(
 
   for (const [index, entry] of entries.entries()) {
     const path = `${pathPrefix}.${index}.`;
+    const display = entry.display_to_customer === undefined ? {} : { display_to_customer: entry.display_to_customer };
     if (entry.item_id !== undefined) {
       const line = lineById.get(entry.item_id);
-      if (line === undefined) throw new NotFoundError("Cart item not found");
+      // The cart was found: a line id it does not have is a stale or wrong entry, not a missing resource.
+      if (line === undefined) throw ValidationError.field(`${path}item_id`, "is not an item of the cart");
       if (line.enrollment) throw ValidationError.field(`${path}item_id`, "is a line of the cart's enrollment pack, which changes only with the pack");
       if (line.variant_id !== entry.variant_id) throw ValidationError.field(`${path}variant_id`, "does not match the variant of item_id");
       if (entry.quantity === 0) {
@@ -219,11 +222,11 @@ export async function applyItemEntries(
       if (line.parent_id !== null && (entry.subscription === true || entry.subscription_plan_id !== undefined)) {
         throw ValidationError.field(`${path}subscription`, "a bundled item is billed with its line, which can be subscribed");
       }
-      if (variant !== undefined && entry.quantity > line.quantity && !isPricedIn(variant, cart.countryId)) {
+      if (variant !== undefined && entry.quantity > line.quantity && !isPricedIn(variant, cart.country.id)) {
         throw ValidationError.field(`${path}quantity`, `cannot grow: item ${line.id} (${variant.sku}) has no price in the cart's country`);
       }
       const subscription = variant === undefined ? null : await subscriptionOf(sql, cart, variant, entry, path);
-      Object.assign(line, { quantity: entry.quantity }, subscription);
+      Object.assign(line, { quantity: entry.quantity }, subscription, display);
       changed.add(line);
       continue;
     }
@@ -235,14 +238,13 @@ export async function applyItemEntries(
       continue;
     }
     const variant = variants.get(entry.variant_id);
-    const problem = unavailability(variant, entry.variant_id, cart.countryId);
+    const problem = unavailability(variant, entry.variant_id, cart.country);
     if (problem !== null || variant === undefined) {
       skipped.push(problem as SkippedItem);
       skippedPaths[`${path}variant_id`] = [(problem as SkippedItem).message];
       continue;
     }
     const subscription = await subscriptionOf(sql, cart, variant, entry, path);
-    const display = entry.display_to_customer === undefined ? {} : { display_to_customer: entry.display_to_customer };
     if (existing !== undefined) {
       Object.assign(existing, { quantity: grownQuantity(existing.quantity, entry.quantity, path) }, subscription, display);
       if (isStored(existing)) changed.add(existing);
@@ -275,7 +277,7 @@ export function addPackLines(
   { variants, reservedLineIds = [] }: Omit<EntriesInput, "lines">,
   now: Date,
 ): NewLine[] {
-  const problems = packVariants.flatMap((entry) => unavailability(variants.get(entry.variant_id), entry.variant_id, cart.countryId) ?? []);
+  const problems = packVariants.flatMap((entry) => unavailability(variants.get(entry.variant_id), entry.variant_id, cart.country) ?? []);
   if (problems.length > 0) {
     throw new ValidationError({ enrollment_pack_id: problems.map((problem) => problem.message) }, "The enrollment pack is sold whole, and some of its contents are not available");
   }
@@ -284,8 +286,8 @@ export function addPackLines(
   return created;
 }
 
-function cartRef(cart: LockedCart): CartRef {
-  return { id: cart.id, companyId: cart.companyId, countryId: cart.countryId };
+function cartRef(cart: LockedCart, country: CartCountry): CartRef {
+  return { id: cart.id, companyId: cart.companyId, country };
 }
 
 /**
@@ -316,7 +318,7 @@ export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry
         subscription,
         subscription_plan_id,
       }));
-      const changes = await applyItemEntries(sql, cartRef(cart), entries, { variants: state.variants, lines, reservedLineIds: state.newLineIds }, now);
+      const changes = await applyItemEntries(sql, cartRef(cart, state.cart.country), entries, { variants: state.variants, lines, reservedLineIds: state.newLineIds }, now);
       await applyLineChanges(sql, state, changes, now);
       return outcomeOf(storeCartState(sql, state, now), { skipped: changes.skipped });
     }),
@@ -391,8 +393,9 @@ export function changeVariant(ctx: CartContext, cartToken: string, itemId: numbe
     requireMutableItems(cart);
     const now = ctx.clock.now();
     const line = await findChangeableLine(sql, cart.id, itemId);
-    const variant = (await findVariants(sql, cart.companyId, [input.variant_id])).get(input.variant_id);
-    const problem = unavailability(variant, input.variant_id, cart.countryId);
+    const [variants, country] = await Promise.all([findVariants(sql, cart.companyId, [input.variant_id]), findCartCountry(sql, cart.countryId)]);
+    const variant = variants.get(input.variant_id);
+    const problem = unavailability(variant, input.variant_id, country);
     if (problem !== null || variant === undefined) throw ValidationError.field("variant_id", (problem as SkippedItem).message);
     const quantity = input.quantity ?? line.quantity;
     const [target] = await sql.query<Line>(
@@ -452,7 +455,7 @@ export function setBundledItems(
     requireMutableItems(cart);
     const parent = await findChangeableLine(sql, cart.id, itemId);
     if (parent.parent_id !== null) throw new NotFoundError("Cart item not found: bundled items belong to a top-level item");
-    const variants = await findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id));
+    const [variants, country] = await Promise.all([findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id)), findCartCountry(sql, cart.countryId)]);
     const children = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 AND parent_id = $2 ORDER BY id`, [cart.id, parent.id]);
     const changed = new Set<Line>();
     const deleted = new Set<Line>();
@@ -471,7 +474,7 @@ export function setBundledItems(
         else if (existing !== undefined) created.splice(created.indexOf(existing), 1);
         continue;
       }
-      const problem = unavailability(variant, entry.variant_id, cart.countryId);
+      const problem = unavailability(variant, entry.variant_id, country);
       if (problem !== null) {
         operationErrors.push(problem.message);
         continue;
@@ -486,7 +489,7 @@ export function setBundledItems(
     const now = ctx.clock.now();
     await deleteLines(sql, [...deleted].map((line) => line.id));
     await updateLines(sql, [...changed].filter((line) => !deleted.has(line)), now);
-    await insertLines(sql, cartRef(cart), created, now);
+    await insertLines(sql, cartRef(cart, country), created, now);
     return { operationErrors };
   });
 }

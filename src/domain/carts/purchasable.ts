@@ -53,16 +53,29 @@ export function isPricedIn(variant: Pick<PurchasableVariant, "prices">, countryI
   return variant.prices.some((price) => price.country_id === countryId);
 }
 
-/** Why a variant cannot be added to a cart of the country, or null when it can. */
-export function unavailability(variant: PurchasableVariant | undefined, variantId: number, countryId: number): SkippedItem | null {
-  const purchasable =
-    variant !== undefined &&
-    variant.active &&
-    variant.deleted_at === null &&
-    variant.product.active &&
-    variant.product.deleted_at === null &&
-    isPricedIn(variant, countryId);
-  if (!purchasable) return { variant_id: variantId, reason: "variant_unavailable", message: `Variant ${variantId} is not available` };
+/** The country a cart buys in, as a refusal names it. */
+export interface CartCountry {
+  id: number;
+  name: string;
+}
+
+/** The cart's country, for the mutations whose locked cart carries only its id. */
+export async function findCartCountry(sql: SqlTransaction, countryId: number): Promise<CartCountry> {
+  const [country] = await sql.query<CartCountry>("SELECT id, name FROM countries WHERE id = $1", [countryId], "carts.country");
+  if (country === undefined) throw new Error(`country ${countryId} of a cart does not exist`);
+  return country;
+}
+
+/**
+ * Why a variant cannot be added to a cart of the country, or null when it can. A variant the
+ * company sells but not in the country is named by its sku, as update_country names it; an
+ * unknown, switched-off or deleted one (another company's is unknown here) only by the id sent,
+ * so that no other company's sku shows.
+ */
+export function unavailability(variant: PurchasableVariant | undefined, variantId: number, country: CartCountry): SkippedItem | null {
+  const sold = variant !== undefined && variant.active && variant.deleted_at === null && variant.product.active && variant.product.deleted_at === null;
+  if (!sold) return { variant_id: variantId, reason: "variant_unavailable", message: `Variant ${variantId} is not available` };
+  if (!isPricedIn(variant, country.id)) return { variant_id: variantId, reason: "variant_unavailable", message: `${variant.sku} is not available in ${country.name}` };
   if (variant.inventory_quantity !== null && variant.inventory_quantity <= 0) {
     return { variant_id: variantId, reason: "out_of_stock", message: `${variant.sku} is out of stock` };
   }

@@ -39,7 +39,7 @@ export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         summary: "Add items, or set a line's quantity",
         description:
-          "An entry's quantity is added to the variant's line; an entry with `item_id` sets that line's quantity; quantity 0 removes. Unavailable variants are skipped (`skipped_items`); when every entry is skipped the request is a 422.",
+          "An entry's quantity is added to the variant's line; an entry with `item_id` sets that line's quantity (and `display_to_customer`, when sent), and an `item_id` the cart does not have is a 422; quantity 0 removes. Unavailable variants are skipped (`skipped_items`); when every entry is skipped the request is a 422.",
         params: cartTokenParams,
         body: addItemsBody,
         response,

@@ -93,16 +93,75 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2]);
   });
 
-  it("answers 422 for malformed entries, 404 for an unknown item_id, and changes nothing", async () => {
+  it("names a variant of the company without a price in the cart's country as update_country does; an unknown or another company's only by its id", async () => {
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: foreign } = await createProduct(t.db.prisma, globex.id, { variants: [{ prices: { US: 500 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: usOnly.id, quantity: 1 }, { variant_id: everywhere.id, quantity: 1 }] });
+    const notInCanada = { variant_id: usOnly.id, reason: "variant_unavailable", message: `${usOnly.sku} is not available in Canada` };
+    const moved = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved.skipped_items).toEqual([notInCanada]);
+    const path = `/api/carts/${cart.cart_token}/items`;
+
+    const partly = parseCart(await call("POST", path, { body: { items: [{ variant_id: usOnly.id, quantity: 1 }, { variant_id: everywhere.id, quantity: 1 }, { variant_id: foreign.id, quantity: 1 }] } })).cart;
+    expect(partly.skipped_items).toEqual([notInCanada, { variant_id: foreign.id, reason: "variant_unavailable", message: `Variant ${foreign.id} is not available` }]);
+    expect(partly.items.map((item) => [item.variant_id, item.quantity])).toEqual([[everywhere.id, 2]]);
+    const refused = await call("POST", path, { body: { items: [{ variant_id: usOnly.id, quantity: 1 }] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ "items.0.variant_id": [notInCanada.message] });
+
+    const created = await createCartOverHttp(call, acme, { country_code: "CA", items: [{ variant_id: usOnly.id, quantity: 1 }, { variant_id: everywhere.id, quantity: 1 }] });
+    expect(created.cart.skipped_items).toEqual([notInCanada]);
+    const changed = await call("PATCH", `${path}/${partly.items[0]?.id}/variant`, { body: { variant_id: usOnly.id } });
+    expect(changed.status).toBe(422);
+    expect(changed.body.errors).toEqual({ variant_id: [notInCanada.message] });
+  });
+
+  it("answers 422 for malformed entries, and changes nothing", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
     const path = `/api/carts/${cart.cart_token}/items`;
     for (const body of [{ items: [] }, { items: [{ variant_id: variant.id, quantity: -1 }] }, { items: [{ variant_id: variant.id }] }, {}]) {
       expect((await call("POST", path, { body })).status).toBe(422);
     }
-    const unknownItem = await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 3 }, { variant_id: variant.id, quantity: 2, item_id: 999_999 }] } });
-    expect(unknownItem.status).toBe(404);
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([1]);
+  });
+
+  it("answers 422 on items.N.item_id for a line the cart does not have (unknown, removed meanwhile, another cart's), applying no entry; 404 stays for a missing cart", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { variant: other } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }, { variant_id: other.id, quantity: 1 }] });
+    const otherCart = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items`;
+    const removedLine = cart.items[1]?.id as number;
+    parseCart(await call("DELETE", `${path}/${removedLine}`));
+
+    for (const [variantId, itemId] of [[variant.id, 999_999], [other.id, removedLine], [variant.id, otherCart.cart.items[0]?.id]]) {
+      const refused = await call("POST", path, { body: { items: [{ variant_id: other.id, quantity: 1 }, { variant_id: variantId, quantity: 1, item_id: itemId }] } });
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.body).toMatchObject({ error_code: "validation_failed", errors: { "items.1.item_id": ["is not an item of the cart"] } });
+      expect((await lines(cart.cart_token)).map((line) => [line.variant_id, line.quantity])).toEqual([[variant.id, 1]]);
+    }
+    const goneCart = await call("POST", "/api/carts/ct_0000000000000000000000/items", { body: { items: [{ variant_id: variant.id, quantity: 1, item_id: cart.items[0]?.id }] } });
+    expect(goneCart.status).toBe(404);
+    expect(goneCart.body.error_code).toBe("not_found");
+    expect((await call("DELETE", `${path}/${removedLine}`)).status).toBe(404);
+  });
+
+  it("sets display_to_customer through an item_id entry when sent, and keeps the line's value when not", async () => {
+    const { variant } = await createProduct(t.db.prisma, acme.id);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}/items`;
+    const lineId = cart.items[0]?.id as number;
+    expect(cart.items[0]?.display_to_customer).toBe(true);
+
+    const hidden = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, item_id: lineId, quantity: 3, display_to_customer: false }] } })).cart;
+    expect(hidden.items[0]).toMatchObject({ id: lineId, quantity: 3, display_to_customer: false });
+    const kept = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, item_id: lineId, quantity: 2 }] } })).cart;
+    expect(kept.items[0]).toMatchObject({ id: lineId, quantity: 2, display_to_customer: false });
+    expect((await lines(cart.cart_token))[0]).toMatchObject({ quantity: 2, display_to_customer: false });
+    const shown = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, item_id: lineId, quantity: 2, display_to_customer: true }] } })).cart;
+    expect(shown.items[0]).toMatchObject({ id: lineId, display_to_customer: true });
   });
 
   it("refuses a change that would take the cart's totals past the largest exact amount (2^53 - 1 minor units): 422, changing nothing", async () => {
@@ -338,7 +397,7 @@ describe("PATCH bundled_items", () => {
       [c1.id, 2, true, top?.id],
       [c2.id, 1, false, top?.id],
     ]);
-    expect(set.cart.messages.errors).toEqual(["Variant 999999 is not available", `Variant ${canadaOnly.id} is not available`]);
+    expect(set.cart.messages.errors).toEqual(["Variant 999999 is not available", `${canadaOnly.sku} is not available in United States`]);
     expect(set.cart.items).toHaveLength(1);
     expect(top?.bundled_items.map((child) => child.price)).toEqual(["10.00", "2.50"]);
     // 50.00 + 2 x 10.00 + 2.50; volumes 2 x 3 + 1 (the bundle's own variant has none).

@@ -270,7 +270,7 @@ describe("POST /api/carts", () => {
     expect(cart.items.map((item) => item.variant_id)).toEqual([variant.id]);
     expect(cart.skipped_items).toEqual([
       { variant_id: soldOut.id, reason: "out_of_stock", message: `${soldOut.sku} is out of stock` },
-      { variant_id: notInUs.id, reason: "variant_unavailable", message: `Variant ${notInUs.id} is not available` },
+      { variant_id: notInUs.id, reason: "variant_unavailable", message: `${notInUs.sku} is not available in United States` },
       { variant_id: foreign.id, reason: "variant_unavailable", message: `Variant ${foreign.id} is not available` },
     ]);
 
@@ -317,7 +317,7 @@ describe("POST /api/carts", () => {
     const refused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: partly.id, items: [{ variant_id: available.id, quantity: 1 }] } });
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual({
-      enrollment_pack_id: [`Variant ${deleted.id} is not available`, `Variant ${inactive.id} is not available`, `${soldOut.sku} is out of stock`, `Variant ${notInUs.id} is not available`],
+      enrollment_pack_id: [`Variant ${deleted.id} is not available`, `Variant ${inactive.id} is not available`, `${soldOut.sku} is out of stock`, `${notInUs.sku} is not available in United States`],
     });
     const whollyRefused = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: wholly.id } });
     expect(whollyRefused.status).toBe(422);
