@@ -211,9 +211,9 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
     const remove = (id: number) => () => call("DELETE", `/api/playlists/${id}`, { token: acme.token });
 
     const deletedFirst = await createPlaylistViaApi(call, acme.token, { title: "Doomed", media_ids: [m1.id, m2.id] });
-    const [deleted, updated] = await inTurnBehindHeldLock(t.db, slowWrite(deletedFirst.id), [remove(deletedFirst.id), put(deletedFirst.id)]);
-    expect([deleted.status, updated.status]).toEqual([200, 404]);
-    expect(updated.body).toMatchObject({ error_code: "not_found", error_message: "Playlist not found" });
+    const deleteFirst = await inTurnBehindHeldLock(t.db, slowWrite(deletedFirst.id), [remove(deletedFirst.id), put(deletedFirst.id)]);
+    expect(deleteFirst.map((response) => response.status)).toEqual([200, 404]);
+    expect(deleteFirst[1]!.body).toMatchObject({ error_code: "not_found", error_message: "Playlist not found" });
 
     const updatedFirst = await createPlaylistViaApi(call, acme.token, { title: "Doomed too", media_ids: [m1.id, m2.id] });
     const inOrder = await inTurnBehindHeldLock(t.db, slowWrite(updatedFirst.id), [put(updatedFirst.id), remove(updatedFirst.id)]);
