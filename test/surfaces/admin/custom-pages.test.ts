@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { PAGE_BODY_MAX_BYTES } from "../../../src/domain/custom-pages/schemas.js";
 import { pageFields, pageUpdateFields } from "../../helpers/company-server.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import { valuesReadDuring } from "../../helpers/database-reads.js";
@@ -61,6 +62,51 @@ describe("POST /api/company/custom_pages", () => {
     expect(response.body.meta.request_id).toBe(response.headers["x-request-id"]);
     expect(response.headers["content-type"]).toMatch(/^application\/json/);
     expect(Number(response.headers["content-length"])).toBe(Buffer.byteLength(response.text));
+  });
+
+  // Found by an audit: the admin body limit (1 MiB) answered 413, errors null, to 400,000 CJK
+  // characters of html_code (1.2 MB of JSON), which the published maxLength of 1,000,000 allows.
+  it("takes html_code up to its 1,000,000 characters of any text in any JSON encoding; 422 past them; 413 past the route's body limit", async () => {
+    const longest = "页".repeat(1_000_000);
+    const created = await create({ html_code: longest }, { lang: "zh" });
+    expect(created.status).toBe(201);
+    const id = created.body.custom_page.id;
+    const stored = async () => (await t.db.prisma.customPageTranslation.findFirstOrThrow({ where: { custom_page_id: id, lang: "zh" } })).html_code;
+    expect((await stored()) === longest).toBe(true);
+
+    // Every character as \uXXXX, as Python's json.dumps writes it by default: 6 MB.
+    const escaped = (body: unknown) => JSON.stringify(body).replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const rewritten = "頁".repeat(1_000_000);
+    const rawBody = escaped({ lang: "zh", custom_page: pageUpdateFields(acmeLabel, { html_code: rewritten }) });
+    expect(rawBody.length).toBeGreaterThan(6_000_000);
+    const update = await call("PUT", `${PAGES}/${id}`, { token: acme.token, rawBody, headers: { "content-type": "application/json" } });
+    expect(update.status).toBe(200);
+    expect((await stored()) === rewritten).toBe(true);
+    const escapedCreate = await call("POST", PAGES, { token: acme.token, rawBody: escaped({ lang: "zh", custom_page: pageFields({ html_code: longest }) }), headers: { "content-type": "application/json" } });
+    expect(escapedCreate.status).toBe(201);
+
+    for (const response of [
+      await create({ html_code: `${longest}页` }, { lang: "zh" }),
+      await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "zh", custom_page: pageUpdateFields(acmeLabel, { html_code: `${longest}页` }) } }),
+    ]) {
+      expect(response.status).toBe(422);
+      expect(Object.keys(response.body.errors)).toEqual(["custom_page.html_code"]);
+    }
+
+    const bodyOfBytes = (bytes: number) => {
+      const shortest = JSON.stringify({ lang: "en", custom_page: pageFields({ html_code: "" }) });
+      return shortest.replace('"html_code":""', `"html_code":"${"a".repeat(bytes - shortest.length)}"`);
+    };
+    const atLimit = await call("POST", PAGES, { token: acme.token, rawBody: bodyOfBytes(PAGE_BODY_MAX_BYTES), headers: { "content-type": "application/json" } });
+    expect(atLimit.status).toBe(422);
+    expect(Object.keys(atLimit.body.errors)).toEqual(["custom_page.html_code"]);
+    for (const [method, path] of [["POST", PAGES], ["PUT", `${PAGES}/${id}`]] as const) {
+      const beyond = await call(method, path, { token: acme.token, rawBody: bodyOfBytes(PAGE_BODY_MAX_BYTES + 1), headers: { "content-type": "application/json" } });
+      expect(beyond.status, method).toBe(413);
+      expect(beyond.body.error_code, method).toBe("payload_too_large");
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(2);
+    expect((await stored()) === rewritten).toBe(true);
   });
 
   it("puts each new page last", async () => {
