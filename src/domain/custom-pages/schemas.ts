@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ENGLISH, isLanguageCode, languageParam } from "../../platform/http/language.js";
+import { jsonStringMaxBytes } from "../../platform/http/body-limit.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { countryCodeProblem, isLowercaseCountryCode } from "./country-codes.js";
@@ -26,9 +27,18 @@ export const pageListQuery = paginationQuery().extend(readLanguageFields).transf
 export const pageIdParams = z.object({ pageId: idParam });
 export const pageIdSnakeParams = z.object({ page_id: idParam });
 
+/** In UTF-16 code units, as zod counts them. */
+const HTML_CODE_MAX_LENGTH = 1_000_000;
+
+/**
+ * The largest body a valid create or update makes in any JSON encoding: html_code at its most
+ * bytes, and room for the other members (a few thousand characters, escaped, with whitespace).
+ */
+export const PAGE_BODY_MAX_BYTES = jsonStringMaxBytes(HTML_CODE_MAX_LENGTH) + 65_536;
+
 const pageFields = {
   title: z.string().trim().min(1).max(255),
-  html_code: z.string().max(1_000_000).describe("Stored as given and never rendered by this service: storefronts must sandbox it"),
+  html_code: z.string().max(HTML_CODE_MAX_LENGTH).describe("Stored as given and never rendered by this service: storefronts must sandbox it"),
   active: z.boolean(),
   use_svc_menu: z.boolean(),
   default: z.boolean().describe("Setting it clears the company's previous default page"),
