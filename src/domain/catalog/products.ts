@@ -17,7 +17,7 @@ import type {
   VariantUpdateInput,
   VariantView,
 } from "./product-schemas.js";
-import { type CountryView, countriesByIso } from "./reference-data.js";
+import { type CountryView, countriesByIso, UNKNOWN_COUNTRY } from "./reference-data.js";
 
 // Deleted products and variants (deleted_at set) stay in the database, because carts and
 // orders keep pointing at them, but the catalog no longer shows them anywhere.
@@ -108,7 +108,7 @@ function pricesData(prices: PriceInput[], path: string, countries: Map<string, C
     const at = `${path}.prices.${index}`;
     const country = countries.get(input.country_code);
     if (!country) {
-      errors.add(`${at}.country_code`, "is not a known country");
+      errors.add(`${at}.country_code`, UNKNOWN_COUNTRY);
       return;
     }
     if (seen.has(country.iso)) errors.add(`${at}.country_code`, "appears more than once");
@@ -150,11 +150,20 @@ async function checkSkus(ctx: ServiceContext, claims: SkuClaim[], errors: FieldE
   }
 }
 
-// Two requests claiming one sku at the same moment both pass checkSkus; the unique index
-// decides, and the loser gets the same 422 it would have got a moment later.
-function skuRace(error: unknown): never {
-  if (isUniqueViolation(error)) throw ValidationError.field("product.variants", "contains a sku that has already been taken");
-  throw error;
+/**
+ * Two requests claiming one sku at the same moment both pass checkSkus; the unique index
+ * decides, and the loser gets the same 422 it would have got a moment later: checkSkus again,
+ * now that the winner's variant is committed, names the entry at fault (an audit found the
+ * loser told "product.variants" instead). The general message stays for a winner gone again.
+ */
+function skuRace(ctx: ServiceContext, claims: SkuClaim[]) {
+  return async (error: unknown): Promise<never> => {
+    if (!isUniqueViolation(error)) throw error;
+    const errors = new FieldErrorCollector();
+    await checkSkus(ctx, claims, errors);
+    errors.throwIfAny();
+    throw ValidationError.field("product.variants", "contains a sku that has already been taken");
+  };
 }
 
 function variantData(input: VariantCreateInput | VariantUpdateInput) {
@@ -179,7 +188,8 @@ export async function createProduct(ctx: ServiceContext, input: ProductCreateInp
     company_id: ctx.companyId,
     prices: { create: pricesData(variant.prices, `product.variants.${index}`, countries, errors) },
   }));
-  await checkSkus(ctx, input.variants.map((variant, index) => ({ sku: variant.sku, path: `product.variants.${index}.sku` })), errors);
+  const claims = input.variants.map((variant, index): SkuClaim => ({ sku: variant.sku, path: `product.variants.${index}.sku` }));
+  await checkSkus(ctx, claims, errors);
   errors.throwIfAny();
 
   const row = await ctx.db.product
@@ -194,7 +204,7 @@ export async function createProduct(ctx: ServiceContext, input: ProductCreateInp
       },
       include: productInclude,
     })
-    .catch(skuRace);
+    .catch(skuRace(ctx, claims));
   return toProductView(row);
 }
 
@@ -261,7 +271,7 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
         }
       }
     }, LOCK_WAITING_TRANSACTION)
-    .catch(skuRace);
+    .catch(skuRace(ctx, claims));
   // Read after the commit, out of the lock the next update waits for (a product's view is all its
   // variants and prices): it may show a later update too, and a delete meanwhile makes it a 404.
   return requireProduct(ctx, current.id).then(toProductView);

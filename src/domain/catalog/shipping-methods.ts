@@ -8,7 +8,7 @@ import { ConflictError, FieldErrorCollector, NotFoundError, ValidationError } fr
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { formatMinor } from "../../platform/money.js";
 import { minorInCurrency } from "./amounts.js";
-import { type CountryView, findCountry, toCountryView } from "./reference-data.js";
+import { type CountryView, findCountry, toCountryView, UNKNOWN_COUNTRY } from "./reference-data.js";
 import type { ShippingMethodCreateInput, ShippingMethodListQuery, ShippingMethodUpdateInput, ShippingMethodView } from "./shipping-method-schemas.js";
 
 const withCountry = { country: { include: { currency: true } } } as const;
@@ -53,7 +53,7 @@ async function lockRow(tx: Prisma.TransactionClient, companyId: number, id: numb
 // Amounts are in the country's currency: nothing else can be checked without it.
 async function requireCountry(ctx: ServiceContext, iso: string): Promise<CountryView> {
   const country = await findCountry(ctx.db, iso);
-  if (!country) throw ValidationError.field("shipping_method.country_code", "is not a known country");
+  if (!country) throw ValidationError.field("shipping_method.country_code", UNKNOWN_COUNTRY);
   return country;
 }
 

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, inject, it } from "vitest";
 import { createTestProduct } from "../../helpers/catalog.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
-import { burstBehindHeldLock } from "../../helpers/lock-queue.js";
+import { burstBehindHeldLock, inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -122,7 +122,7 @@ describe("POST /api/products", () => {
       "product.variants.0.prices.1.price": ["must be an amount in USD with at most 2 decimal place(s)"],
       "product.variants.0.prices.1.rep_price": ["must be an amount in USD with at most 2 decimal place(s)"],
       "product.variants.0.prices.2.price": ["must be an amount in KWD with at most 3 decimal place(s)"],
-      "product.variants.0.prices.3.country_code": ["is not a known country"],
+      "product.variants.0.prices.3.country_code": ["does not name a country"],
     });
 
     const negative = await create({
@@ -200,6 +200,22 @@ describe("POST /api/products", () => {
     const results = await Promise.all(Array.from({ length: 4 }, () => create(body)));
     expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422]);
     expect(await t.db.prisma.variant.count({ where: { sku: "RACE" } })).toBe(1);
+  });
+
+  // Found by an audit: the loser of the race was told "product.variants: contains a sku that has
+  // already been taken", where a request a moment later is told which variant's sku.
+  it.skipIf(!inject("databaseServer"))("answers the loser of a race for a sku as a moment later: on that variant's sku", async () => {
+    // Another request's variant, inserted and not yet committed: the create's check cannot see it, its insert waits for it.
+    const racingInsert = {
+      sql: `WITH holder AS (INSERT INTO products (company_id, title, updated_at) VALUES ($1, 'Holder', now()) RETURNING id)
+            INSERT INTO variants (company_id, product_id, sku, updated_at) SELECT $1, holder.id, $2, now() FROM holder`,
+      params: [acme.id, "RACED"],
+    };
+    const body = { title: "Loser", variants: [{ sku: "FREE", prices: [{ country_code: "US", price: "1.00" }] }, { sku: "RACED", prices: [{ country_code: "US", price: "1.00" }] }] };
+    const [lost] = await inTurnBehindHeldLock(t.db, racingInsert, [() => create(body)]);
+    expect(lost!.status).toBe(422);
+    expect(lost!.body.errors).toEqual({ "product.variants.1.sku": ["has already been taken"] });
+    expect(await t.db.prisma.variant.count({ where: { sku: { in: ["FREE", "RACED"] } } })).toBe(1);
   });
 
   it("answers 401 without a valid token and writes nothing", async () => {

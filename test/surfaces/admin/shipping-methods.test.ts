@@ -54,7 +54,7 @@ describe("POST /api/shipping_methods", () => {
       "shipping_method.free_over": ["must be an amount in KWD with at most 3 decimal place(s)"],
     });
     expect((await create({ name: "Nowhere", country_code: "ZZ", price: "1.00" })).body.errors).toEqual({
-      "shipping_method.country_code": ["is not a known country"],
+      "shipping_method.country_code": ["does not name a country"],
     });
     const malformed = await create({ name: "", country_code: "USA", price: "-5.00" });
     expect(Object.keys(malformed.body.errors).sort()).toEqual(["shipping_method.country_code", "shipping_method.name", "shipping_method.price"]);
