@@ -82,7 +82,8 @@ export async function readCountryCatalog(
       where: { id: { in: [...new Set(variantIds)] }, company_id: companyId, active: true, deleted_at: null, product: { active: true, deleted_at: null } },
       include: { prices: { where: { country_id: countryId } } },
     }),
-    plan ? tx.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id }, select: { product_id: true } }) : [],
+    // Links to deleted products are kept but count for nothing, as the plan's view shows them.
+    plan ? tx.productSubscriptionPlan.findMany({ where: { subscription_plan_id: plan.id, product: { deleted_at: null } }, select: { product_id: true } }) : [],
     tx.taxRate.findUnique({ where: { company_id_country_id: { company_id: companyId, country_id: countryId } } }),
     tx.shippingMethod.findFirst({ where: { company_id: companyId, country_id: countryId, active: true }, orderBy: [{ price: "asc" }, { id: "asc" }] }),
   ]);

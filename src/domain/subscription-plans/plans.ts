@@ -250,7 +250,7 @@ export async function listPlans(ctx: ServiceContext, query: PlanListQuery): Prom
   const where: Prisma.SubscriptionPlanWhereInput = {
     company_id: ctx.companyId,
     ...(query.active !== undefined ? { active: query.active } : {}),
-    ...(query.product !== undefined ? { products: { some: { product_id: query.product } } } : {}),
+    ...(query.product !== undefined ? { products: { some: { product_id: query.product, product: { deleted_at: null } } } } : {}),
     ...(query.search_query ? { name: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
   };
   const [rows, total, company] = await Promise.all([

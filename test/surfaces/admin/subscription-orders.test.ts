@@ -266,6 +266,17 @@ describe("POST /api/v2/subscription_orders", () => {
     await createOrder({ subscription_plan_id: linked.id, items: [{ variant_id: bottle.id, quantity: 1 }] });
   });
 
+  // Found by an audit: the plan read showed no product once its only one was deleted, and every
+  // product was refused, with no link left in sight to remove.
+  it("reads a plan whose linked products are all deleted as the plan's view does: linked to none, offering every product", async () => {
+    const { product: retired } = await createProduct(t.db.prisma, acme.id, { title: "Retired", variants: [{ prices: { US: 500 } }] });
+    const linked = await createPlan(t.db.prisma, acme.id, { productIds: [retired.id] });
+    expect((await call("DELETE", `/api/products/${retired.id}`, { token: acme.token })).status).toBe(200);
+    expect((await call("GET", `/api/subscription_plans/${linked.id}`, { token: acme.token })).body.subscription_plan.product_subscription_plans).toEqual([]);
+    const response = await call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: linked.id }) });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+  });
+
   it("answers 422 with field paths for a malformed body", async () => {
     const response = await call("POST", BASE, { token: acme.token, body: { subscription_order: { customer_id: "x", items: [{ variant_id: bottle.id, quantity: 0 }], ship_to: { country_id: US } } } });
     expect(response.status).toBe(422);

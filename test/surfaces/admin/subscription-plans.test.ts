@@ -732,6 +732,11 @@ describe("GET /api/subscription_plans", () => {
     expect(await ids("?active=false")).toEqual([inactive]);
     expect(await ids(`?product=${coffee.id}`)).toEqual([coffeePlan]);
     expect(await ids(`?product=${tea.id}`)).toEqual([]);
+    // A link to a deleted product is not shown, and filters nothing in.
+    const { product: retired } = await createProduct(t.db.prisma, acme.id, { title: "Retired", variants: [] });
+    await createId({ name: "Retired monthly", product_subscription_plans: [{ product_id: retired.id }] });
+    expect((await call("DELETE", `/api/products/${retired.id}`, { token: acme.token })).status).toBe(200);
+    expect(await ids(`?product=${retired.id}`)).toEqual([]);
     expect(await ids("?search_query=COFFEE")).toEqual([coffeePlan]);
     expect(await ids(`?search_query=${encodeURIComponent("%_")}`)).toEqual([inactive]);
     expect(await ids(`?search_query=${encodeURIComponent("%x")}`)).toEqual([]);
