@@ -80,6 +80,14 @@ describe("isDatabaseBusy", () => {
     }
   });
 
+  it("recognises a statement that waited its lock_timeout (SQLSTATE 55P03), from plain pg and as Prisma's driver adapter wraps it", () => {
+    const driverAdapterError = { name: "DriverAdapterError", cause: { originalCode: "55P03", originalMessage: "canceling statement due to lock timeout", kind: "postgres", code: "55P03" } };
+    expect(isDatabaseBusy(Object.assign(new Error("canceling statement due to lock timeout"), { code: "55P03" }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error("Raw query failed. Code: `55P03`"), { code: "P2010", meta: { driverAdapterError } }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error("Invalid `tx.cart.update()` invocation"), { code: "P2039", meta: { modelName: "Cart", driverAdapterError } }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error("Raw query failed. Code: `42601`"), { code: "P2010", meta: { driverAdapterError: { cause: { originalCode: "42601", code: "42601" } } } }))).toBe(false);
+  });
+
   // Found by a review: a transaction client used after its transaction returned (an await
   // forgotten in the callback) is a P2028 too, and was answered 503 "retry shortly" for a bug.
   it("does not take Prisma's other transaction errors for one: a transaction used after it committed is a bug", async () => {
