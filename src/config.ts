@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
+import { DEFAULT_LOCK_TIMEOUT_MS } from "./platform/db/transactions.js";
 import { parseOrigin } from "./platform/http/origin.js";
 import { httpUrl, wireInteger } from "./platform/http/schemas.js";
 
@@ -79,6 +80,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATABASE_URL: databaseUrl.optional(),
   DATABASE_POOL_SIZE: integer(z.number().min(1).max(200)).default(10),
+  DATABASE_LOCK_TIMEOUT_MS: milliseconds(100).default(DEFAULT_LOCK_TIMEOUT_MS),
   DATA_DIR: z.string().min(1).default(".data"),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -118,7 +120,8 @@ export interface Config {
   host: string;
   port: number;
   logLevel: Env["LOG_LEVEL"];
-  database: { url: string | undefined; poolSize: number; dataDir: string };
+  /** lockTimeoutMs: how long a statement may wait for a lock (PostgreSQL's lock_timeout on every pooled connection). */
+  database: { url: string | undefined; poolSize: number; dataDir: string; lockTimeoutMs: number };
   jwtSecret: string;
   cookieSecret: string;
   bodyLimit: number;
@@ -186,7 +189,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
     host: env.HOST,
     port: env.PORT,
     logLevel: env.LOG_LEVEL,
-    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, dataDir: env.DATA_DIR },
+    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, dataDir: env.DATA_DIR, lockTimeoutMs: env.DATABASE_LOCK_TIMEOUT_MS },
     jwtSecret: env.JWT_SECRET ?? developmentSecret(),
     cookieSecret: env.COOKIE_SECRET ?? developmentSecret(),
     bodyLimit: env.BODY_LIMIT,

@@ -1,6 +1,7 @@
 import { expect, vi } from "vitest";
 import type { Database } from "../../src/platform/db/database.js";
 import type { RowQueue } from "../../src/platform/db/row-queue.js";
+import type { SqlConnection } from "../../src/platform/db/sql.js";
 import { TEST_POOL_SIZE } from "./test-database.js";
 
 /** Longer than Prisma's default `maxWait` (2 s) for a transaction's connection. */
@@ -15,16 +16,20 @@ export interface HeldLock {
 /** The company advisory lock `(hashtext(key), companyId)` services take with pg_advisory_xact_lock. */
 export const advisoryLock = (key: string, companyId: number): HeldLock => ({ sql: "SELECT pg_advisory_xact_lock(hashtext($1), $2)", params: [key, companyId] });
 
+/** How many sessions of the database `observer` is connected to wait for a lock. */
+export async function lockWaiters(observer: SqlConnection): Promise<number | undefined> {
+  const [row] = await observer.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+  return row?.waiting;
+}
+
 /** A slow write's transaction, holding `lock` until `work` lets it commit; `lockWaiters` counts the database's sessions waiting for a lock. */
 async function whileHeld<T>(db: Database, lock: HeldLock, work: (lockWaiters: () => Promise<number | undefined>, commit: () => Promise<void>) => Promise<T>): Promise<T> {
   // Both are taken from the app's pool before the requests start.
   const [slowWrite, observer] = [await db.sql.connect(), await db.sql.connect()];
-  const lockWaiters = async () =>
-    (await observer.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting;
   try {
     await slowWrite.query("BEGIN");
     await slowWrite.query(lock.sql, lock.params);
-    return await work(lockWaiters, async () => {
+    return await work(() => lockWaiters(observer), async () => {
       await slowWrite.query("COMMIT");
     });
   } finally {
@@ -94,4 +99,18 @@ export async function queuedBehindHeldLock<T>(db: Database, rowQueue: RowQueue, 
   } finally {
     queued.mockRestore();
   }
+}
+
+/**
+ * Runs `requests` while a write outside the app's RowQueue (another instance, an operator's
+ * session) holds `lock`, which it keeps until they have answered and then commits; answers their
+ * responses. Requests that wait for the lock must give up on their own: with no bound they never
+ * answer. Needs a PostgreSQL server.
+ */
+export async function answeredWhileHeld<T>(db: Database, lock: HeldLock, requests: () => Promise<T>): Promise<T> {
+  return whileHeld(db, lock, async (_lockWaiters, commit) => {
+    const outcome = await requests();
+    await commit();
+    return outcome;
+  });
 }

@@ -34,7 +34,7 @@ export const TEST_POOL_SIZE = 10;
  * A fresh database of its own: migrated (a clone of the run's template), or empty for tests of
  * the migrator. An in-memory PGlite when the run has no PostgreSQL server.
  */
-export async function createTestDatabase({ migrated = true }: { migrated?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase({ migrated = true, lockTimeoutMs }: { migrated?: boolean; lockTimeoutMs?: number } = {}): Promise<TestDatabase> {
   const server = inject("databaseServer");
   if (!server) {
     const database = await openEmbedded(":memory:");
@@ -48,7 +48,7 @@ export async function createTestDatabase({ migrated = true }: { migrated?: boole
   });
   const url = new URL(server.url);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: TEST_POOL_SIZE, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+  const database = await openDatabase({ url: url.toString(), poolSize: TEST_POOL_SIZE, dataDir: ":memory:", logger: pino({ level: "silent" }), lockTimeoutMs });
   return {
     database,
     url: url.toString(),

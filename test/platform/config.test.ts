@@ -46,11 +46,17 @@ describe("loadConfig", () => {
   });
 
   it("holds every *_MS setting to what a Node timer can wait, 2^31-1 ms", () => {
-    for (const name of ["SHUTDOWN_GRACE_MS", "HTTP_HEADERS_TIMEOUT_MS", "HTTP_REQUEST_TIMEOUT_MS", "HTTP_KEEP_ALIVE_TIMEOUT_MS", "HTTP_IDLE_TIMEOUT_MS", "PAYPAL_TIMEOUT_MS"]) {
+    for (const name of ["SHUTDOWN_GRACE_MS", "HTTP_HEADERS_TIMEOUT_MS", "HTTP_REQUEST_TIMEOUT_MS", "HTTP_KEEP_ALIVE_TIMEOUT_MS", "HTTP_IDLE_TIMEOUT_MS", "PAYPAL_TIMEOUT_MS", "DATABASE_LOCK_TIMEOUT_MS"]) {
       expect(() => loadConfig({ [name]: "2147483648" }), name).toThrow(new RegExp(`${name}: must be at most 2147483647`));
       expect(() => loadConfig({ [name]: "2147483647" }), name).not.toThrow();
     }
     expect(loadConfig({ SHUTDOWN_GRACE_MS: "2147483647" }).shutdownGraceMs).toBe(2_147_483_647);
+  });
+
+  it("bounds a statement's wait for a lock at 5 s unless DATABASE_LOCK_TIMEOUT_MS says otherwise, and never leaves it unbounded", () => {
+    expect(loadConfig({}).database.lockTimeoutMs).toBe(5_000);
+    expect(loadConfig({ DATABASE_LOCK_TIMEOUT_MS: "250" }).database.lockTimeoutMs).toBe(250);
+    expect(() => loadConfig({ DATABASE_LOCK_TIMEOUT_MS: "0" })).toThrow(/DATABASE_LOCK_TIMEOUT_MS/);
   });
 
   // Found by an audit: the parameter was ignored, and the migrations and data went to public.

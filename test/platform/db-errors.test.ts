@@ -2,8 +2,10 @@ import { createServer, type AddressInfo } from "node:net";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
+import pino from "pino";
 import { PrismaClient } from "../../src/generated/prisma/client.js";
 import { CheckoutPool } from "../../src/platform/db/checkout-pool.js";
+import { openDatabase } from "../../src/platform/db/database.js";
 import { isDatabaseBusy, isDatabaseUnavailable, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
 import { LOCK_WAITING_TRANSACTION } from "../../src/platform/db/transactions.js";
 import type { SqlConnection } from "../../src/platform/db/sql.js";
@@ -77,6 +79,36 @@ describe("isDatabaseBusy", () => {
       expect(isDatabaseBusy(error)).toBe(true);
     } finally {
       for (const connection of held) await connection.release();
+    }
+  });
+
+  it("recognises a statement that waited its lock_timeout (SQLSTATE 55P03), from plain pg and as Prisma's driver adapter wraps it", () => {
+    const driverAdapterError = { name: "DriverAdapterError", cause: { originalCode: "55P03", originalMessage: "canceling statement due to lock timeout", kind: "postgres", code: "55P03" } };
+    expect(isDatabaseBusy(Object.assign(new Error("canceling statement due to lock timeout"), { code: "55P03" }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error("Raw query failed. Code: `55P03`"), { code: "P2010", meta: { driverAdapterError } }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error("Invalid `tx.cart.update()` invocation"), { code: "P2039", meta: { modelName: "Cart", driverAdapterError } }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error("Raw query failed. Code: `42601`"), { code: "P2010", meta: { driverAdapterError: { cause: { originalCode: "42601", code: "42601" } } } }))).toBe(false);
+  });
+
+  // Found by an audit: nothing bounded a wait for a lock held outside the app, and a request
+  // waited until the HTTP idle timeout closed its socket.
+  it.skipIf(!inject("databaseServer"))("recognises the errors of statements that waited for a lock held elsewhere past the pool's lock_timeout", async () => {
+    const database = await openDatabase({ url: testDb.url as string, poolSize: 2, dataDir: ":memory:", logger: pino({ level: "silent" }), lockTimeoutMs: 100 });
+    const holder = await testDb.database.sql.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE companies IN EXCLUSIVE MODE");
+      const errors = [
+        await database.sql.transaction((tx) => tx.query("UPDATE companies SET name = name")).catch((caught: unknown) => caught),
+        await database.prisma.$transaction(async (tx) => tx.$queryRaw`SELECT id FROM companies FOR UPDATE`).catch((caught: unknown) => caught),
+        await database.prisma.$transaction(async (tx) => tx.company.updateMany({ data: { name: "x" } })).catch((caught: unknown) => caught),
+      ];
+      expect(errors.map((error) => (error as { code?: unknown }).code)).toEqual(["55P03", "P2010", "P2039"]);
+      for (const error of errors) expect(isDatabaseBusy(error)).toBe(true);
+    } finally {
+      await holder.query("ROLLBACK");
+      await holder.release();
+      await database.close();
     }
   });
 

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import pino from "pino";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../../src/platform/db/database.js";
-import { type Migration, MigrationError, migrate, readMigrations } from "../../src/platform/db/migrator.js";
+import { MIGRATION_LOCK_KEY, type Migration, MigrationError, migrate, readMigrations } from "../../src/platform/db/migrator.js";
+import { lockWaiters } from "../helpers/lock-queue.js";
 import { createDatabaseWithoutCreate, createTestDatabase, type TestDatabase } from "../helpers/test-database.js";
 
 const databases: TestDatabase[] = [];
@@ -63,6 +64,27 @@ describe("migrate", () => {
       expect(Number(count)).toBe(readMigrations().length);
     } finally {
       await Promise.all(pools.map((db) => db.close()));
+    }
+  });
+
+  // The pool's lock_timeout (an audit found requests waiting for locks without a bound) would
+  // fail a start that waits for another start's migrations, or a migration waiting for its table.
+  it.skipIf(!inject("databaseServer"))("waits for another start's migrations longer than the pool's lock_timeout, and gives the connection back with it", async () => {
+    const testDb = await emptyDatabase();
+    const database = await openDatabase({ url: testDb.url as string, poolSize: 1, dataDir: ":memory:", logger: pino({ level: "silent" }), lockTimeoutMs: 100 });
+    const otherStart = await testDb.database.sql.connect();
+    try {
+      await otherStart.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+      const migrating = migrate(database.sql, [migration("001_a", "CREATE TABLE a (id int);")]);
+      await expect.poll(() => lockWaiters(otherStart)).toBe(1);
+      // Three of the pool's lock timeouts.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await otherStart.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+      expect(await migrating).toEqual({ applied: ["001_a"], alreadyApplied: 0 });
+      expect(await database.sql.query("SHOW lock_timeout")).toEqual([{ lock_timeout: "100ms" }]);
+    } finally {
+      await otherStart.release();
+      await database.close();
     }
   });
 

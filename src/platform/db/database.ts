@@ -11,7 +11,7 @@ import { CheckoutPool } from "./checkout-pool.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
 import { errorText, OperatorError } from "../operator-error.js";
 import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
-import { LOCK_WAITING_TRANSACTION } from "./transactions.js";
+import { DEFAULT_LOCK_TIMEOUT_MS, LOCK_WAITING_TRANSACTION } from "./transactions.js";
 
 /**
  * What a service reads and writes through: the client, or an interactive transaction of it
@@ -34,11 +34,13 @@ export interface DatabaseOptions {
   poolSize: number;
   dataDir: string;
   logger: Logger;
+  /** PostgreSQL's lock_timeout of every pooled connection (DEFAULT_LOCK_TIMEOUT_MS unless given). */
+  lockTimeoutMs?: number;
 }
 
 /** Opens without connecting: the PostgreSQL pool connects on its first statement. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolSize, options.logger) : openEmbedded(options.dataDir);
+  return options.url ? openPostgres(options.url, options) : openEmbedded(options.dataDir);
 }
 
 /**
@@ -67,7 +69,7 @@ function postgresDescription(url: string): string {
   return `postgresql://${parsed.host}${parsed.pathname}`;
 }
 
-function openPostgres(url: string, poolSize: number, logger: Logger): Database {
+function openPostgres(url: string, { poolSize, logger, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS }: DatabaseOptions): Database {
   // Pipeline mode: statements issued together on one connection are sent without waiting for
   // each other's results (see transaction below); code that awaits each statement is unaffected.
   // connectionTimeoutMillis bounds a checkout's wait in the pool's queue (all connections busy:
@@ -75,7 +77,17 @@ function openPostgres(url: string, poolSize: number, logger: Logger): Database {
   // database_unavailable) alike. The queue must let a transaction wait its whole
   // LOCK_WAITING_TRANSACTION.maxWait: at 5 s, pg-pool gave up on the transactions Prisma still
   // let wait (audit T).
-  const pool = new CheckoutPool({ connectionString: url, max: poolSize, connectionTimeoutMillis: LOCK_WAITING_TRANSACTION.maxWait, pipeline: true });
+  // lock_timeout, sent when each connection starts, bounds every statement's wait for a lock, on
+  // the plain-pg and the Prisma paths alike: a lock held outside this process's RowQueue (another
+  // instance, an operator's session) held requests past the HTTP idle timeout (see
+  // DEFAULT_LOCK_TIMEOUT_MS). The migrator lifts it for its own session.
+  const pool = new CheckoutPool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: LOCK_WAITING_TRANSACTION.maxWait,
+    lock_timeout: lockTimeoutMs,
+    pipeline: true,
+  });
   // An idle client losing its server (restart, failover) must not crash the process: the pool
   // drops it and the next query opens a fresh connection.
   pool.on("error", (error) => logger.warn({ err: error }, "idle database connection lost"));

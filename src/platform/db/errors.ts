@@ -1,6 +1,6 @@
 /**
  * Recognises database failures that are not bugs: the server being unreachable, or up but too
- * busy to give a connection or finish a transaction in time (503s the client may retry), a
+ * busy to give a connection, a lock or finish a transaction in time (503s the client may retry), a
  * transaction PostgreSQL rolled back for conflicting with another (a 409 the client may retry),
  * constraint violations a service did not translate itself, and a record deleted by a concurrent
  * request between a service's read and its write.
@@ -65,17 +65,23 @@ const NO_CONNECTION_IN_TIME = "Unable to start a transaction in the given time";
 // connection, so the server is up and its connections busy.
 const POOL_CHECKOUT_TIMED_OUT = "timeout exceeded when trying to connect";
 
+// PostgreSQL's lock_not_available: a statement waited its lock_timeout for a lock.
+const LOCK_NOT_AVAILABLE = "55P03";
+
 /**
  * The database up but too busy to serve in time: no pooled connection within the wait (pg-pool's
- * checkout, or Prisma's `maxWait` for a transaction's), or a transaction still at work when its
+ * checkout, or Prisma's `maxWait` for a transaction's), a transaction still at work when its
  * `timeout` ended (Prisma's P2028; Prisma rolled it back, and that error carries the timeout as
- * `meta.timeout`). Under load a retry may succeed. Prisma's other P2028s (a transaction used after
- * it committed or rolled back, one it does not know, an invalid isolation level) are bugs: they
- * stay 500s.
+ * `meta.timeout`), or a statement that waited its `lock_timeout` for a lock another session held
+ * (SQLSTATE 55P03; through Prisma a P2010 or P2039 with the SQLSTATE in `meta.driverAdapterError`:
+ * the statement failed, so its transaction rolls back). Under load a retry may succeed. Prisma's
+ * other P2028s (a transaction used after it committed or rolled back, one it does not know, an
+ * invalid isolation level) are bugs: they stay 500s.
  */
 export function isDatabaseBusy(error: unknown): boolean {
   for (const link of causeChain(error)) {
     if (typeof link.message === "string" && link.message.includes(POOL_CHECKOUT_TIMED_OUT)) return true;
+    if (link.code === LOCK_NOT_AVAILABLE || link.originalCode === LOCK_NOT_AVAILABLE) return true;
     if (link.code !== "P2028") continue;
     const meta = link.meta as { timeout?: unknown } | undefined;
     if (meta?.timeout !== undefined || (typeof link.message === "string" && link.message.includes(NO_CONNECTION_IN_TIME))) return true;

@@ -13,7 +13,7 @@ import type { SqlConnection, SqlPool } from "./sql.js";
  */
 
 // Any constant works as long as every process agrees on it.
-const MIGRATION_LOCK_KEY = 72_707_369;
+export const MIGRATION_LOCK_KEY = 72_707_369;
 
 const CREATE_MIGRATIONS_TABLE = `
 CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
@@ -62,6 +62,9 @@ export async function migrate(pool: SqlPool, migrations: Migration[] = readMigra
   try {
     const connection = await pool.connect();
     try {
+      // Without the pool's lock_timeout: a start waits for another one's migrations, and a
+      // migration's DDL for the transactions using its table, however long they take.
+      await connection.exec("SET lock_timeout = 0");
       await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
       const result = await applyPending(connection, migrations).catch(async (error: unknown) => {
         // The failure is what the operator needs to see, not a second one of the unlock on a broken connection.
@@ -71,6 +74,8 @@ export async function migrate(pool: SqlPool, migrations: Migration[] = readMigra
       await connection.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
       return result;
     } finally {
+      // Back to the pool's lock_timeout (a broken connection fails this and leaves the pool).
+      await connection.exec("RESET lock_timeout").catch(() => {});
       await connection.release();
     }
   } catch (error) {

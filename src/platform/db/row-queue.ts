@@ -10,8 +10,10 @@ import { LOCK_WAITING_TRANSACTION } from "./transactions.js";
  *
  * A key nobody holds costs a Map lookup. A transaction that has not had its turn within `maxWaitMs`
  * gives up with a 503 `database_busy`; the one behind it still waits for the one ahead. By default
- * that is as long as it could have waited for the lock inside its transaction (the transaction's
- * `timeout`). One per app (it is the process's state): services get it through their context.
+ * that is the transaction's `timeout` (20 s): then it may wait for the lock itself, held outside
+ * the queue, for the pool's lock_timeout, and still answer before the HTTP idle timeout
+ * (DEFAULT_LOCK_TIMEOUT_MS). One per app (it is the process's state): services get it through
+ * their context.
  */
 export class RowQueue {
   // Per key, what the next transaction waits for: the last one queued finishing, or giving up.

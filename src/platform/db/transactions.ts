@@ -11,8 +11,19 @@
  * turned into expired transactions, and failed requests, once a few waited together.
  * The pool lets a checkout wait as long as `maxWait` (database.ts). A cart's mutations and an
  * order's changes take turns per row in the app's RowQueue first (row-queue.ts; it gives up after
- * `timeout`, as the lock wait it replaces did): in one process, one transaction per cart or order
- * at a time holds a pooled connection, and waits there only for a lock held outside the queue
- * (another process, a repricing batch).
+ * `timeout`): in one process, one transaction per cart or order at a time holds a pooled
+ * connection, and waits there only for a lock held outside the queue (another process, a
+ * repricing batch), at most the pool's lock_timeout (DEFAULT_LOCK_TIMEOUT_MS).
  */
 export const LOCK_WAITING_TRANSACTION = { maxWait: 10_000, timeout: 20_000 } as const;
+
+/**
+ * How long one statement may wait for one lock before PostgreSQL cancels it (55P03, a 503
+ * `database_busy`): the pool's `lock_timeout` (database.ts), DATABASE_LOCK_TIMEOUT_MS. Prisma's
+ * `timeout` above does not interrupt a statement waiting for a lock, and the RowQueue only
+ * orders this process: a lock held elsewhere (another instance, an operator's session) kept a
+ * request waiting until the HTTP idle timeout closed its socket, and the change then committed
+ * once the lock came free. A cart's or order's change may wait its turn in the RowQueue first (up
+ * to `timeout`): 20 s and 5 s answer within the 30 s of HTTP_IDLE_TIMEOUT_MS's default.
+ */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
