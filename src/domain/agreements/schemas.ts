@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, httpUrl, int32Id, searchQuery, timestamp, visibleName, visibleText } from "../../platform/http/schemas.js";
 
 
 export const languageQuery = z.object({
@@ -22,7 +22,7 @@ export const agreementListQuery = paginationQuery(25).extend({
 });
 
 const attachmentFields = {
-  url: z.url({ protocol: /^https?$/, hostname: z.regexes.domain }).max(2048),
+  url: httpUrl,
   filename: z.string().max(255).nullable().optional(),
   kind: z.string().max(100).nullable().optional(),
   content_type: z.string().max(255).nullable().optional(),
@@ -41,8 +41,9 @@ const attachmentUpdate = z.object({
 });
 
 const agreementFields = {
-  title: z.string().trim().min(1).max(255),
-  description: z.string().trim().min(1).max(100_000),
+  // The label of a checkout checkbox: an invisible one would show shoppers an empty box.
+  title: visibleName(255),
+  description: visibleText(100_000),
   active: z.boolean().optional().describe("Default true"),
   show_at_checkout: z.boolean().optional().describe("Default false"),
   default_checked: z.boolean().optional().describe("Default false"),

@@ -158,6 +158,22 @@ export function visibleName(maxLength: number) {
   );
 }
 
+// A character that shows something: neither a space nor a zero-width or format character.
+const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * A text people read (a description), stored as sent but trimmed of spaces; one with no visible
+ * character (zero-width spaces only) is blank, as a name of them is (visibleName).
+ */
+export function visibleText(maxLength: number) {
+  return z
+    .string()
+    .trim()
+    .min(1, { message: "must not be blank", abort: true })
+    .max(maxLength)
+    .refine((text) => VISIBLE.test(text), "must not be blank");
+}
+
 /** A link clients follow or render: http or https only, never javascript: or data:. */
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
 

@@ -157,6 +157,26 @@ describe("POST /api/agreements", () => {
     expect(await t.db.prisma.agreement.count()).toBe(0);
   });
 
+  // Found by an audit: a title of zero-width spaces was stored, a checkout checkbox with an empty
+  // label; and an attachment on an IP or single-label host was "Invalid URL", unlike every other link.
+  it("holds title and description to a visible character, and takes an attachment on any http(s) host", async () => {
+    const invisible = await create({ title: "\u200b\u200b", description: "\u00a0\u200b", attachments_attributes: [{ url: "javascript:alert(1)" }] });
+    expect(invisible.status).toBe(422);
+    expect(invisible.body.errors).toEqual({
+      "agreement.title": ["must not be blank"],
+      "agreement.description": ["must not be blank"],
+      "agreement.attachments_attributes.0.url": ["must be an http(s) URL"],
+    });
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+    const hosts = ["https://192.168.1.10/a.pdf", "https://localhost/a.pdf", "https://my_bucket.s3.amazonaws.com/a.pdf"];
+    const created = await create({ title: "\u200bTerms\u2060", description: "Read me", attachments_attributes: hosts.map((url) => ({ url })) });
+    expect(created.status).toBe(201);
+    expect(created.body.agreement.title).toBe("Terms");
+    expect(created.body.agreement.attachments.map((attachment: { url: string }) => attachment.url)).toEqual(hosts);
+    const renamed = await call("PUT", `/api/agreements/${created.body.agreement.id}`, { token: acme.token, body: { agreement: { title: "\ufeff" } } });
+    expect(renamed.body.errors).toEqual({ "agreement.title": ["must not be blank"] });
+  });
+
   it("answers 422 with one message for a content_size past 2^53-1, and stores 2^53-1 exactly", async () => {
     const tooBig = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", content_size: 9_007_199_254_740_992 }] });
     expect(tooBig.status).toBe(422);
