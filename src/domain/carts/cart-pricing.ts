@@ -109,12 +109,13 @@ function cartTotals(input: TotalsInput): Totals {
   }
 }
 
-export function priceCart(state: CartState, now: Date): PricedCart {
+/** `earlierWarnings`: what was corrected on the cart before it was priced (its enrollment pack's lines). */
+export function priceCart(state: CartState, now: Date, earlierWarnings: readonly string[] = []): PricedCart {
   const { cart } = state;
   const decimalPlaces = cart.country.currency.decimal_places;
   const pricing = cart.buyer_rep_id !== null ? "rep" : "retail";
   const errors: string[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = [...earlierWarnings];
 
   const listPriceOf = (item: LoadedItem): number => {
     const price = priceRowOf(item, cart.country_id);

@@ -400,6 +400,118 @@ describe("POST /api/carts", () => {
   });
 });
 
+describe("an enrollment pack at the cart's next change", () => {
+  // The admin's calls: a pack is retired with active false and its contents replaced with variant_ids.
+  const packCall = async (method: "POST" | "PUT", path: string, pack: Record<string, unknown>) => {
+    const response = await call(method, path, { token: acme.token, body: { enrollment_pack: pack } });
+    expect(response.status, response.text).toBe(method === "POST" ? 201 : 200);
+    return response.body.enrollment_pack as { id: number };
+  };
+  const touch = async (cartToken: string) => parseCart(await call("PATCH", `/api/carts/${cartToken}`, { body: {} })).cart;
+  const packLines = (cart: { items: Array<{ variant_id: number; quantity: number; enrollment: boolean }> }) =>
+    cart.items.filter((item) => item.enrollment).map((item) => [item.variant_id, item.quantity]);
+
+  it("takes a retired pack off the cart: its lines, its fee, its agreements and the enrollment type go, with a warning naming it", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "0");
+    const { variant: packed } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, cv: 5 }] });
+    const { variant: item } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "T9 Pack", price: "49.995", variant_ids: [packed.id] });
+    const terms = await call("POST", "/api/agreements", { token: acme.token, body: { agreement: { title: "Pack terms", description: "The terms.", show_at_checkout: true, enrollment_pack_id: pack.id } } });
+    expect(terms.status).toBe(201);
+    try {
+      const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id, items: [{ variant_id: item.id, quantity: 1 }] });
+      expect(cart).toMatchObject({ type: "enrollment", enrollment_fee: "50.00", amount_total: "70.00", cv_total: 5, valid_for_checkout: true });
+      expect(cart.agreements?.map((agreement) => agreement.id)).toEqual([terms.body.agreement.id]);
+
+      await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { active: false });
+      const retired = await touch(cart.cart_token);
+      expect(retired).toMatchObject({
+        type: "regular",
+        enrollment_pack_id: null,
+        enrollment_pack: null,
+        enrollment_fee: "0.00",
+        amount_total: "20.00",
+        cv_total: 0,
+        agreements: [],
+        valid_for_checkout: true,
+        messages: { errors: [], warnings: ["Enrollment pack T9 Pack was removed: it is not active"] },
+      });
+      expect(retired.items.map((line) => [line.variant_id, line.enrollment])).toEqual([[item.id, false]]);
+      // Stored so: the next change has nothing to correct, and a pack no cart refers to can be deleted.
+      expect(await touch(cart.cart_token)).toEqual({ ...retired, messages: { ...retired.messages, warnings: [] } });
+      expect((await call("DELETE", `/api/agreements/${terms.body.agreement.id}`, { token: acme.token })).status).toBe(200);
+      expect((await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).status).toBe(200);
+    } finally {
+      await t.db.prisma.agreement.deleteMany();
+    }
+  });
+
+  it("rewrites the pack's lines to its current contents, with a warning, on any change (adding items too)", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "0");
+    const { variant: first } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 1 }] });
+    const { variant: second } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 2 }] });
+    const { variant: third } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 4 }] });
+    const { variant: item } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1500 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "Builder", price: "49", variant_ids: [first.id] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(packLines(cart)).toEqual([[first.id, 1]]);
+
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [second.id, third.id], price: "35" });
+    const rewritten = await touch(cart.cart_token);
+    expect(rewritten).toMatchObject({
+      type: "enrollment",
+      enrollment_fee: "35.00",
+      amount_total: "35.00",
+      cv_total: 6,
+      valid_for_checkout: true,
+      messages: { errors: [], warnings: [`Contents of enrollment pack Builder changed from ${first.sku} to ${second.sku}, ${third.sku}`, "Enrollment fee changed from $49.00 to $35.00"] },
+    });
+    expect(packLines(rewritten)).toEqual([
+      [second.id, 1],
+      [third.id, 1],
+    ]);
+    expect(rewritten.items.every((line) => line.price === "0.00")).toBe(true);
+    expect(await touch(cart.cart_token)).toEqual({ ...rewritten, messages: { ...rewritten.messages, warnings: [] } });
+
+    // Adding items keeps the cart's state in memory: the pack's lines follow it there too.
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [third.id, first.id] });
+    const added = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: item.id, quantity: 1 }] } })).cart;
+    expect(added.messages.warnings).toEqual([`Contents of enrollment pack Builder changed from ${second.sku}, ${third.sku} to ${third.sku}, ${first.sku}`]);
+    expect(added.items.map((line) => [line.variant_id, line.enrollment])).toEqual([
+      [third.id, true],
+      [item.id, false],
+      [first.id, true],
+    ]);
+    expect(added).toMatchObject({ amount_total: "50.00", cv_total: 5 });
+    expect(await touch(cart.cart_token)).toEqual({ ...added, skipped_items: [], messages: { ...added.messages, warnings: [] } });
+  });
+
+  it("keeps a pack that can no longer be sold whole, its lines its current contents: the cart is not valid for checkout until the pack changes", async () => {
+    const { variant: sold } = await createProduct(t.db.prisma, acme.id);
+    const { variant: notInUs } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 1000 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "Starter", price: "20", variant_ids: [sold.id] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [sold.id, notInUs.id] });
+    const unsellable = await touch(cart.cart_token);
+    expect(unsellable).toMatchObject({
+      type: "enrollment",
+      enrollment_fee: "20.00",
+      valid_for_checkout: false,
+      messages: { errors: [`${notInUs.sku} is not available in United States`], warnings: [`Contents of enrollment pack Starter changed from ${sold.sku} to ${sold.sku}, ${notInUs.sku}`] },
+    });
+    expect(packLines(unsellable)).toEqual([
+      [sold.id, 1],
+      [notInUs.id, 1],
+    ]);
+
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [sold.id] });
+    const sellable = await touch(cart.cart_token);
+    expect(sellable).toMatchObject({ valid_for_checkout: true, messages: { errors: [], warnings: [`Contents of enrollment pack Starter changed from ${sold.sku}, ${notInUs.sku} to ${sold.sku}`] } });
+    expect(packLines(sellable)).toEqual([[sold.id, 1]]);
+  });
+});
+
 describe("GET /api/carts/{cart_token}", () => {
   it("returns the stored cart; 404 for an unknown or malformed token", async () => {
     const created = await createCartOverHttp(call, acme);
