@@ -1009,6 +1009,72 @@ describe("repricing at the next change", () => {
     expect(await touch(cart.cart_token)).toMatchObject({ enrollment_fee: "59.00", shipping_total: "7.99", messages: { warnings: [] } });
   });
 
+  it("warns of what a code whose terms changed takes off (amount, kind, scope, products); not of what the shopper's own change moved", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "0");
+    const { variant, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 5000 } }] });
+    const { product: other } = await createProduct(t.db.prisma, acme.id);
+    const discount = await createDiscount(t.db.prisma, acme.id, { code: "T3AMT", kind: "percentage", amount: "10", scope: "order" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    const applied = parseCart(await call("POST", `${path}/discount`, { body: { discount_codes: ["T3AMT"] } })).cart;
+    expect(applied.discount_breakdown.T3AMT).toMatchObject({ amount: "5.00" });
+    const changeCode = async (terms: Record<string, unknown>) => {
+      const response = await call("PUT", `/api/discounts/${discount.id}`, { token: acme.token, body: { discount: terms } });
+      expect(response.status, response.text).toBe(200);
+    };
+
+    await changeCode({ amount: "1" });
+    const repriced = await touch(cart.cart_token);
+    expect(repriced).toMatchObject({ amount_total: "49.50", messages: { warnings: ["Discount code T3AMT changed from $5.00 to $0.50"] } });
+    expect(repriced.discount_breakdown.T3AMT).toMatchObject({ amount: "0.50" });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+
+    // The shopper's own change moves what the code takes: no repricing.
+    const itemId = cart.items[0]?.id as number;
+    const more = parseCart(await call("POST", `${path}/items`, { body: { items: [{ variant_id: variant.id, quantity: 2, item_id: itemId }] } })).cart;
+    expect(more).toMatchObject({ amount_total: "99.00", messages: { warnings: [] } });
+
+    await changeCode({ kind: "fixed_amount", amount: "3.00" });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual(["Discount code T3AMT changed from $1.00 to $3.00"]);
+    await changeCode({ scope: "product", product_ids: [other.id] });
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "100.00", messages: { warnings: ["Discount code T3AMT changed from $3.00 to $0.00"] } });
+    // New terms that take as little off this cart are no repricing.
+    await changeCode({ amount: "4.00" });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+    await changeCode({ product_ids: [other.id, product.id] });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual(["Discount code T3AMT changed from $0.00 to $4.00"]);
+  });
+
+  it("warns of a line's tax when its variant became exempt or taxed", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { variant, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 10000 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    expect(cart.amount_total).toBe("108.25");
+    const setTaxCategory = async (taxCategory: string) => {
+      const response = await call("PUT", `/api/products/${product.id}`, { token: acme.token, body: { product: { variants: [{ id: variant.id, tax_category: taxCategory }] } } });
+      expect(response.status, response.text).toBe(200);
+    };
+
+    await setTaxCategory("exempt");
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "100.00", tax_total: "0.00", messages: { warnings: [`Tax on ${variant.sku} changed from $8.25 to $0.00`] } });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+    await setTaxCategory("standard");
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "108.25", messages: { warnings: [`Tax on ${variant.sku} changed from $0.00 to $8.25`] } });
+  });
+
+  it("compares no code's terms nor line's tax that a view_pricing stored before they were kept does not hold", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 10000 } }] });
+    const discount = await createDiscount(t.db.prisma, acme.id, { code: "OLDTERMS", kind: "percentage", amount: "10", scope: "order" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["OLDTERMS"] } }));
+    await t.db.prisma.$executeRaw`UPDATE carts SET view_pricing = jsonb_set(view_pricing::jsonb - 'discounts', '{lines}',
+      (SELECT jsonb_agg(line - 4) FROM jsonb_array_elements(view_pricing::jsonb -> 'lines') AS line))::json WHERE cart_token = ${cart.cart_token}`;
+    await t.db.prisma.discount.update({ where: { id: discount.id }, data: { amount: "20" } });
+    await t.db.prisma.variant.update({ where: { id: variant.id }, data: { tax_category: "exempt" } });
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "80.00", messages: { warnings: [] } });
+  });
+
   it("does not warn of the price of a line that lost it: its error says so", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
