@@ -6,7 +6,7 @@ import { priceAdjustmentOf } from "../subscription-plans/price-adjustment.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import type { CartState, LoadedCart, LoadedItem } from "./cart-state.js";
 import { isPricedIn } from "./purchasable.js";
-import { repricingWarnings, type ViewPricing } from "./repricing.js";
+import { discountTermsOf, repricingWarnings, type ViewPricing } from "./repricing.js";
 import type { AddressView } from "./schemas.js";
 import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type TotalsLine } from "./totals.js";
 
@@ -109,12 +109,13 @@ function cartTotals(input: TotalsInput): Totals {
   }
 }
 
-export function priceCart(state: CartState, now: Date): PricedCart {
+/** `earlierWarnings`: what was corrected on the cart before it was priced (its enrollment pack's lines). */
+export function priceCart(state: CartState, now: Date, earlierWarnings: readonly string[] = []): PricedCart {
   const { cart } = state;
   const decimalPlaces = cart.country.currency.decimal_places;
   const pricing = cart.buyer_rep_id !== null ? "rep" : "retail";
   const errors: string[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = [...earlierWarnings];
 
   const listPriceOf = (item: LoadedItem): number => {
     const price = priceRowOf(item, cart.country_id);
@@ -200,7 +201,7 @@ export function priceCart(state: CartState, now: Date): PricedCart {
   const paymentMethodStale = cart.payment_method !== null && cart.payment_method.user_id !== cart.customer_id;
 
   const enrollmentFee = cart.enrollment_pack === null ? 0 : parseDecimalToMinor(unboundAmountIn(cart.enrollment_pack.price, decimalPlaces), decimalPlaces);
-  const totals = cartTotals({
+  const totalsInput: TotalsInput = {
     decimalPlaces,
     pricing,
     lines,
@@ -209,28 +210,31 @@ export function priceCart(state: CartState, now: Date): PricedCart {
     shipping: methodUsable ? { price: method.price, freeOver: method.free_over } : null,
     transactionFee: 0,
     enrollmentFee,
-  });
+  };
+  const totals = cartTotals(totalsInput);
   const lineById = new Map(totals.lines.map((line) => [Number(line.key), line]));
   const viewPricing: ViewPricing = {
     country_id: cart.country_id,
     rep: pricing === "rep",
     tax_rate: state.taxRatePercent,
-    lines: cart.items.map((item) => [
+    lines: cart.items.map((item, index) => [
       item.id,
       item.variant_id,
       item.subscription && !unsubscribedItemIds.has(item.id) ? item.subscription_plan_id : null,
       unavailableItemIds.has(item.id) ? null : (lineById.get(item.id)?.unitPrice ?? null),
+      lines[index]?.taxable === true,
     ]),
     enrollment: cart.enrollment_pack === null ? null : [cart.enrollment_pack.id, enrollmentFee],
     shipping: methodUsable ? [method.id, method.price, method.free_over] : null,
+    discounts: appliedDiscounts.map(discountTermsOf),
   };
   warnings.push(
     ...repricingWarnings(state.viewPricing, viewPricing, {
       skuOf: (itemId) => cart.items.find((item) => item.id === itemId)?.variant.sku ?? "",
       country: cart.country,
       shippingMethodName: methodUsable ? method.name : null,
-      subtotalAfterDiscounts: totals.subtotalAfterDiscounts,
-      taxesALine: totals.lines.some((line, index) => lines[index]?.taxable === true && line.lineSubtotal > line.discount),
+      input: totalsInput,
+      totals,
     }),
   );
 

@@ -5,6 +5,7 @@ import { jsonWriterFor } from "../../platform/json-writer.js";
 import { priceCart } from "./cart-pricing.js";
 import { type CartState, loadCartState } from "./cart-state.js";
 import { renderCart } from "./cart-view.js";
+import { followEnrollmentPack } from "./enrollment-pack-lines.js";
 import { shopUrlOf } from "./links.js";
 import { type StoredCartView, storedCartView } from "./schemas.js";
 
@@ -120,9 +121,9 @@ export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlSc
 }
 
 /**
- * Recomputes the cart from its rows (prices, codes, shipping, tax, volumes), applies the
- * corrections that recomputation found, and stores the rendered view. Runs last in every
- * mutation's transaction.
+ * Recomputes the cart from its rows (its enrollment pack's lines brought in line with the pack,
+ * prices, codes, shipping, tax, volumes), applies the corrections that recomputation found, and
+ * stores the rendered view. Runs last in every mutation's transaction.
  */
 export async function storeCart(sql: SqlTransaction, cartToken: string, now: Date): Promise<StoredCart> {
   return storeCartState(sql, await loadCartState(sql, cartToken), now);
@@ -130,7 +131,8 @@ export async function storeCart(sql: SqlTransaction, cartToken: string, now: Dat
 
 /** storeCart for a mutation that loaded the state first and changed it in memory. */
 export function storeCartState(sql: SqlTransaction, state: CartState, now: Date): StoredCart {
-  const priced = priceCart(state, now);
+  const packWarnings = followEnrollmentPack(sql, state, now);
+  const priced = priceCart(state, now, packWarnings);
   const view = renderCart(state, priced, now);
   const viewJson = writeStoredView(view);
   const { corrections } = priced;

@@ -36,6 +36,13 @@ export type LoadedShippingMethod = Prisma.ShippingMethodGetPayload<object>;
 export type LoadedVariant = LoadedItem["variant"];
 export type LoadedPlan = NonNullable<LoadedItem["subscription_plan"]>;
 
+/** A variant of the cart's enrollment pack, and the line id reserved for it when the cart has no line of it. */
+export interface PackContent {
+  variantId: number;
+  quantity: number;
+  reservedLineId: number | null;
+}
+
 export interface CartState {
   cart: LoadedCart;
   /**
@@ -47,6 +54,8 @@ export interface CartState {
   plans: Map<number, LoadedPlan>;
   /** Line ids reserved for lines this mutation adds (see StateExtras). */
   newLineIds: number[];
+  /** What the cart's enrollment pack holds now ([] without a pack). */
+  packContents: PackContent[];
   /** The company's tax rate for the cart's country, in percent ("8.25"); "0" when none is set. */
   taxRatePercent: string;
   /** The discount rows of the cart's applied codes (missing ones are simply absent). */
@@ -71,7 +80,11 @@ export interface CartState {
  * rows, so that no member of it is mistaken for a timestamp.
  * Variant prices are only those of the cart's country: pricing looks at no other. The cart is
  * addressed by its token (every mutation has it); `$2` adds variants a mutation is about to add
- * (the company's only) and `$3` reserves that many line ids.
+ * (the company's only) and `$3` reserves that many line ids. The enrollment pack's contents come
+ * with their variants, and with a line id reserved for each the cart has no pack line of (a
+ * cart being created, or a pack whose contents changed: enrollment-pack-lines.ts), after those
+ * of `$3`, so that a cart's items come before its pack lines; a cart without a pack reads no
+ * pack row.
  */
 const STATE_QUERY = `
 SELECT json_build_object(
@@ -98,9 +111,12 @@ SELECT json_build_object(
   'items', (SELECT json_agg(i ORDER BY i.id) FROM cart_items i WHERE i.cart_id = c.id),
   'variants', (SELECT json_agg(json_build_object('variant', v, 'product', (SELECT p FROM products p WHERE p.id = v.product_id),
                  'plan_links', (SELECT json_agg(psp) FROM product_subscription_plans psp WHERE psp.product_id = v.product_id))) FROM variants v
-               WHERE v.id = ANY (ARRAY(SELECT variant_id FROM cart_items WHERE cart_id = c.id) || $2::int[]) AND v.company_id = c.company_id),
+               WHERE v.id = ANY (ARRAY(SELECT variant_id FROM cart_items WHERE cart_id = c.id) || $2::int[]
+                                 || ARRAY(SELECT variant_id FROM enrollment_pack_variants WHERE enrollment_pack_id = c.enrollment_pack_id))
+                 AND v.company_id = c.company_id),
   'prices', (SELECT json_agg(vp) FROM variant_prices vp
-             WHERE vp.country_id = c.country_id AND vp.variant_id = ANY (ARRAY(SELECT variant_id FROM cart_items WHERE cart_id = c.id) || $2::int[])),
+             WHERE vp.country_id = c.country_id AND vp.variant_id = ANY (ARRAY(SELECT variant_id FROM cart_items WHERE cart_id = c.id) || $2::int[]
+                                                                          || ARRAY(SELECT variant_id FROM enrollment_pack_variants WHERE enrollment_pack_id = c.enrollment_pack_id))),
   'plans', (SELECT json_agg(sp) FROM subscription_plans sp WHERE sp.id = ANY (ARRAY(SELECT subscription_plan_id FROM cart_items WHERE cart_id = c.id))),
   'tax_rate', (SELECT tr.rate::text FROM tax_rates tr WHERE tr.company_id = c.company_id AND tr.country_id = c.country_id),
   'discounts', (SELECT json_agg(d) FROM discounts d WHERE d.company_id = c.company_id AND d.code = ANY (COALESCE(c.discount_codes, '{}'))),
@@ -108,7 +124,11 @@ SELECT json_build_object(
                        WHERE sm.company_id = c.company_id AND sm.country_id = c.country_id AND sm.active),
   'volume_rep', (SELECT row_to_json(u) FROM users u
                  WHERE u.id = (SELECT rep_id FROM cart_attributions WHERE cart_id = c.id ORDER BY id DESC LIMIT 1)),
-  'new_line_ids', (SELECT json_agg(nextval(pg_get_serial_sequence('cart_items', 'id'))) FROM generate_series(1, $3::int))
+  'new_line_ids', (SELECT json_agg(nextval(pg_get_serial_sequence('cart_items', 'id'))) FROM generate_series(1, $3::int)),
+  'pack_contents', (SELECT json_agg(json_build_array(epv.variant_id, epv.quantity,
+                      CASE WHEN NOT EXISTS (SELECT 1 FROM cart_items i WHERE i.cart_id = c.id AND i.enrollment AND i.variant_id = epv.variant_id)
+                           THEN nextval(pg_get_serial_sequence('cart_items', 'id')) END) ORDER BY epv.id)
+                    FROM enrollment_pack_variants epv WHERE epv.enrollment_pack_id = c.enrollment_pack_id)
 )::text AS state, c.metadata::text AS metadata, c.ship_to::text AS ship_to, c.bill_to::text AS bill_to,
   ${checkoutAgreementRowsSql("c")} AS agreements
 FROM carts c WHERE c.cart_token = $1`;
@@ -138,6 +158,7 @@ interface StateRow {
   shipping_methods: LoadedShippingMethod[] | null;
   volume_rep: Row<"User"> | null;
   new_line_ids: number[] | null;
+  pack_contents: Array<[variantId: number, quantity: number, reservedLineId: number | null]> | null;
 }
 
 /** What a mutation that adds lines needs beyond the cart's rows: their variants, and line ids. */
@@ -202,6 +223,7 @@ export async function loadCartState(sql: SqlTransaction, cartToken: string, extr
     variants,
     plans,
     newLineIds: state.new_line_ids ?? [],
+    packContents: (state.pack_contents ?? []).map(([variantId, quantity, reservedLineId]) => ({ variantId, quantity, reservedLineId })),
     taxRatePercent: state.tax_rate === null ? "0" : new Prisma.Decimal(state.tax_rate).toFixed(),
     discounts,
     shippingMethods: state.shipping_methods ?? [],

@@ -8,7 +8,9 @@ import { buyerFromToken, type CreateCartCredentials, createCartUserToken, emailW
 import { storeCartState } from "./cart-repository.js";
 import { loadCartState } from "./cart-state.js";
 import type { CartContext } from "./context.js";
-import { addPackLines, applyItemEntries, applyLineChanges } from "./items.js";
+import { applyLineChanges } from "./cart-lines.js";
+import { addPackLines } from "./enrollment-pack-lines.js";
+import { applyItemEntries } from "./items.js";
 import { type CartOutcome, outcomeOf } from "./mutate.js";
 import type { CreateCartInput } from "./schemas.js";
 
@@ -28,13 +30,12 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, crede
   const pack =
     input.enrollment_pack_id === undefined
       ? null
-      : await ctx.db.enrollmentPack.findFirst({ where: { id: input.enrollment_pack_id, company_id: company.id, active: true }, include: { variants: true } });
+      : await ctx.db.enrollmentPack.findFirst({ where: { id: input.enrollment_pack_id, company_id: company.id, active: true }, select: { id: true } });
   if (input.enrollment_pack_id !== undefined && pack === null) throw ValidationError.field("enrollment_pack_id", "is not an active enrollment pack of this shop");
 
   const now = ctx.clock.now();
   const cartToken = newCartToken();
   const entries = input.items ?? [];
-  const packVariants = pack?.variants ?? [];
   // As adding items does (items.ts): the INSERT, the attribution and the state read leave in one
   // write, the lines are applied to the state in memory, and their writes leave with the view.
   return ctx.sql.transaction(async (sql) => {
@@ -62,15 +63,14 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, crede
       "carts.create",
     );
     if (input.attribution !== undefined) void recordAttribution(sql, { cartToken, companyId: company.id }, input.attribution);
-    const variantIds = [...entries, ...packVariants].map((entry) => entry.variant_id);
-    const loading = loadCartState(sql, cartToken, { variantIds, newLineIds: variantIds.length });
+    // The pack's contents, their variants and their line ids come with the state (loadCartState).
+    const loading = loadCartState(sql, cartToken, { variantIds: entries.map((entry) => entry.variant_id), newLineIds: entries.length });
     loading.catch(() => {});
     await inserting;
     const state = await loading;
     const ref = { id: state.cart.id, companyId: company.id, country: state.cart.country };
-    const reserved = state.newLineIds;
-    const packLines = addPackLines(sql, ref, packVariants, { variants: state.variants, reservedLineIds: reserved.slice(entries.length) }, now);
-    const items = await applyItemEntries(sql, ref, entries, { variants: state.variants, lines: [], reservedLineIds: reserved.slice(0, entries.length) }, now);
+    const packLines = addPackLines(sql, ref, state, now);
+    const items = await applyItemEntries(sql, ref, entries, { variants: state.variants, lines: [], reservedLineIds: state.newLineIds }, now);
     await applyLineChanges(sql, state, { ...items, created: [...items.created, ...packLines] }, now);
     return outcomeOf(storeCartState(sql, state, now), { skipped: items.skipped });
   });

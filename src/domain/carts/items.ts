@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type LockedCart, lockCart, storeCartState } from "./cart-repository.js";
-import { type CartState, loadCartState, loadPlans } from "./cart-state.js";
+import { applyLineChanges, type CartRef, deleteLines, insertLines, isStored, type Line, type LineWrites, type NewLine, newLine, type Subscription, updateLines, writeLines } from "./cart-lines.js";
+import { loadCartState } from "./cart-state.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { isInt32Id } from "../../platform/http/schemas.js";
 import type { CartContext } from "./context.js";
@@ -21,24 +22,6 @@ export interface ItemEntry {
   subscription_plan_id?: number | undefined;
   item_id?: number | undefined;
   display_to_customer?: boolean | undefined;
-}
-
-interface CartRef {
-  id: number;
-  companyId: number;
-  country: CartCountry;
-}
-
-type Subscription = { subscription: boolean; subscription_plan_id: number | null };
-
-/** A cart line as the item rules see it. */
-interface Line extends Subscription {
-  id: number;
-  variant_id: number;
-  quantity: number;
-  parent_id: number | null;
-  enrollment: boolean;
-  display_to_customer: boolean;
 }
 
 const LINE_COLUMNS = "id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id";
@@ -63,64 +46,6 @@ async function findChangeableLine(sql: SqlTransaction, cartId: number, itemId: n
   const line = await findLine(sql, cartId, itemId);
   requireOutsidePack(line);
   return line;
-}
-
-// The writes below are left unawaited by applyItemEntries: the transaction waits for them, and
-// they leave in the same write as the statements that follow (see SqlTransaction).
-
-async function deleteLines(sql: SqlTransaction, ids: number[]): Promise<void> {
-  if (ids.length > 0) await sql.query("DELETE FROM cart_items WHERE id = ANY ($1::int[])", [ids], "carts.delete-lines");
-}
-
-/** Writes the lines' quantity, subscription and display flag: one statement for all of them. */
-async function updateLines(sql: SqlTransaction, lines: Line[], now: Date): Promise<void> {
-  if (lines.length === 0) return;
-  await sql.query(
-    `UPDATE cart_items i SET quantity = u.quantity, subscription = u.subscription, subscription_plan_id = u.plan_id,
-       display_to_customer = u.display, updated_at = $6
-     FROM unnest($1::int[], $2::int[], $3::boolean[], $4::int[], $5::boolean[]) AS u(id, quantity, subscription, plan_id, display)
-     WHERE i.id = u.id`,
-    [lines.map((l) => l.id), lines.map((l) => l.quantity), lines.map((l) => l.subscription), lines.map((l) => l.subscription_plan_id), lines.map((l) => l.display_to_customer), now],
-    "carts.update-lines",
-  );
-}
-
-/** A line about to be inserted: its id is reserved already (see loadCartState) or left to the sequence. */
-type NewLine = Omit<Line, "id"> & { id?: number };
-
-/** Inserts new lines of one cart: one statement for all of them. */
-async function insertLines(sql: SqlTransaction, cart: CartRef, lines: NewLine[], now: Date): Promise<void> {
-  if (lines.length === 0) return;
-  await sql.query(
-    `INSERT INTO cart_items (id, company_id, cart_id, variant_id, quantity, parent_id, enrollment, display_to_customer, subscription, subscription_plan_id, created_at, updated_at)
-     SELECT COALESCE(u.id, nextval(pg_get_serial_sequence('cart_items', 'id'))), $1, $2, u.variant_id, u.quantity, u.parent_id, u.enrollment, u.display,
-            u.subscription, u.plan_id, $10, $10
-     FROM unnest($11::int[], $3::int[], $4::int[], $5::int[], $6::boolean[], $7::boolean[], $8::boolean[], $9::int[])
-       WITH ORDINALITY AS u(id, variant_id, quantity, parent_id, enrollment, display, subscription, plan_id, n)
-     ORDER BY u.n`,
-    [
-      cart.companyId,
-      cart.id,
-      lines.map((l) => l.variant_id),
-      lines.map((l) => l.quantity),
-      lines.map((l) => l.parent_id),
-      lines.map((l) => l.enrollment),
-      lines.map((l) => l.display_to_customer),
-      lines.map((l) => l.subscription),
-      lines.map((l) => l.subscription_plan_id),
-      now,
-      lines.map((l) => l.id ?? null),
-    ],
-    "carts.insert-lines",
-  );
-}
-
-function isStored(line: Line | NewLine): line is Line {
-  return line.id !== undefined;
-}
-
-function newLine(variantId: number, quantity: number, fields: Partial<Omit<Line, "id" | "variant_id" | "quantity">> = {}): NewLine {
-  return { variant_id: variantId, quantity, parent_id: null, enrollment: false, display_to_customer: true, subscription: false, subscription_plan_id: null, ...fields };
 }
 
 /**
@@ -158,20 +83,17 @@ function grownQuantity(current: number, added: number, path: string): number {
   return quantity;
 }
 
+/** What applying item entries did, besides writing it: for a mutation that keeps its state in memory. */
+export interface LineChanges extends LineWrites {
+  skipped: SkippedItem[];
+}
+
 /** What applying item entries reads: the entries' variants and the cart's lines. */
 export interface EntriesInput {
   variants: ReadonlyMap<number, PurchasableVariant>;
   lines: Line[];
   /** Ids reserved for new lines, used in order (see loadCartState); the sequence gives the rest. */
   reservedLineIds?: readonly number[];
-}
-
-/** What applying item entries did, besides writing it: for a mutation that keeps its state in memory. */
-export interface LineChanges {
-  skipped: SkippedItem[];
-  deleted: number[];
-  changed: Line[];
-  created: NewLine[];
 }
 
 /**
@@ -258,32 +180,8 @@ export async function applyItemEntries(
     if (id !== undefined) line.id = id;
   });
   const changes = { skipped, deleted: [...deleted], changed: [...changed], created };
-  void deleteLines(sql, changes.deleted);
-  void updateLines(sql, changes.changed, now);
-  void insertLines(sql, cart, created, now);
+  writeLines(sql, cart, changes, now);
   return changes;
-}
-
-/**
- * An enrollment pack's variants join the cart as enrollment lines (the pack's price is the fee),
- * with ids reserved in the cart's state. A pack is sold whole: when any of its variants could not
- * be bought on its own in the cart's country, the request is a 422 on `enrollment_pack_id` naming
- * each, and the caller's transaction rolls back. Returns the lines written.
- */
-export function addPackLines(
-  sql: SqlTransaction,
-  cart: CartRef,
-  packVariants: Array<{ variant_id: number; quantity: number }>,
-  { variants, reservedLineIds = [] }: Omit<EntriesInput, "lines">,
-  now: Date,
-): NewLine[] {
-  const problems = packVariants.flatMap((entry) => unavailability(variants.get(entry.variant_id), entry.variant_id, cart.country) ?? []);
-  if (problems.length > 0) {
-    throw new ValidationError({ enrollment_pack_id: problems.map((problem) => problem.message) }, "The enrollment pack is sold whole, and some of its contents are not available");
-  }
-  const created = packVariants.map((entry, index) => ({ ...newLine(entry.variant_id, entry.quantity, { enrollment: true }), id: reservedLineIds[index] }));
-  void insertLines(sql, cart, created, now);
-  return created;
 }
 
 function cartRef(cart: LockedCart, country: CartCountry): CartRef {
@@ -323,40 +221,6 @@ export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry
       return outcomeOf(storeCartState(sql, state, now), { skipped: changes.skipped });
     }),
   );
-}
-
-/** The cart state as the line writes of `changes` leave it (bundled items go with their line). */
-export async function applyLineChanges(sql: SqlTransaction, state: CartState, changes: Omit<LineChanges, "skipped">, now: Date): Promise<void> {
-  const { cart } = state;
-  const planIds = [...changes.changed, ...changes.created].flatMap((line) => (line.subscription_plan_id === null ? [] : [line.subscription_plan_id]));
-  const missingPlans = planIds.filter((id) => !state.plans.has(id));
-  if (missingPlans.length > 0) for (const plan of await loadPlans(sql, missingPlans)) state.plans.set(plan.id, plan);
-  const planOf = (line: Subscription) => (line.subscription_plan_id === null ? null : (state.plans.get(line.subscription_plan_id) ?? null));
-
-  const gone = new Set(changes.deleted);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const item of cart.items) {
-      if (item.parent_id !== null && gone.has(item.parent_id) && !gone.has(item.id)) {
-        gone.add(item.id);
-        grew = true;
-      }
-    }
-  }
-  const changed = new Map(changes.changed.map((line) => [line.id, line]));
-  const kept = cart.items.filter((item) => !gone.has(item.id));
-  cart.items = [
-    ...kept.map((item) => {
-      const line = changed.get(item.id);
-      return line === undefined ? item : { ...item, ...line, subscription_plan: planOf(line), updated_at: now };
-    }),
-    ...changes.created.map(({ id, ...line }) => {
-      if (id === undefined) throw new Error("a line added in memory needs a reserved id");
-      const variant = state.variants.get(line.variant_id);
-      if (variant === undefined) throw new Error(`variant ${line.variant_id} of a new line was not loaded`);
-      return { ...line, id, company_id: cart.company_id, cart_id: cart.id, cv: null, qv: null, created_at: now, updated_at: now, subscription_plan: planOf(line), variant };
-    }),
-  ];
 }
 
 export function removeItemsByVariant(ctx: CartContext, cartToken: string, variantIds: number[]): Promise<CartOutcome> {

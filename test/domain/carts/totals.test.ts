@@ -10,38 +10,16 @@ import {
   type TotalsLine,
 } from "../../../src/domain/carts/totals.js";
 import { IntegerOverflowError } from "../../../src/platform/money.js";
+import { totalsInput, totalsLine } from "../../helpers/totals.js";
 
 let nextKey = 0;
 
 function line(overrides: Partial<TotalsLine> = {}): TotalsLine {
   nextKey += 1;
-  return {
-    key: `line-${nextKey}`,
-    productId: 1,
-    retailUnitPrice: 1000,
-    repUnitPrice: null,
-    quantity: 1,
-    taxable: true,
-    unitCv: 0,
-    unitQv: 0,
-    subscription: null,
-    ...overrides,
-  };
+  return totalsLine({ key: `line-${nextKey}`, ...overrides });
 }
 
-function cart(overrides: Partial<TotalsInput> = {}): TotalsInput {
-  return {
-    decimalPlaces: 2,
-    pricing: "retail",
-    lines: [],
-    discounts: [],
-    taxRatePercent: "0",
-    shipping: null,
-    transactionFee: 0,
-    enrollmentFee: 0,
-    ...overrides,
-  };
-}
+const cart = totalsInput;
 
 function code(
   scope: TotalsDiscount["scope"],

@@ -400,6 +400,118 @@ describe("POST /api/carts", () => {
   });
 });
 
+describe("an enrollment pack at the cart's next change", () => {
+  // The admin's calls: a pack is retired with active false and its contents replaced with variant_ids.
+  const packCall = async (method: "POST" | "PUT", path: string, pack: Record<string, unknown>) => {
+    const response = await call(method, path, { token: acme.token, body: { enrollment_pack: pack } });
+    expect(response.status, response.text).toBe(method === "POST" ? 201 : 200);
+    return response.body.enrollment_pack as { id: number };
+  };
+  const touch = async (cartToken: string) => parseCart(await call("PATCH", `/api/carts/${cartToken}`, { body: {} })).cart;
+  const packLines = (cart: { items: Array<{ variant_id: number; quantity: number; enrollment: boolean }> }) =>
+    cart.items.filter((item) => item.enrollment).map((item) => [item.variant_id, item.quantity]);
+
+  it("takes a retired pack off the cart: its lines, its fee, its agreements and the enrollment type go, with a warning naming it", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "0");
+    const { variant: packed } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, cv: 5 }] });
+    const { variant: item } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "T9 Pack", price: "49.995", variant_ids: [packed.id] });
+    const terms = await call("POST", "/api/agreements", { token: acme.token, body: { agreement: { title: "Pack terms", description: "The terms.", show_at_checkout: true, enrollment_pack_id: pack.id } } });
+    expect(terms.status).toBe(201);
+    try {
+      const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id, items: [{ variant_id: item.id, quantity: 1 }] });
+      expect(cart).toMatchObject({ type: "enrollment", enrollment_fee: "50.00", amount_total: "70.00", cv_total: 5, valid_for_checkout: true });
+      expect(cart.agreements?.map((agreement) => agreement.id)).toEqual([terms.body.agreement.id]);
+
+      await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { active: false });
+      const retired = await touch(cart.cart_token);
+      expect(retired).toMatchObject({
+        type: "regular",
+        enrollment_pack_id: null,
+        enrollment_pack: null,
+        enrollment_fee: "0.00",
+        amount_total: "20.00",
+        cv_total: 0,
+        agreements: [],
+        valid_for_checkout: true,
+        messages: { errors: [], warnings: ["Enrollment pack T9 Pack was removed: it is not active"] },
+      });
+      expect(retired.items.map((line) => [line.variant_id, line.enrollment])).toEqual([[item.id, false]]);
+      // Stored so: the next change has nothing to correct, and a pack no cart refers to can be deleted.
+      expect(await touch(cart.cart_token)).toEqual({ ...retired, messages: { ...retired.messages, warnings: [] } });
+      expect((await call("DELETE", `/api/agreements/${terms.body.agreement.id}`, { token: acme.token })).status).toBe(200);
+      expect((await call("DELETE", `/api/enrollment_packs/${pack.id}`, { token: acme.token })).status).toBe(200);
+    } finally {
+      await t.db.prisma.agreement.deleteMany();
+    }
+  });
+
+  it("rewrites the pack's lines to its current contents, with a warning, on any change (adding items too)", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "0");
+    const { variant: first } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 1 }] });
+    const { variant: second } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 2 }] });
+    const { variant: third } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 4 }] });
+    const { variant: item } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1500 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "Builder", price: "49", variant_ids: [first.id] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(packLines(cart)).toEqual([[first.id, 1]]);
+
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [second.id, third.id], price: "35" });
+    const rewritten = await touch(cart.cart_token);
+    expect(rewritten).toMatchObject({
+      type: "enrollment",
+      enrollment_fee: "35.00",
+      amount_total: "35.00",
+      cv_total: 6,
+      valid_for_checkout: true,
+      messages: { errors: [], warnings: [`Contents of enrollment pack Builder changed from ${first.sku} to ${second.sku}, ${third.sku}`, "Enrollment fee changed from $49.00 to $35.00"] },
+    });
+    expect(packLines(rewritten)).toEqual([
+      [second.id, 1],
+      [third.id, 1],
+    ]);
+    expect(rewritten.items.every((line) => line.price === "0.00")).toBe(true);
+    expect(await touch(cart.cart_token)).toEqual({ ...rewritten, messages: { ...rewritten.messages, warnings: [] } });
+
+    // Adding items keeps the cart's state in memory: the pack's lines follow it there too.
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [third.id, first.id] });
+    const added = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: [{ variant_id: item.id, quantity: 1 }] } })).cart;
+    expect(added.messages.warnings).toEqual([`Contents of enrollment pack Builder changed from ${second.sku}, ${third.sku} to ${third.sku}, ${first.sku}`]);
+    expect(added.items.map((line) => [line.variant_id, line.enrollment])).toEqual([
+      [third.id, true],
+      [item.id, false],
+      [first.id, true],
+    ]);
+    expect(added).toMatchObject({ amount_total: "50.00", cv_total: 5 });
+    expect(await touch(cart.cart_token)).toEqual({ ...added, skipped_items: [], messages: { ...added.messages, warnings: [] } });
+  });
+
+  it("keeps a pack that can no longer be sold whole, its lines its current contents: the cart is not valid for checkout until the pack changes", async () => {
+    const { variant: sold } = await createProduct(t.db.prisma, acme.id);
+    const { variant: notInUs } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 1000 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "Starter", price: "20", variant_ids: [sold.id] });
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [sold.id, notInUs.id] });
+    const unsellable = await touch(cart.cart_token);
+    expect(unsellable).toMatchObject({
+      type: "enrollment",
+      enrollment_fee: "20.00",
+      valid_for_checkout: false,
+      messages: { errors: [`${notInUs.sku} is not available in United States`], warnings: [`Contents of enrollment pack Starter changed from ${sold.sku} to ${sold.sku}, ${notInUs.sku}`] },
+    });
+    expect(packLines(unsellable)).toEqual([
+      [sold.id, 1],
+      [notInUs.id, 1],
+    ]);
+
+    await packCall("PUT", `/api/enrollment_packs/${pack.id}`, { variant_ids: [sold.id] });
+    const sellable = await touch(cart.cart_token);
+    expect(sellable).toMatchObject({ valid_for_checkout: true, messages: { errors: [], warnings: [`Contents of enrollment pack Starter changed from ${sold.sku}, ${notInUs.sku} to ${sold.sku}`] } });
+    expect(packLines(sellable)).toEqual([[sold.id, 1]]);
+  });
+});
+
 describe("GET /api/carts/{cart_token}", () => {
   it("returns the stored cart; 404 for an unknown or malformed token", async () => {
     const created = await createCartOverHttp(call, acme);
@@ -895,6 +1007,72 @@ describe("repricing at the next change", () => {
     await t.db.prisma.enrollmentPack.update({ where: { id: pack.id }, data: { price: "59.00" } });
     await t.db.prisma.shippingMethod.update({ where: { id: method.id }, data: { price: 799 } });
     expect(await touch(cart.cart_token)).toMatchObject({ enrollment_fee: "59.00", shipping_total: "7.99", messages: { warnings: [] } });
+  });
+
+  it("warns of what a code whose terms changed takes off (amount, kind, scope, products); not of what the shopper's own change moved", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "0");
+    const { variant, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 5000 } }] });
+    const { product: other } = await createProduct(t.db.prisma, acme.id);
+    const discount = await createDiscount(t.db.prisma, acme.id, { code: "T3AMT", kind: "percentage", amount: "10", scope: "order" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    const path = `/api/carts/${cart.cart_token}`;
+    const applied = parseCart(await call("POST", `${path}/discount`, { body: { discount_codes: ["T3AMT"] } })).cart;
+    expect(applied.discount_breakdown.T3AMT).toMatchObject({ amount: "5.00" });
+    const changeCode = async (terms: Record<string, unknown>) => {
+      const response = await call("PUT", `/api/discounts/${discount.id}`, { token: acme.token, body: { discount: terms } });
+      expect(response.status, response.text).toBe(200);
+    };
+
+    await changeCode({ amount: "1" });
+    const repriced = await touch(cart.cart_token);
+    expect(repriced).toMatchObject({ amount_total: "49.50", messages: { warnings: ["Discount code T3AMT changed from $5.00 to $0.50"] } });
+    expect(repriced.discount_breakdown.T3AMT).toMatchObject({ amount: "0.50" });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+
+    // The shopper's own change moves what the code takes: no repricing.
+    const itemId = cart.items[0]?.id as number;
+    const more = parseCart(await call("POST", `${path}/items`, { body: { items: [{ variant_id: variant.id, quantity: 2, item_id: itemId }] } })).cart;
+    expect(more).toMatchObject({ amount_total: "99.00", messages: { warnings: [] } });
+
+    await changeCode({ kind: "fixed_amount", amount: "3.00" });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual(["Discount code T3AMT changed from $1.00 to $3.00"]);
+    await changeCode({ scope: "product", product_ids: [other.id] });
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "100.00", messages: { warnings: ["Discount code T3AMT changed from $3.00 to $0.00"] } });
+    // New terms that take as little off this cart are no repricing.
+    await changeCode({ amount: "4.00" });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+    await changeCode({ product_ids: [other.id, product.id] });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual(["Discount code T3AMT changed from $0.00 to $4.00"]);
+  });
+
+  it("warns of a line's tax when its variant became exempt or taxed", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { variant, product } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 10000 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    expect(cart.amount_total).toBe("108.25");
+    const setTaxCategory = async (taxCategory: string) => {
+      const response = await call("PUT", `/api/products/${product.id}`, { token: acme.token, body: { product: { variants: [{ id: variant.id, tax_category: taxCategory }] } } });
+      expect(response.status, response.text).toBe(200);
+    };
+
+    await setTaxCategory("exempt");
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "100.00", tax_total: "0.00", messages: { warnings: [`Tax on ${variant.sku} changed from $8.25 to $0.00`] } });
+    expect((await touch(cart.cart_token)).messages.warnings).toEqual([]);
+    await setTaxCategory("standard");
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "108.25", messages: { warnings: [`Tax on ${variant.sku} changed from $0.00 to $8.25`] } });
+  });
+
+  it("compares no code's terms nor line's tax that a view_pricing stored before they were kept does not hold", async () => {
+    await setTaxRate(t.db.prisma, acme.id, "US", "8.25");
+    const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 10000 } }] });
+    const discount = await createDiscount(t.db.prisma, acme.id, { code: "OLDTERMS", kind: "percentage", amount: "10", scope: "order" });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 1 }] });
+    parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["OLDTERMS"] } }));
+    await t.db.prisma.$executeRaw`UPDATE carts SET view_pricing = jsonb_set(view_pricing::jsonb - 'discounts', '{lines}',
+      (SELECT jsonb_agg(line - 4) FROM jsonb_array_elements(view_pricing::jsonb -> 'lines') AS line))::json WHERE cart_token = ${cart.cart_token}`;
+    await t.db.prisma.discount.update({ where: { id: discount.id }, data: { amount: "20" } });
+    await t.db.prisma.variant.update({ where: { id: variant.id }, data: { tax_category: "exempt" } });
+    expect(await touch(cart.cart_token)).toMatchObject({ amount_total: "80.00", messages: { warnings: [] } });
   });
 
   it("does not warn of the price of a line that lost it: its error says so", async () => {
