@@ -125,10 +125,13 @@ SELECT json_build_object(
   'volume_rep', (SELECT row_to_json(u) FROM users u
                  WHERE u.id = (SELECT rep_id FROM cart_attributions WHERE cart_id = c.id ORDER BY id DESC LIMIT 1)),
   'new_line_ids', (SELECT json_agg(nextval(pg_get_serial_sequence('cart_items', 'id'))) FROM generate_series(1, $3::int)),
-  'pack_contents', (SELECT json_agg(json_build_array(epv.variant_id, epv.quantity,
-                      CASE WHEN NOT EXISTS (SELECT 1 FROM cart_items i WHERE i.cart_id = c.id AND i.enrollment AND i.variant_id = epv.variant_id)
-                           THEN nextval(pg_get_serial_sequence('cart_items', 'id')) END) ORDER BY epv.id)
-                    FROM enrollment_pack_variants epv WHERE epv.enrollment_pack_id = c.enrollment_pack_id)
+  'pack_contents', (SELECT json_agg(json_build_array(pc.variant_id, pc.quantity, pc.line_id) ORDER BY pc.id)
+                    FROM (SELECT epv.id, epv.variant_id, epv.quantity,
+                                 CASE WHEN NOT EXISTS (SELECT 1 FROM cart_items i WHERE i.cart_id = c.id AND i.enrollment AND i.variant_id = epv.variant_id)
+                                      THEN nextval(pg_get_serial_sequence('cart_items', 'id')) END AS line_id
+                            FROM enrollment_pack_variants epv WHERE epv.enrollment_pack_id = c.enrollment_pack_id
+                           -- A volatile select list is evaluated after the sort: line ids follow the pack's order.
+                           ORDER BY epv.id) pc)
 )::text AS state, c.metadata::text AS metadata, c.ship_to::text AS ship_to, c.bill_to::text AS bill_to,
   ${checkoutAgreementRowsSql("c")} AS agreements
 FROM carts c WHERE c.cart_token = $1`;

@@ -31,7 +31,7 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, crede
     input.enrollment_pack_id === undefined
       ? null
       : await ctx.db.enrollmentPack.findFirst({ where: { id: input.enrollment_pack_id, company_id: company.id, active: true }, select: { id: true } });
-  if (input.enrollment_pack_id !== undefined && pack === null) throw ValidationError.field("enrollment_pack_id", "is not an active enrollment pack of this shop");
+  if (input.enrollment_pack_id !== undefined && pack === null) throw inactivePack();
 
   const now = ctx.clock.now();
   const cartToken = newCartToken();
@@ -68,12 +68,18 @@ export async function createCart(ctx: CartContext, input: CreateCartInput, crede
     loading.catch(() => {});
     await inserting;
     const state = await loading;
+    // Retired since the check above: refused as it would have been a moment earlier, not created without it.
+    if (state.cart.enrollment_pack?.active === false) throw inactivePack();
     const ref = { id: state.cart.id, companyId: company.id, country: state.cart.country };
     const packLines = addPackLines(sql, ref, state, now);
     const items = await applyItemEntries(sql, ref, entries, { variants: state.variants, lines: [], reservedLineIds: state.newLineIds }, now);
     await applyLineChanges(sql, state, { ...items, created: [...items.created, ...packLines] }, now);
     return outcomeOf(storeCartState(sql, state, now), { skipped: items.skipped });
   });
+}
+
+function inactivePack(): ValidationError {
+  return ValidationError.field("enrollment_pack_id", "is not an active enrollment pack of this shop");
 }
 
 /** The shop's company (by domain, or by slug for a first label) and the country: one statement. */

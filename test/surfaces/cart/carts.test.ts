@@ -446,6 +446,47 @@ describe("an enrollment pack at the cart's next change", () => {
     }
   });
 
+  // Found by a review: a pack retired between create's check and its state read made a regular
+  // cart with a removal warning, where a moment earlier the same request was a 422.
+  it("refuses a create whose pack is retired while the cart is being inserted, as it refuses one retired before", async () => {
+    const { variant: packed } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "Racy", price: "10", variant_ids: [packed.id] });
+    // The retirement commits inside the create's transaction, between its check and its state read.
+    await t.db.prisma.$executeRawUnsafe(`CREATE FUNCTION retire_pack() RETURNS trigger AS $$
+      BEGIN UPDATE enrollment_packs SET active = false WHERE id = NEW.enrollment_pack_id; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await t.db.prisma.$executeRawUnsafe("CREATE TRIGGER retire_pack AFTER INSERT ON carts FOR EACH ROW EXECUTE FUNCTION retire_pack()");
+    try {
+      const carts = await t.db.prisma.cart.count();
+      const response = await call("POST", "/api/carts", { body: { svc_shop: acme.shop, country_code: "US", enrollment_pack_id: pack.id } });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ enrollment_pack_id: ["is not an active enrollment pack of this shop"] });
+      expect(await t.db.prisma.cart.count()).toBe(carts);
+    } finally {
+      await t.db.prisma.$executeRawUnsafe("DROP TRIGGER retire_pack ON carts");
+      await t.db.prisma.$executeRawUnsafe("DROP FUNCTION retire_pack()");
+    }
+  });
+
+  // Found by a review: line ids were drawn in the order of the index the pack's contents were
+  // read by (variant id), so a pack's lines showed in variant order rather than the pack's.
+  it("adds a pack's lines in the pack's order", async () => {
+    const { variant: first } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 100 } }] });
+    const { variant: second } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 200 } }] });
+    const { variant: third } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 300 } }] });
+    const pack = await packCall("POST", "/api/enrollment_packs", { title: "Ordered", price: "10", variant_ids: [third.id, first.id, second.id] });
+    // Enough other packs' contents that PostgreSQL reads a pack's through its (pack, variant) index.
+    await t.db.prisma.$executeRaw`WITH others AS (INSERT INTO enrollment_packs (company_id, title, price, updated_at)
+                                    SELECT ${acme.id}, 'Other', 1, now() FROM generate_series(1, 3000) RETURNING id)
+                                  INSERT INTO enrollment_pack_variants (enrollment_pack_id, variant_id) SELECT id, ${first.id} FROM others`;
+    await t.db.prisma.$executeRaw`ANALYZE enrollment_pack_variants`;
+    const { cart } = await createCartOverHttp(call, acme, { enrollment_pack_id: pack.id });
+    expect(packLines(cart)).toEqual([
+      [third.id, 1],
+      [first.id, 1],
+      [second.id, 1],
+    ]);
+  });
+
   it("rewrites the pack's lines to its current contents, with a warning, on any change (adding items too)", async () => {
     await setTaxRate(t.db.prisma, acme.id, "US", "0");
     const { variant: first } = await createProduct(t.db.prisma, acme.id, { variants: [{ cv: 1 }] });
