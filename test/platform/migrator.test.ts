@@ -88,6 +88,27 @@ describe("migrate", () => {
     }
   });
 
+  // Found by a review: without a bound a migration's lock queued behind a long transaction, and
+  // every request on its table queued behind the migration for as long as it waited.
+  it.skipIf(!inject("databaseServer"))("bounds a migration's own lock waits by the pool's lock_timeout: a MigrationError naming 55P03, nothing recorded", async () => {
+    const testDb = await emptyDatabase();
+    const database = await openDatabase({ url: testDb.url as string, poolSize: 1, dataDir: ":memory:", logger: pino({ level: "silent" }), lockTimeoutMs: 100 });
+    const longTransaction = await testDb.database.sql.connect();
+    try {
+      await migrate(database.sql, [migration("001_a", "CREATE TABLE a (id int);")]);
+      await longTransaction.query("BEGIN");
+      await longTransaction.query("SELECT * FROM a");
+      const failure = migrate(database.sql, [migration("001_a", "CREATE TABLE a (id int);"), migration("002_b", "ALTER TABLE a ADD COLUMN b int;")]);
+      await expect(failure).rejects.toThrow(MigrationError);
+      await expect(failure).rejects.toThrow(/SQLSTATE 55P03/);
+      await longTransaction.query("COMMIT");
+      expect(await database.sql.query('SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL')).toEqual([{ migration_name: "001_a" }]);
+    } finally {
+      await longTransaction.release();
+      await database.close();
+    }
+  });
+
   it("rolls a failing migration back whole and records nothing", async () => {
     const { database } = await emptyDatabase();
     const broken = [migration("001_ok", "CREATE TABLE a (id int);"), migration("002_broken", "CREATE TABLE b (id int);\nSELECT * FROM no_such_table;")];

@@ -1,5 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
+import { lockCompanyQueue } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -63,7 +64,7 @@ async function viewIn(db: Db, row: PageRow, lang: string): Promise<CustomPageVie
  */
 async function inPageLock<T>(ctx: ServiceContext, work: (tx: Tx) => Promise<T>): Promise<T> {
   return ctx.db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('custom_pages'), ${ctx.companyId}::int)`;
+    await lockCompanyQueue(tx, "custom_pages", ctx.companyId);
     return work(tx);
   }, LOCK_WAITING_TRANSACTION);
 }

@@ -1,6 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { lockCompanyQueue } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ValidationError } from "../../platform/errors.js";
 
@@ -37,7 +38,7 @@ export type SlugKind = "media" | "playlist";
  * LOCK_WAITING_TRANSACTION.
  */
 export async function lockSlugs(tx: Prisma.TransactionClient, kind: SlugKind, companyId: number): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`slugs:${kind}`}), ${companyId}::int)`;
+  await lockCompanyQueue(tx, `slugs:${kind}`, companyId);
 }
 
 export interface SlugWrite<Row> {

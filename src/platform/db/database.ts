@@ -119,8 +119,8 @@ export function sqlPoolFor(pool: pg.Pool): SqlPool {
         async exec(script) {
           await client.query(script);
         },
-        async release() {
-          client.release();
+        async release(error?: Error) {
+          client.release(error);
         },
       } satisfies SqlConnection;
     },

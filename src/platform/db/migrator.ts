@@ -62,10 +62,13 @@ export async function migrate(pool: SqlPool, migrations: Migration[] = readMigra
   try {
     const connection = await pool.connect();
     try {
-      // Without the pool's lock_timeout: a start waits for another one's migrations, and a
-      // migration's DDL for the transactions using its table, however long they take.
+      // A start waits for another one's migrations however long they take. The migrations
+      // themselves wait for locks as long as every statement does (the pool's lock_timeout): a
+      // migration's lock queued behind a long transaction holds up every request on its table,
+      // and a start that fails with a MigrationError naming 55P03 can be retried.
       await connection.exec("SET lock_timeout = 0");
       await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+      await connection.exec("RESET lock_timeout");
       const result = await applyPending(connection, migrations).catch(async (error: unknown) => {
         // The failure is what the operator needs to see, not a second one of the unlock on a broken connection.
         await connection.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
@@ -74,9 +77,12 @@ export async function migrate(pool: SqlPool, migrations: Migration[] = readMigra
       await connection.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
       return result;
     } finally {
-      // Back to the pool's lock_timeout (a broken connection fails this and leaves the pool).
-      await connection.exec("RESET lock_timeout").catch(() => {});
-      await connection.release();
+      // Back to the pool's lock_timeout, or out of the pool when that cannot be said.
+      const reset = await connection.exec("RESET lock_timeout").then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      await connection.release(reset);
     }
   } catch (error) {
     if (error instanceof MigrationError) throw error;

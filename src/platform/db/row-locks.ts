@@ -35,3 +35,22 @@ export async function lockCompanyRow(
   );
   if (locked.length === 0) throw new NotFoundError(notFoundMessage);
 }
+
+/**
+ * How long a write may wait in a company's queue (lockCompanyQueue) before it answers 503
+ * `database_busy`: longer than the pool's lock_timeout, which bounds a wait for one row. A
+ * queue's wait is the sum of every write ahead of it (a burst of 1,000,000-character page creates
+ * took 135 ms each under the lock, so forty connections of several instances waited past 5 s),
+ * and it still answers within the HTTP idle timeout after the pool's checkout wait.
+ */
+const COMPANY_QUEUE_LOCK_TIMEOUT = "15s";
+
+/**
+ * Takes turns with the company's other writes of `queue` until the transaction ends (a
+ * transaction-level advisory lock on the queue's name and the company id). The transaction's
+ * lock waits, this one and any after it, take COMPANY_QUEUE_LOCK_TIMEOUT.
+ */
+export async function lockCompanyQueue(tx: Prisma.TransactionClient, queue: string, companyId: number): Promise<void> {
+  await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${COMPANY_QUEUE_LOCK_TIMEOUT}'`);
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${queue}), ${companyId}::int)`;
+}

@@ -7,7 +7,8 @@ export interface SqlConnection {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
   /** Runs a script of several statements (simple query protocol, no parameters). */
   exec(script: string): Promise<void>;
-  release(): Promise<void>;
+  /** With an error, the connection is closed rather than given back: its session state is not known. */
+  release(error?: Error): Promise<void>;
 }
 
 /**

@@ -24,6 +24,8 @@ export const LOCK_WAITING_TRANSACTION = { maxWait: 10_000, timeout: 20_000 } as 
  * orders this process: a lock held elsewhere (another instance, an operator's session) kept a
  * request waiting until the HTTP idle timeout closed its socket, and the change then committed
  * once the lock came free. A cart's or order's change may wait its turn in the RowQueue first (up
- * to `timeout`): 20 s and 5 s answer within the 30 s of HTTP_IDLE_TIMEOUT_MS's default.
+ * to `timeout`): 20 s and 5 s answer within the 30 s of HTTP_IDLE_TIMEOUT_MS's default, unless
+ * every pooled connection is busy too (a checkout may add `maxWait`). A company's queues take
+ * longer (lockCompanyQueue, row-locks.ts).
  */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
