@@ -14,7 +14,7 @@ const cartInclude = {
   company: true,
   country: { include: { currency: true } },
   buyer_rep: true,
-  customer: { include: { payment_methods: { select: { id: true } } } },
+  customer: { include: { payment_methods: { select: { id: true, exp_month: true, exp_year: true } } } },
   enrollment_pack: true,
   shipping_method: true,
   payment_method: true,
@@ -102,7 +102,8 @@ SELECT json_build_object(
   'currency', (SELECT row_to_json(cu) FROM currencies cu JOIN countries ct ON ct.currency_code = cu.code WHERE ct.id = c.country_id),
   'buyer_rep', (SELECT row_to_json(u) FROM users u WHERE u.id = c.buyer_rep_id),
   'customer', (SELECT row_to_json(u) FROM users u WHERE u.id = c.customer_id),
-  'customer_payment_method_ids', (SELECT json_agg(pm.id) FROM payment_methods pm WHERE pm.company_id = c.company_id AND pm.user_id = c.customer_id),
+  'customer_payment_methods', (SELECT json_agg(json_build_object('id', pm.id, 'exp_month', pm.exp_month, 'exp_year', pm.exp_year))
+                               FROM payment_methods pm WHERE pm.company_id = c.company_id AND pm.user_id = c.customer_id),
   'enrollment_pack', (SELECT row_to_json(ep) FROM enrollment_packs ep WHERE ep.id = c.enrollment_pack_id),
   'shipping_method', (SELECT row_to_json(sm) FROM shipping_methods sm WHERE sm.id = c.shipping_method_id),
   'payment_method', (SELECT row_to_json(pm) FROM payment_methods pm WHERE pm.id = c.payment_method_id),
@@ -146,7 +147,7 @@ interface StateRow {
   currency: Row<"Currency">;
   buyer_rep: Row<"User"> | null;
   customer: Row<"User"> | null;
-  customer_payment_method_ids: number[] | null;
+  customer_payment_methods: Array<{ id: number; exp_month: number | null; exp_year: number | null }> | null;
   enrollment_pack: Row<"EnrollmentPack"> | null;
   shipping_method: Row<"ShippingMethod"> | null;
   payment_method: Row<"PaymentMethod"> | null;
@@ -210,7 +211,7 @@ export async function loadCartState(sql: SqlTransaction, cartToken: string, extr
     company: state.company,
     country: { ...state.country, currency: state.currency },
     buyer_rep: state.buyer_rep,
-    customer: state.customer === null ? null : { ...state.customer, payment_methods: (state.customer_payment_method_ids ?? []).map((id) => ({ id })) },
+    customer: state.customer === null ? null : { ...state.customer, payment_methods: state.customer_payment_methods ?? [] },
     enrollment_pack: state.enrollment_pack === null ? null : { ...state.enrollment_pack, price: decimalOf(state.enrollment_pack.price) },
     shipping_method: state.shipping_method,
     payment_method: state.payment_method,

@@ -1,5 +1,6 @@
 import { formatMinor, formatMoneyDisplay, minorToNumber } from "../../platform/money.js";
 import { addInterval, billingFrequencyInWords, type IntervalUnit } from "../subscription-plans/schedule.js";
+import { isCardExpired } from "../payment-methods/expiry.js";
 import type { PricedCart } from "./cart-pricing.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
 import type { AddressView, CartView, StoredCartView } from "./schemas.js";
@@ -207,7 +208,8 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
     agreements: state.agreements,
     payment_account: paymentMethod?.external_id ?? null,
     payment_method: paymentMethodOf(paymentMethod),
-    payment_method_auto_assignable: paymentMethod === null && (cart.customer?.payment_methods.length ?? 0) > 0,
+    // A card that has expired cannot be chosen (set_saved_payment_method refuses it), so it is not one to assign.
+    payment_method_auto_assignable: paymentMethod === null && (cart.customer?.payment_methods.some((method) => !isCardExpired(method, now)) ?? false),
     available_payment_methods: PAYMENT_OPTIONS,
     immutable_items: cart.immutable_items,
     digital_only: false,

@@ -574,6 +574,25 @@ describe("GET /api/carts/{cart_token}", () => {
     const withSaved = parseCart(await call("GET", `/api/carts/${cart.cart_token}?payment_methods_includes=saved_payment_methods`));
     expect(withSaved.cart.available_payment_methods).toContainEqual(expect.objectContaining({ id: card.id, type: "saved_payment_method", last_four: "4242" }));
   });
+
+  // Found by an audit: an expired card was listed and made the cart auto-assignable, and then
+  // set_saved_payment_method refused it as expired.
+  it("offers only the saved cards that can still pay", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    // Saved while valid; expired since (the CLI and the API refuse saving an expired card).
+    const expired = await createCard(t.db.prisma, customer.user.id, { lastFour: "0625" });
+    await t.db.prisma.paymentMethod.update({ where: { id: expired.id }, data: { exp_month: 6, exp_year: 2025 } });
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    expect(cart.payment_method_auto_assignable).toBe(false);
+    const listed = parseCart(await call("GET", `/api/carts/${cart.cart_token}?payment_methods_includes=saved_payment_methods`)).cart.available_payment_methods;
+    expect(listed.filter((method) => method.type === "saved_payment_method")).toEqual([]);
+
+    const valid = await createCard(t.db.prisma, customer.user.id, { lastFour: "4242" });
+    const touched = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: {} })).cart;
+    expect(touched.payment_method_auto_assignable).toBe(true);
+    const relisted = parseCart(await call("GET", `/api/carts/${cart.cart_token}?payment_methods_includes=saved_payment_methods`)).cart.available_payment_methods;
+    expect(relisted.flatMap((method) => (method.type === "saved_payment_method" ? [method.id] : []))).toEqual([valid.id]);
+  });
 });
 
 describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
