@@ -224,7 +224,8 @@ const commands: Record<string, Command> = {
         expYear: positiveInt(o, "exp-year"),
       };
       // Carts and subscriptions refuse an expired card: one saved already expired could never pay.
-      if (isCardExpired({ exp_month: input.expMonth, exp_year: input.expYear }, systemClock.now())) {
+      // A two-digit year ("28" of 12/28) is told it needs four digits (createSavedCard), not that it expired.
+      if (input.expYear >= 1000 && isCardExpired({ exp_month: input.expMonth, exp_year: input.expYear }, systemClock.now())) {
         throw new UsageError(`--exp-month ${input.expMonth} --exp-year ${input.expYear}: the card has expired`);
       }
       return async (db) => {

@@ -236,6 +236,8 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
       [card("v".repeat(3_000), 12, thisYear + 1), typeRefusal],
       [card("visa", 12, 2020), `--exp-month 12 --exp-year 2020: the card has expired; ${usage}`],
       [card("visa", lastMonth, lastMonthsYear), `--exp-month ${lastMonth} --exp-year ${lastMonthsYear}: the card has expired; ${usage}`],
+      // Found by an audit: "28" of a card's 12/28 was called expired, not a year of two digits.
+      [card("visa", 12, 28), "Validation failed (exp_year must be a four-digit year)"],
     ];
     for (const [refused, message] of refusals) {
       const run = await refused;
