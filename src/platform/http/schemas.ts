@@ -125,7 +125,8 @@ export const trimmedEmail = z.preprocess((value) => (typeof value === "string" ?
 
 // Characters that show nothing by themselves: spaces, zero-width and format characters (U+200B,
 // U+200D, U+2060, U+FEFF, soft hyphen, bidi marks), Hangul fillers, variation selectors.
-const INVISIBLE = /[\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+const INVISIBLE_CLASS = String.raw`\p{White_Space}\p{Default_Ignorable_Code_Point}`;
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, "u");
 // Of those, the ones that change how the character before them looks (an emoji's presentation,
 // a subdivision flag's tag sequence): kept at the end of a name.
 const MODIFIER = /[\p{Variation_Selector}\u{E0020}-\u{E007F}]/u;
@@ -159,7 +160,7 @@ export function visibleName(maxLength: number) {
 }
 
 // A character that shows something: neither a space nor a zero-width or format character.
-const VISIBLE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+const VISIBLE = new RegExp(`[^${INVISIBLE_CLASS}]`, "u");
 
 /**
  * A text people read (a description), stored as sent but trimmed of spaces; one with no visible
