@@ -141,6 +141,26 @@ describe("POST /api/company/leads", () => {
     expect(response.body.lead.contact).toMatchObject({ email: "ann@example.com" });
   });
 
+  it("reads a blank in a member of a checked format as null, which a server with no second email or phone sends; free text is kept as sent, a blank full name named by first and last", async () => {
+    await send({ lead: { message: "First", contact } });
+    const blanks = { email: "", email2: "  ", phone: "", phone2: " ", avatar_url: "", ip: "", requested_at: "", time_zone: "", postal_code: "", language_id: "", country_id: " " };
+    const response = await send({ lead: { message: "blank full", contact: { id: 4711, full_name: "", city: "", ...blanks } } });
+    expect(response.status).toBe(201);
+    expect(response.body.contact).toMatchObject({
+      ...Object.fromEntries(Object.keys(blanks).map((key) => [key, null])),
+      full_name: "",
+      city: "",
+      first_name: "Ada",
+    });
+    expect(response.body.lead).toMatchObject({ contact: { name: "Ada Lovelace", email: null, phone: null } });
+  });
+
+  it("reads a null page as absent, as the public lead capture does", async () => {
+    const response = await send({ lead: { message: "No page", contact }, page: null });
+    expect(response.status).toBe(201);
+    expect(response.body.lead.page).toBeNull();
+  });
+
   it("validates the contact member by member, storing nothing", async () => {
     for (const [change, field] of [
       [{ id: undefined }, "lead.contact.id"],
