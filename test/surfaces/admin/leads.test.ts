@@ -64,6 +64,18 @@ describe("GET /api/leads", () => {
     expect(before.body.errors).toEqual({ from: ["must be in the years 0001 to 9999 (UTC)"], to: ["must be in the years 0001 to 9999 (UTC)"] });
   });
 
+  it("compares from and to finer than a millisecond exactly: created_at holds milliseconds, so such a bound is rounded up", async () => {
+    await captureFromStorefront(acme.shop);
+    await t.db.prisma.lead.updateMany({ data: { created_at: new Date("2026-11-24T22:30:09.331Z") } });
+    const count = async (query: string) => (await call("GET", `/api/leads?${query}`, { token: acme.token })).body.leads.length;
+    expect(await count("to=2026-11-24T22:30:09.3315Z")).toBe(1);
+    expect(await count("to=2026-11-24T22:30:09.331000Z")).toBe(0);
+    expect(await count("from=2026-11-24T22:30:09.331999Z")).toBe(0);
+    expect(await count("from=2026-11-24T22:30:09.3310Z")).toBe(1);
+    expect(await count("from=2026-11-24T23:30:09.3305%2B01:00")).toBe(1);
+    expect((await call("GET", "/api/leads?to=9999-12-31T23:59:59.9999Z", { token: acme.token })).status).toBe(200);
+  });
+
   it("answers 422 for a malformed filter and 401 without a token", async () => {
     for (const query of ["from=yesterday", "to=2025-13-01", "rep_id=abc", "per_page=0"]) {
       expect((await call("GET", `/api/leads?${query}`, { token: acme.token })).status, query).toBe(422);
