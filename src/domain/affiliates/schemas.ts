@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int32Id, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
+import { int32Id, optionalOrBlank, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
 
 const identifier = z.string().trim().min(1).max(255);
 
@@ -18,13 +18,16 @@ export const attributionSignals = {
 
 const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
 
-/** The five signals as members of an attribution object: each optional, null read as absent. */
+/**
+ * The five signals as members of an attribution object: each optional, null read as absent, and
+ * a blank string signal too (a form's empty hidden input sends "" beside the one it filled).
+ */
 export const attributionMembers = {
-  share_guid: optionalOrNull(share_guid),
+  share_guid: optionalOrBlank(share_guid),
   svc_rep_id: optionalOrNull(svc_rep_id),
-  email: optionalOrNull(email),
-  username: optionalOrNull(username),
-  external_id: optionalOrNull(external_id),
+  email: optionalOrBlank(email),
+  username: optionalOrBlank(username),
+  external_id: optionalOrBlank(external_id),
 };
 
 const SIGNAL_NAMES = Object.keys(attributionSignals).join(", ");

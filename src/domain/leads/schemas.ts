@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, httpUrl, idParam, int32Id, storableInstant, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankAsNull, blankFilter, httpUrl, idParam, int32Id, optionalOrNull, storableInstant, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
 import { pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
-const code = z.string().max(50).regex(/^[A-Za-z0-9_-]*$/, "may contain letters, digits, - and _ only").nullish();
+const code = blankAsNull(z.string().max(50).regex(/^[A-Za-z0-9_-]*$/, "may contain letters, digits, - and _ only"));
 
 function isTimeZone(value: string): boolean {
   try {
@@ -18,7 +18,9 @@ function isTimeZone(value: string): boolean {
 /**
  * The company-server contact: every member the seed lists, each validated for what it holds.
  * `id` is the company server's own id for the contact; a capture with a known id updates that
- * contact, with a new one creates it. Members left out stay as they are; null clears them.
+ * contact, with a new one creates it. Members left out stay as they are; null clears them. A
+ * member of a checked format reads a blank as null: seed 03 types them as plain strings, so a
+ * server with no second phone sends "" for it.
  */
 export const companyContactSchema = z
   .object({
@@ -27,25 +29,25 @@ export const companyContactSchema = z
     first_name: text(200),
     last_name: text(200),
     full_name: text(400),
-    avatar_url: httpUrl.nullish(),
+    avatar_url: blankAsNull(httpUrl),
     status: text(50),
-    email: trimmedEmail.nullish(),
-    email2: trimmedEmail.nullish(),
-    phone: phoneSchema.nullish(),
-    phone2: phoneSchema.nullish(),
+    email: blankAsNull(trimmedEmail),
+    email2: blankAsNull(trimmedEmail),
+    phone: blankAsNull(phoneSchema),
+    phone2: blankAsNull(phoneSchema),
     phone_id: text(100),
     address: text(500),
     address2: text(500),
     city: text(200),
     state: text(200),
-    postal_code: z.string().max(16).regex(/^[A-Za-z0-9][A-Za-z0-9 -]*$/, "is not a postal code").nullish(),
+    postal_code: blankAsNull(z.string().max(16).regex(/^[A-Za-z0-9][A-Za-z0-9 -]*$/, "is not a postal code")),
     language_id: code,
     country_id: code,
     lead_type: text(50),
-    ip: z.union([z.ipv4(), z.ipv6()], { error: "is not an IP address" }).nullish(),
-    requested_at: z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" }).nullish(),
+    ip: blankAsNull(z.union([z.ipv4(), z.ipv6()], { error: "is not an IP address" })),
+    requested_at: blankAsNull(z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" })),
     best_time: text(100),
-    time_zone: z.string().max(64).refine(isTimeZone, "is not an IANA time zone").nullish(),
+    time_zone: blankAsNull(z.string().max(64).refine(isTimeZone, "is not an IANA time zone")),
     reason: text(2000),
     income: text(100),
     hours: text(100),
@@ -58,7 +60,7 @@ export type CompanyContactInput = z.infer<typeof companyContactSchema>;
 
 export const companyLeadBody = z.object({
   lead: z.object({ message: z.string().trim().min(1).max(5000), contact: companyContactSchema }),
-  page: pageSchema.optional(),
+  page: optionalOrNull(pageSchema),
 });
 
 export type CompanyLeadInput = z.infer<typeof companyLeadBody>;

@@ -73,7 +73,9 @@ export async function captureCompanyLead(ctx: ServiceContext, input: CompanyLead
       create: { company_id: ctx.companyId, external_id: contact.id, ...columns },
       update: columns,
     });
-    const name = contactRow.full_name ?? fullName(contactRow.first_name, contactRow.last_name);
+    // A server without a full name may send "" for it (seed 03 types it a string): the lead then
+    // shows the first and last names rather than no name.
+    const name = contactRow.full_name?.trim() || fullName(contactRow.first_name, contactRow.last_name);
     const lead = await tx.lead.create({
       data: {
         company_id: ctx.companyId,

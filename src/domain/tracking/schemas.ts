@@ -1,19 +1,22 @@
 import { z } from "zod";
-import { errorBodySchema, httpUrl, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
+import { errorBodySchema, httpUrl, optionalOrBlank, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 import { attributionSchema } from "../affiliates/schemas.js";
 
 export const LOCALE_PATTERN = /^[a-z]{2}_[A-Z]{2}$/;
 
 const localeSchema = z.string().regex(LOCALE_PATTERN, "must look like en_US");
+const optionalLocale = optionalOrBlank(localeSchema);
 
 // Storefront scripts send null for "none": every optional member of a public SDK body reads it
-// as absent (optionalOrNull); required members stay required, null included.
+// as absent (optionalOrNull), and one of a checked format (a locale, an email, a phone, a URL)
+// reads a blank as absent too (optionalOrBlank), as an empty form input sends "". Free text is
+// taken as sent. Required members stay required, null included.
 export const requestMetadataSchema = z
   .object({
     svc_shop: z.string().min(1).max(253).describe("The shop's domain (acme.example.com) or its first label (acme)"),
     svc_session: z.string().regex(SESSION_ID_PATTERN, "must be ss_ followed by 22 base58 characters"),
-    svc_locale: optionalOrNull(localeSchema),
+    svc_locale: optionalLocale,
     svc_journey: optionalOrNull(z.string().max(200)),
     attribution: optionalOrNull(attributionSchema),
   })
@@ -48,7 +51,7 @@ export const pageSchema = z
     url: httpUrl,
     title: optionalOrNull(z.string().max(500)),
     description: optionalOrNull(z.string().max(2000)),
-    image: optionalOrNull(httpUrl),
+    image: optionalOrBlank(httpUrl),
   })
   .meta({ id: "UrlPage" });
 
@@ -64,8 +67,8 @@ export const phoneSchema = z.string().max(40).regex(PHONE_PATTERN, "is not a pho
 export const leadContactSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
-    email: optionalOrNull(trimmedEmail),
-    phone: optionalOrNull(phoneSchema),
+    email: optionalOrBlank(trimmedEmail),
+    phone: optionalOrBlank(phoneSchema),
   })
   .refine((contact) => contact.email !== undefined || contact.phone !== undefined, {
     message: "needs an email or a phone",
@@ -97,9 +100,9 @@ const sessionShop = z.string().min(1).max(253);
 export const sessionBody = z
   .object({
     svc_shop: optionalOrNull(sessionShop),
-    svc_locale: optionalOrNull(localeSchema),
+    svc_locale: optionalLocale,
     // The shop may come bare beside a metadata that names only the locale.
-    metadata: optionalOrNull(z.object({ svc_shop: optionalOrNull(sessionShop), svc_locale: optionalOrNull(localeSchema) })),
+    metadata: optionalOrNull(z.object({ svc_shop: optionalOrNull(sessionShop), svc_locale: optionalLocale })),
   })
   .transform((body, ctx) => {
     const svcShop = body.metadata?.svc_shop ?? body.svc_shop;

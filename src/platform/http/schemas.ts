@@ -55,6 +55,28 @@ export function optionalOrNull<Schema extends z.ZodType>(schema: Schema) {
     .optional();
 }
 
+/** True for an empty string or one of spaces only: what an empty form input or an "All" choice sends. */
+function isBlank(value: unknown): boolean {
+  return typeof value === "string" && value.trim() === "";
+}
+
+const blankAsNullValue = (value: unknown) => (isBlank(value) ? null : value);
+
+/**
+ * A nullable optional member of a checked format (an email, a phone, a URL, a locale) that reads a
+ * blank as null, "none": an empty form input sends "", and a client whose own field is a plain
+ * string has nothing else to send. Anything else is read by `schema` as given. The document
+ * shows `schema`, nullable.
+ */
+export function blankAsNull<Schema extends z.ZodType>(schema: Schema) {
+  return z.preprocess(blankAsNullValue, schema.nullish());
+}
+
+/** optionalOrNull for a member of a checked format: null and a blank are both read as absent. */
+export function optionalOrBlank<Schema extends z.ZodType>(schema: Schema) {
+  return z.preprocess(blankAsNullValue, optionalOrNull(schema));
+}
+
 const DECIMAL_DIGITS = /^(0|[1-9]\d{0,15})$/;
 
 /**
@@ -113,7 +135,7 @@ export const searchQuery = textFilter(255);
  * `schema` as given, untrimmed (" 74" names no id). The document shows `schema`.
  */
 export function blankFilter<Schema extends z.ZodType>(schema: Schema) {
-  return z.preprocess((value) => (typeof value === "string" && value.trim() === "" ? undefined : value), schema.optional());
+  return z.preprocess((value) => (isBlank(value) ? undefined : value), schema.optional());
 }
 
 /**

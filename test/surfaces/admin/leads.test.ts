@@ -64,6 +64,18 @@ describe("GET /api/leads", () => {
     expect(before.body.errors).toEqual({ from: ["must be in the years 0001 to 9999 (UTC)"], to: ["must be in the years 0001 to 9999 (UTC)"] });
   });
 
+  it("compares from and to finer than a millisecond exactly: created_at holds milliseconds, so such a bound is rounded up", async () => {
+    await captureFromStorefront(acme.shop);
+    await t.db.prisma.lead.updateMany({ data: { created_at: new Date("2026-11-24T22:30:09.331Z") } });
+    const count = async (query: string) => (await call("GET", `/api/leads?${query}`, { token: acme.token })).body.leads.length;
+    expect(await count("to=2026-11-24T22:30:09.3315Z")).toBe(1);
+    expect(await count("to=2026-11-24T22:30:09.331000Z")).toBe(0);
+    expect(await count("from=2026-11-24T22:30:09.331999Z")).toBe(0);
+    expect(await count("from=2026-11-24T22:30:09.3310Z")).toBe(1);
+    expect(await count("from=2026-11-24T23:30:09.3305%2B01:00")).toBe(1);
+    expect((await call("GET", "/api/leads?to=9999-12-31T23:59:59.9999Z", { token: acme.token })).status).toBe(200);
+  });
+
   it("answers 422 for a malformed filter and 401 without a token", async () => {
     for (const query of ["from=yesterday", "to=2025-13-01", "rep_id=abc", "per_page=0"]) {
       expect((await call("GET", `/api/leads?${query}`, { token: acme.token })).status, query).toBe(422);
@@ -139,6 +151,26 @@ describe("POST /api/company/leads", () => {
     expect(response.status).toBe(201);
     expect(response.body.contact).toMatchObject({ email: "ann@example.com", email2: "ann2@example.com" });
     expect(response.body.lead.contact).toMatchObject({ email: "ann@example.com" });
+  });
+
+  it("reads a blank in a member of a checked format as null, which a server with no second email or phone sends; free text is kept as sent, a blank full name named by first and last", async () => {
+    await send({ lead: { message: "First", contact } });
+    const blanks = { email: "", email2: "  ", phone: "", phone2: " ", avatar_url: "", ip: "", requested_at: "", time_zone: "", postal_code: "", language_id: "", country_id: " " };
+    const response = await send({ lead: { message: "blank full", contact: { id: 4711, full_name: "", city: "", ...blanks } } });
+    expect(response.status).toBe(201);
+    expect(response.body.contact).toMatchObject({
+      ...Object.fromEntries(Object.keys(blanks).map((key) => [key, null])),
+      full_name: "",
+      city: "",
+      first_name: "Ada",
+    });
+    expect(response.body.lead).toMatchObject({ contact: { name: "Ada Lovelace", email: null, phone: null } });
+  });
+
+  it("reads a null page as absent, as the public lead capture does", async () => {
+    const response = await send({ lead: { message: "No page", contact }, page: null });
+    expect(response.status).toBe(201);
+    expect(response.body.lead.page).toBeNull();
   });
 
   it("validates the contact member by member, storing nothing", async () => {

@@ -82,10 +82,10 @@ describe("POST /affiliates/lookup", () => {
       [{ guid: "x" }, "metadata.attribution"],
       [{ email: "not-an-email" }, "metadata.attribution.email"],
       [{ svc_rep_id: -1 }, "metadata.attribution.svc_rep_id"],
-      [{ username: "" }, "metadata.attribution.username"],
-      // Attribution is required here: null is not a stand-in for it, nor a signal.
+      // Attribution is required here: null is not a stand-in for it, nor a signal, nor is a blank one.
       [null, "metadata.attribution"],
       [{ email: null }, "metadata.attribution"],
+      [{ username: "" }, "metadata.attribution"],
     ] as const) {
       const response = await lookup(attribution);
       expect(response.status, JSON.stringify(attribution)).toBe(422);
@@ -93,8 +93,8 @@ describe("POST /affiliates/lookup", () => {
     }
   });
 
-  it("reads a null signal as an absent one", async () => {
-    const response = await lookup({ share_guid: null, email: null, username: rita.username });
+  it("reads a null or blank signal as an absent one", async () => {
+    const response = await lookup({ share_guid: null, email: " ", external_id: "", username: rita.username });
     expect(response.status).toBe(201);
     expect(response.body.affiliate.username).toBe(rita.username);
   });

@@ -151,6 +151,25 @@ describe("POST /events/leads/capture", () => {
     ]);
   });
 
+  it("reads a blank in an optional member of a checked format as absent, as an empty form input sends it", async () => {
+    const withPhone = await capture({
+      lead: lead({ name: "Ann", phone: "+1 555 123 4567", email: "" }),
+      page: { url: "https://acme.example.com/", title: "", image: "" },
+      metadata: metadataFor(acme.shop, { svc_locale: "", attribution: { email: " ", username: rita.username, share_guid: "" } }),
+    });
+    expect(withPhone.status).toBe(201);
+    expect(withPhone.body.metadata.svc_locale).toBeNull();
+    expect((await capture({ lead: lead({ name: "Bea", email: "bea@example.com", phone: " " }), metadata: metadataFor(acme.shop) })).status).toBe(201);
+    const session = await call("POST", `${PUBLIC_PREFIX}/session`, { body: { metadata: { svc_shop: acme.shop, svc_locale: "" } } });
+    expect(session.status).toBe(201);
+    expect(session.body.metadata.svc_locale).toBeNull();
+    const rows = await t.db.prisma.lead.findMany({ orderBy: { id: "asc" } });
+    expect(rows.map(({ contact_email, contact_phone, svc_locale, page_title, page_image, rep_id, attribution }) => ({ contact_email, contact_phone, svc_locale, page_title, page_image, rep_id, attribution }))).toEqual([
+      { contact_email: null, contact_phone: "+1 555 123 4567", svc_locale: null, page_title: "", page_image: null, rep_id: rita.id, attribution: { username: rita.username } },
+      { contact_email: "bea@example.com", contact_phone: null, svc_locale: null, page_title: null, page_image: null, rep_id: null, attribution: null },
+    ]);
+  });
+
   it("trims the contact's and the attribution's email, as every other identifier, so a stray space does not lose the lead", async () => {
     const response = await capture({ lead: lead({ name: "Ada", email: " Ada@Example.com\t" }), metadata: metadataFor(acme.shop, { attribution: { email: ` ${rita.email} ` } }) });
     expect(response.status).toBe(201);
@@ -169,6 +188,9 @@ describe("POST /events/leads/capture", () => {
     ["contact without name", (b) => delete b.lead.contact.name, ["lead.contact.name"]],
     ["contact with neither email nor phone", (b) => (b.lead.contact = { name: "Ada" }), { "lead.contact.email": ["needs an email or a phone"] }],
     ["contact with a null email and a null phone", (b) => (b.lead.contact = { name: "Ada", email: null, phone: null }), { "lead.contact.email": ["needs an email or a phone"] }],
+    ["contact whose only email is blank", (b) => (b.lead.contact = { name: "Ada", email: "" }), { "lead.contact.email": ["needs an email or a phone"] }],
+    ["contact whose only phone is blank", (b) => (b.lead.contact = { name: "Ada", phone: "  " }), { "lead.contact.email": ["needs an email or a phone"] }],
+    ["attribution whose only signal is blank", (b) => (b.metadata.attribution = { share_guid: "" }), ["metadata.attribution"]],
     ["lead null", (b) => (b.lead = null), ["lead"]],
     ["contact name null", (b) => (b.lead.contact.name = null), ["lead.contact.name"]],
     ["page url null", (b) => (b.page = { url: null }), ["page.url"]],
