@@ -7,6 +7,7 @@ import { hashToken } from "../src/platform/auth/company-tokens.js";
 import { projectRoot } from "../src/platform/paths.js";
 import { processStartTicks } from "../src/platform/process-alive.js";
 import { serverUrl } from "./helpers/database-server.js";
+import { childWorkingDirectory } from "./helpers/process.js";
 import { createDatabaseWithoutCreate, createTestDatabase, type TestDatabase, useTestDatabase } from "./helpers/test-database.js";
 
 /** The CLI as operators run it: a separate process, JSON on stdout, exit codes. */
@@ -29,7 +30,7 @@ function cliWith(environment: Record<string, string>, ...args: string[]): Promis
   const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
   const env = { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", ...environment };
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [join(projectRoot, "src", "cli.ts"), ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(tsx, [join(projectRoot, "src", "cli.ts"), ...args], { cwd: childWorkingDirectory, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

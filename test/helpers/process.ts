@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { onTestFinished } from "vitest";
 import { collectOutput, waitUntilListening } from "../../scripts/lib/listening-child.js";
 import { projectRoot } from "../../src/platform/paths.js";
 import { captureProcessOutput } from "./log-capture.js";
@@ -14,12 +17,27 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs src/server.ts as its own process, as `npm run dev` would, and waits until it listens. */
+/**
+ * Where the server and the CLI run in tests: a folder without the developer's `.env`, which they
+ * would read for every setting a test leaves out (an audit found a copied .env.example failing
+ * the server tests). Paths they need are resolved from the project root, not the working directory.
+ */
+export const childWorkingDirectory = mkdtempSync(join(tmpdir(), "svc-commerce-child-"));
+
+/**
+ * Runs src/server.ts as its own process, as `npm run dev` would, and waits until it listens. A
+ * server still running when the test that started it ends (a failed assertion skips the test's
+ * own stop) is killed, so no run leaves servers behind.
+ */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
   const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
   const child = spawn(tsx, [join(projectRoot, "src", "server.ts")], {
+    cwd: childWorkingDirectory,
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
   const output = collectOutput(child);
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
