@@ -67,11 +67,21 @@ const baseUrl = httpUrl.transform((value, ctx) => {
  * refused: pg ignores it, and the migrations and the data went to the schema public unsaid.
  */
 const databaseUrl = z
-  .url({ protocol: /^postgres(ql)?$/ })
+  .url({ protocol: /^postgres(ql)?$/, error: "must be a postgresql:// (or postgres://) URL" })
   .refine(
     (value) => !URL.canParse(value) || !new URL(value).searchParams.has("schema"),
     "has a schema parameter, which this app does not support: its tables live in the schema public, so give it a database of its own",
   );
+
+/**
+ * A mail sender as nodemailer takes it: an address, or a display name and an address in angle
+ * brackets. Anything else sent reminders without a From (an address it could not read) or had
+ * the SMTP server refuse every one, found only in the outbox's failures.
+ */
+const mailSender = z.string().refine((value) => {
+  const address = /^[^<>]*<([^<>]+)>$/.exec(value.trim())?.[1] ?? value.trim();
+  return z.email().safeParse(address).success;
+}, "must be an email address, or a name and one in angle brackets: Shop <no-reply@shop.example.com>");
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -101,7 +111,7 @@ const envSchema = z.object({
   PAYPAL_CLIENT_SECRET: z.string().default(""),
   PAYPAL_TIMEOUT_MS: milliseconds(100).default(10_000),
   SMTP_URL: z.url({ protocol: /^smtps?$/, hostname: /./, error: "must be an smtp:// or smtps:// URL with a host" }).optional(),
-  MAIL_FROM: z.string().default("no-reply@svc-commerce.local"),
+  MAIL_FROM: mailSender.default("no-reply@svc-commerce.local"),
   REDIS_URL: z.url({ protocol: /^rediss?$/, hostname: /./, error: "must be a redis:// or rediss:// URL with a host" }).optional(),
   PUBLIC_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(600),
   SESSION_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(120),

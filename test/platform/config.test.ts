@@ -66,7 +66,7 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ DATABASE_URL: url }), url).toThrow(new ConfigError(`Invalid environment:\n  DATABASE_URL: ${message}`));
     }
     expect(loadConfig({ DATABASE_URL: "postgresql://db/app?sslmode=verify-full" }).database.url).toBe("postgresql://db/app?sslmode=verify-full");
-    expect(() => loadConfig({ DATABASE_URL: "not a url" })).toThrow(/^Invalid environment:\n {2}DATABASE_URL: Invalid URL$/);
+    expect(() => loadConfig({ DATABASE_URL: "not a url" })).toThrow(/^Invalid environment:\n {2}DATABASE_URL: must be a postgresql:\/\/ \(or postgres:\/\/\) URL$/);
   });
 
   it("refuses a blank HOST", () => {
@@ -94,6 +94,14 @@ describe("loadConfig", () => {
     for (const value of ["https://cache.example.com", "localhost:6379", "redis:cache"]) {
       expect(() => loadConfig({ REDIS_URL: value }), value).toThrow(/^Invalid environment:\n {2}REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL with a host$/);
     }
+    // Found by an audit: any MAIL_FROM started, and reminders then went out without a From or were refused.
+    for (const value of ["not an address", "Shop <shop>", "a@b@c.example.com"]) {
+      expect(() => loadConfig({ MAIL_FROM: value }), value).toThrow(/^Invalid environment:\n {2}MAIL_FROM: must be an email address, or a name and one in angle brackets/);
+    }
+    expect(loadConfig({ MAIL_FROM: "Acme Shop <no-reply@acme.example.com>" }).mail.from).toBe("Acme Shop <no-reply@acme.example.com>");
+    expect(loadConfig({}).mail.from).toBe("no-reply@svc-commerce.local");
+    // A URL of another database is told which scheme it needs, not that it is no URL.
+    expect(() => loadConfig({ DATABASE_URL: "mysql://x@y/z" })).toThrow(/^Invalid environment:\n {2}DATABASE_URL: must be a postgresql:\/\/ \(or postgres:\/\/\) URL$/);
     const config = loadConfig({ SMTP_URL: "smtps://user:pass@mail.example.com:465", REDIS_URL: "rediss://cache.example.com:6380" });
     expect(config.mail.smtpUrl).toBe("smtps://user:pass@mail.example.com:465");
     expect(config.redisUrl).toBe("rediss://cache.example.com:6380");
