@@ -16,7 +16,7 @@ import { systemClock } from "./platform/clock.js";
 import { connectDatabase, type Database } from "./platform/db/database.js";
 import { migrate, type MigrationResult } from "./platform/db/migrator.js";
 import { AppError } from "./platform/errors.js";
-import { MAX_PER_PAGE, type PageRequest } from "./platform/http/pagination.js";
+import { MAX_PER_PAGE, type Page, type PageRequest } from "./platform/http/pagination.js";
 import { INT32_MAX, isInt32Id } from "./platform/http/schemas.js";
 import { createLogger } from "./platform/logger.js";
 import { OperatorError } from "./platform/operator-error.js";
@@ -52,6 +52,11 @@ function positiveInt(options: Options, name: string): number {
 /** A list command's page (--page, default 1) of the API's largest page size. */
 function pageRequest(options: Options): PageRequest {
   return { page: options.page === undefined ? 1 : positiveInt(options, "page"), per_page: MAX_PER_PAGE };
+}
+
+/** A list command's output: the page's rows under `name`, with the API's pagination. */
+function pageOutput<Row>(name: string, page: Page<Row>): object {
+  return { [name]: page.rows, pagination: page.pagination };
 }
 
 async function requireCompany(db: Database, companyId: number): Promise<void> {
@@ -113,10 +118,7 @@ const commands: Record<string, Command> = {
     options: ["page"],
     prepare(o) {
       const page = pageRequest(o);
-      return async (db) => {
-        const result = await listCompanies(db.prisma, page);
-        return { companies: result.rows, pagination: result.pagination };
-      };
+      return async (db) => pageOutput("companies", await listCompanies(db.prisma, page));
     },
   },
   "tokens:create": {
@@ -158,10 +160,7 @@ const commands: Record<string, Command> = {
     options: ["page"],
     prepare(o) {
       const page = pageRequest(o);
-      return async (db) => {
-        const result = await listDroplets(db.prisma, page);
-        return { droplets: result.rows, pagination: result.pagination };
-      };
+      return async (db) => pageOutput("droplets", await listDroplets(db.prisma, page));
     },
   },
   "roles:create": {
@@ -183,8 +182,7 @@ const commands: Record<string, Command> = {
       const page = pageRequest(o);
       return async (db) => {
         await requireCompany(db, companyId);
-        const result = await listRoles({ db: db.prisma, clock: systemClock, companyId }, page);
-        return { roles: result.rows, pagination: result.pagination };
+        return pageOutput("roles", await listRoles({ db: db.prisma, clock: systemClock, companyId }, page));
       };
     },
   },
