@@ -105,8 +105,11 @@ async function main(): Promise<void> {
     // A plan update that the process's end cut short left some of the plan's orders priced with the
     // plan as it was: reprice them in the background (an order's next change would, too).
     repricingCatchUp = catchUpPlanRepricings({ db: database.prisma, sql: database.sql, clock: systemClock, signal: stopRepricing.signal }).then(
-      (planIds) => {
-        if (planIds.length > 0) logger.info({ plan_ids: planIds }, "unfinished plan repricings finished");
+      ({ repriced, failed }) => {
+        if (repriced.length > 0) logger.info({ plan_ids: repriced }, "unfinished plan repricings finished");
+        for (const { planId, error } of failed) {
+          logger.error({ err: error, plan_id: planId }, "finishing a plan's unfinished repricing failed: its orders reprice at their next change, or at the next start");
+        }
       },
       (error: unknown) => {
         if (stopRepricing.signal.aborted) logger.info("plan repricing catch-up stopped for the shutdown, the next start goes on");

@@ -222,18 +222,33 @@ export async function repricePlanOrders(ctx: OrderContext, planId: number, signa
 /** Whose the `repriced` activities of the catch-up at start are: no request made them. */
 const CATCH_UP_ACTOR = { type: "system", id: "repricing_catch_up" };
 
+/** What the catch-up at start did: the plans it finished, and those it could not, with why. */
+export interface CatchUpOutcome {
+  repriced: number[];
+  failed: Array<{ planId: number; error: unknown }>;
+}
+
 /**
  * Finishes the plans' repricings that did not run to their end (the process stopped during a plan
- * update), of every company: run at server start. Returns the ids of the plans it repriced. The
- * plans are found through plain pg: a start with nothing to finish does not pay for Prisma's
- * first query (its engine's set-up keeps the event loop busy for a moment).
+ * update), of every company: run at server start. A plan that fails (a lock held past the pool's
+ * lock_timeout, the database going away) stays behind, as before the start, and the catch-up goes
+ * on with the next plan: one plan's trouble does not leave every later plan's orders unpriced.
+ * `signal` stops it for good. The plans are found through plain pg: a start with nothing to finish
+ * does not pay for Prisma's first query (its engine's set-up keeps the event loop busy for a moment).
  */
-export async function catchUpPlanRepricings(deps: { db: Db; sql: SqlPool; clock: Clock; signal?: AbortSignal }): Promise<number[]> {
+export async function catchUpPlanRepricings(deps: { db: Db; sql: SqlPool; clock: Clock; signal?: AbortSignal }): Promise<CatchUpOutcome> {
   const plans = await deps.sql.query<{ id: number; company_id: number }>(
     "SELECT id, company_id FROM subscription_plans WHERE orders_repriced_revision < pricing_revision ORDER BY id",
   );
+  const outcome: CatchUpOutcome = { repriced: [], failed: [] };
   for (const plan of plans) {
-    await repricePlanOrders({ db: deps.db, clock: deps.clock, companyId: plan.company_id, actor: CATCH_UP_ACTOR }, plan.id, deps.signal);
+    try {
+      await repricePlanOrders({ db: deps.db, clock: deps.clock, companyId: plan.company_id, actor: CATCH_UP_ACTOR }, plan.id, deps.signal);
+      outcome.repriced.push(plan.id);
+    } catch (error) {
+      if (deps.signal?.aborted) throw error;
+      outcome.failed.push({ planId: plan.id, error });
+    }
   }
-  return plans.map((plan) => plan.id);
+  return outcome;
 }

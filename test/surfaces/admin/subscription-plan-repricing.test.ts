@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, inject, it, onTestFinished } from "vitest";
 import { catchUpPlanRepricings } from "../../../src/domain/subscription-orders/repricing.js";
 import { systemClock } from "../../../src/platform/clock.js";
 import type { SqlConnection } from "../../../src/platform/db/sql.js";
@@ -196,7 +196,7 @@ describe("a repricing that did not run to its end", () => {
     await cutShort(plan.id, "50");
     await cutShort(foreignPlan.id, "20");
 
-    expect(await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock })).toEqual([plan.id, foreignPlan.id]);
+    expect(await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock })).toEqual({ repriced: [plan.id, foreignPlan.id], failed: [] });
     expect(await t.db.prisma.subscriptionOrder.count({ where: { id: { in: ids }, total: 3305, plan_pricing_revision: 1 } })).toBe(ids.length);
     expect(await t.db.prisma.subscriptionOrderActivity.count({ where: { subscription_order_id: { in: ids }, action: "repriced" } })).toBe(ids.length);
     expect((await show(first.id)).activities.map((activity: { action: string; performed_by: unknown }) => [activity.action, activity.performed_by])).toEqual([
@@ -213,7 +213,36 @@ describe("a repricing that did not run to its end", () => {
     expect(await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: foreignOrder } })).toMatchObject({ total: 800, plan_pricing_revision: 1 });
     expect(await t.db.prisma.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id } })).toMatchObject({ pricing_revision: 1, orders_repriced_revision: 1 });
     // Done: the next start finds nothing to finish.
-    expect(await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock })).toEqual([]);
+    expect(await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock })).toEqual({ repriced: [], failed: [] });
+  });
+
+  it("goes on past a plan whose repricing fails, which stays behind for the next start", async () => {
+    const failing = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    const failingOrder = await createOrder(failing.id);
+    const later = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
+    const laterOrder = await createOrder(later.id);
+    await cutShort(failing.id, "50");
+    await cutShort(later.id, "50");
+    // The database refuses the first plan's order update, as it would a lock held past lock_timeout.
+    await t.db.sql.query(`CREATE FUNCTION refuse_repricing() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`);
+    await t.db.sql.query(`CREATE TRIGGER refuse_repricing BEFORE UPDATE ON subscription_orders FOR EACH ROW WHEN (OLD.id = ${failingOrder.id}) EXECUTE FUNCTION refuse_repricing()`);
+    const allowRepricing = async () => {
+      await t.db.sql.query("DROP TRIGGER IF EXISTS refuse_repricing ON subscription_orders");
+      await t.db.sql.query("DROP FUNCTION IF EXISTS refuse_repricing()");
+    };
+    onTestFinished(allowRepricing);
+
+    const outcome = await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock });
+    expect(outcome.repriced).toEqual([later.id]);
+    expect(outcome.failed.map(({ planId }) => planId)).toEqual([failing.id]);
+    expect(String(outcome.failed[0]?.error)).toContain("refused");
+    expect(await show(laterOrder.id)).toMatchObject({ total: 33.05 });
+    expect(await show(failingOrder.id)).toMatchObject({ total: failingOrder.total });
+    expect(await t.db.prisma.subscriptionPlan.findUniqueOrThrow({ where: { id: failing.id } })).toMatchObject({ pricing_revision: 1, orders_repriced_revision: 0 });
+
+    await allowRepricing();
+    expect(await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock })).toEqual({ repriced: [failing.id], failed: [] });
+    expect(await show(failingOrder.id)).toMatchObject({ total: 33.05 });
   });
 
   it("is finished for an order by its next change, which then applies", async () => {
@@ -237,6 +266,6 @@ describe("a repricing that did not run to its end", () => {
 
     expect((await putPlan(plan.id, { name: "Renamed" })).status).toBe(200);
     expect(await show(order.id)).toMatchObject({ total: 33.05 });
-    expect(await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock })).toEqual([]);
+    expect(await catchUpPlanRepricings({ db: t.db.prisma, sql: t.db.sql, clock: systemClock })).toEqual({ repriced: [], failed: [] });
   });
 });
