@@ -8,9 +8,10 @@ interface DataRowMessage {
  * Every value of every row PostgreSQL sends this process's pg clients (Prisma's adapter and the
  * plain pools alike) while `work` runs, as it came over the wire: what the server really read
  * from the database, however its statements are written. Statements and results pass through
- * unchanged. Needs the run's PostgreSQL server (the embedded database does not speak through pg).
+ * unchanged. `work` may watch the values as they arrive. Needs the run's PostgreSQL server (the
+ * embedded database does not speak through pg).
  */
-export async function valuesReadDuring(work: () => Promise<unknown>): Promise<string[]> {
+export async function valuesReadDuring(work: (valuesSoFar: readonly string[]) => Promise<unknown>): Promise<string[]> {
   const values: string[] = [];
   const query = pg.Query.prototype as unknown as { handleDataRow(message: DataRowMessage): void };
   const handleDataRow = query.handleDataRow;
@@ -19,7 +20,7 @@ export async function valuesReadDuring(work: () => Promise<unknown>): Promise<st
     handleDataRow.call(this, message);
   };
   try {
-    await work();
+    await work(values);
   } finally {
     query.handleDataRow = handleDataRow;
   }

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { lockCompanyQueue } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
 import { requireLabel } from "../labels/service.js";
 import { type CustomPageView, type PageCreateInput, type PageListQuery, type PageUpdateInput } from "./schemas.js";
 import { ENGLISH } from "../../platform/http/language.js";
@@ -83,13 +83,71 @@ function uniqueCountries(codes: string[]): string[] {
   return [...new Set(codes)];
 }
 
-export async function listPages(ctx: ServiceContext, query: PageListQuery): Promise<Page<CustomPageView>> {
+/**
+ * About how many bytes of titles and html a list reads in one statement (a page past it is read
+ * alone). A list page may hold 100 pages of up to a million characters each: answered whole, a
+ * list of 16 such pages was 51 MB of JSON and 8 of them at once took the server to 1.1 GB (an
+ * audit). Read and written a chunk at a time, a list holds about this much however long it is,
+ * and most lists (pages of tens of kilobytes) are still one statement.
+ */
+const LIST_CHUNK_BYTES = 1 << 20;
+
+interface TranslationChunk {
+  byId: Map<number, ShownTranslation & { id: number }>;
+  /** The index in the list's translation ids of the first one this chunk does not cover. */
+  end: number;
+}
+
+/**
+ * The translations `ids[from]`, `ids[from + 1]`, ... as far as LIST_CHUNK_BYTES takes them (one at
+ * least), in one statement: the sizes are summed from the values' headers (octet_length reads no
+ * TOASTed html), and only the html of the chunk's rows is read. An id whose row is gone (its page
+ * deleted since the list read it) is left out.
+ */
+async function readChunk(db: Db, ids: number[], from: number): Promise<TranslationChunk> {
+  const rest = ids.slice(from);
+  const rows = await db.$queryRaw<Array<ShownTranslation & { id: number; ordinal: bigint }>>`
+    SELECT t.id, t.custom_page_id, t.lang, t.title, t.html_code, sized.ordinal
+    FROM (
+      SELECT wanted.id, wanted.ordinal,
+        sum(octet_length(t.title) + octet_length(t.html_code)) OVER (ORDER BY wanted.ordinal) - (octet_length(t.title) + octet_length(t.html_code)) AS before
+      FROM unnest(${rest}::int[]) WITH ORDINALITY AS wanted(id, ordinal)
+      JOIN custom_page_translations t ON t.id = wanted.id
+    ) AS sized
+    JOIN custom_page_translations t ON t.id = sized.id
+    WHERE sized.before < ${LIST_CHUNK_BYTES}
+    ORDER BY sized.ordinal`;
+  const last = rows.at(-1);
+  return { byId: new Map(rows.map((row) => [row.id, row])), end: last ? from + Number(last.ordinal) : ids.length };
+}
+
+/** The pages as read in `lang`, their titles and html read a chunk at a time, starting with `first`; a page deleted meanwhile is left out. */
+async function* viewsInChunks(db: Db, rows: PageRow[], lang: string, ids: number[], first: TranslationChunk): AsyncGenerator<CustomPageView> {
+  let chunk = first;
+  let next = 0;
+  for (const row of rows) {
+    const picked = pickTranslation(row.translations, lang);
+    if (!picked) {
+      yield toView(row, undefined, lang);
+      continue;
+    }
+    if (next === chunk.end) chunk = await readChunk(db, ids, next);
+    next += 1;
+    const translation = chunk.byId.get(picked.id);
+    if (translation) yield toView(row, translation, lang);
+  }
+}
+
+/** A list page whose titles and html are read as the answer is written (sendStreamedList); the first chunk is read before it answers. */
+export async function listPages(ctx: ServiceContext, query: PageListQuery): Promise<StreamedPage<CustomPageView>> {
   const where = { company_id: ctx.companyId };
   const [rows, total] = await Promise.all([
     ctx.db.customPage.findMany({ where, include: withLanguages, orderBy: [{ position: "asc" }, { id: "asc" }], ...pageWindow(query) }),
     ctx.db.customPage.count({ where }),
   ]);
-  return { rows: await viewsIn(ctx.db, rows, query.lang), pagination: pagination(query, total) };
+  const ids = rows.flatMap((row) => pickTranslation(row.translations, query.lang)?.id ?? []);
+  const first = ids.length === 0 ? { byId: new Map(), end: 0 } : await readChunk(ctx.db, ids, 0);
+  return { rows: viewsInChunks(ctx.db, rows, query.lang, ids, first), pagination: pagination(query, total) };
 }
 
 export async function getPage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {

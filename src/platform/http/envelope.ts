@@ -1,5 +1,7 @@
-import type { FastifyRequest } from "fastify";
-import type { Pagination } from "./pagination.js";
+import { Readable } from "node:stream";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { JsonWriter } from "../json-writer.js";
+import type { Pagination, StreamedPage } from "./pagination.js";
 
 export interface Meta {
   request_id: string;
@@ -18,6 +20,27 @@ export function envelope<Body extends object>(request: FastifyRequest, body: Bod
 /** The success body of a list: the payload with `meta.pagination`. */
 export function listEnvelope<Body extends object>(request: FastifyRequest, body: Body, pagination: Pagination): Body & { meta: Meta & { pagination: Pagination } } {
   return { ...body, meta: { ...meta(request), pagination } };
+}
+
+/**
+ * Sends listEnvelope's body, `{<key>: [rows], meta}`, written as the rows come: each row is read
+ * when the client has taken the ones before it (the stream's backpressure), so a slow reader of a
+ * large list holds the server to a few rows, not the whole list. `writeRow` is the row schema's
+ * writer, as the route's response serializer would have used.
+ */
+export function sendStreamedList<Row>(request: FastifyRequest, reply: FastifyReply, key: string, page: StreamedPage<Row>, writeRow: JsonWriter<Row>): FastifyReply {
+  const tail = `],"meta":${JSON.stringify({ ...meta(request), pagination: page.pagination })}}`;
+  async function* body(): AsyncGenerator<string> {
+    let separator = `{${JSON.stringify(key)}:[`;
+    for await (const row of page.rows) {
+      yield separator + writeRow(row);
+      separator = ",";
+    }
+    yield separator === "," ? tail : `${separator}${tail}`;
+  }
+  // Fastify answers HEAD with the headers and drains the body it is given: the rows are not read for it.
+  const payload = request.method === "HEAD" ? Readable.from([]) : Readable.from(body(), { objectMode: false });
+  return reply.type("application/json; charset=utf-8").send(payload);
 }
 
 /**

@@ -49,3 +49,12 @@ export interface Page<Row> {
   rows: Row[];
   pagination: Pagination;
 }
+
+/**
+ * A page whose rows are read as they are written out: a list whose rows can be megabytes each
+ * (custom pages' html) holds a few of them at a time, not the whole page (sendStreamedList).
+ */
+export interface StreamedPage<Row> {
+  rows: AsyncIterable<Row>;
+  pagination: Pagination;
+}

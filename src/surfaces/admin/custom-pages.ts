@@ -13,7 +13,8 @@ import {
 } from "../../domain/custom-pages/schemas.js";
 import * as pages from "../../domain/custom-pages/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
-import { envelope, listEnvelope } from "../../platform/http/envelope.js";
+import { envelope, sendStreamedList } from "../../platform/http/envelope.js";
+import { jsonWriterFor } from "../../platform/json-writer.js";
 import { withListMeta, withMeta } from "../../platform/http/schemas.js";
 import { stateChangingGet } from "../../platform/http/state-changing-get.js";
 import { companyServer } from "./company-server.js";
@@ -22,6 +23,7 @@ const tags = ["Custom pages"];
 const security = [{ bearer: [] }];
 const servers = companyServer;
 const onePage = withMeta({ custom_page: customPageSchema });
+const writePage = jsonWriterFor(customPageSchema);
 
 export async function customPageRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -41,9 +43,9 @@ export async function customPageRoutes(fastify: FastifyInstance): Promise<void> 
         response: { 200: withListMeta({ custom_pages: z.array(customPageSchema) }) },
       },
     },
-    async (request) => {
-      const result = await pages.listPages(companyContext(request), request.query);
-      return listEnvelope(request, { custom_pages: result.rows }, result.pagination);
+    async (request, reply) => {
+      const page = await pages.listPages(companyContext(request), request.query);
+      return sendStreamedList(request, reply, "custom_pages", page, writePage);
     },
   );
 

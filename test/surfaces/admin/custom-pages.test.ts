@@ -1,3 +1,4 @@
+import { request } from "undici";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { PAGE_BODY_MAX_BYTES } from "../../../src/domain/custom-pages/schemas.js";
 import { pageFields, pageUpdateFields } from "../../helpers/company-server.js";
@@ -5,6 +6,7 @@ import type { CompanyFixture } from "../../helpers/fixtures.js";
 import { valuesReadDuring } from "../../helpers/database-reads.js";
 import type { Call, HttpResponse } from "../../helpers/http.js";
 import { advisoryLock, burstBehindHeldLock } from "../../helpers/lock-queue.js";
+import { sleep } from "../../helpers/raw-http.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -499,6 +501,68 @@ describe("the html a read or write takes from the database", () => {
     expect(copied.map(({ lang, title, html_code }) => [lang, title, html_code])).toEqual(
       ["en", "fr", "de", "zh"].map((lang) => [lang, lang === "en" ? "Home" : `Home ${lang}`, htmlOf("Home", lang)]),
     );
+  });
+});
+
+// Found by an audit: a list page was read whole and answered as one string, so a list of 16
+// pages of a million characters was 51 MB of JSON and 8 such lists at once took the server to
+// 1.1 GB.
+describe("a list of large pages", () => {
+  const MILLION = 1_000_000;
+  const htmlOf = (title: string) => title.at(-1)?.repeat(MILLION) ?? "";
+
+  async function createLargePages(count: number): Promise<string[]> {
+    // Each page's html is a million times the last letter of its title.
+    const titles = Array.from({ length: count }, (_, index) => `Page ${index + 1} ${String.fromCharCode(97 + (index % 26))}`);
+    for (const title of titles) await createId(title);
+    await t.db.sql.query("UPDATE custom_page_translations SET html_code = repeat(right(title, 1), $1)", [MILLION]);
+    return titles;
+  }
+
+  it.skipIf(!inject("databaseServer"))("reads the pages' html as the client takes the answer: a client that stops reading holds the server to a few pages; a page deleted meanwhile is left out", async () => {
+    const titles = await createLargePages(40);
+    const last = (await t.db.prisma.customPage.findFirstOrThrow({ where: { company_id: acme.id, position: 40 } })).id;
+    let answer: { custom_pages: Array<{ title: string; html_code: string; position: number }>; meta: { pagination: unknown } } | undefined;
+    let readBeforeResuming = 0;
+    await valuesReadDuring(async (values) => {
+      const pagesRead = () => values.filter((value) => value.length === MILLION).length;
+      const response = await request(`${t.url}${PAGES}?per_page=100`, { headers: { authorization: `Bearer ${acme.token}` } });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+      // The body is not read: the server writes until the sockets' buffers are full, then waits.
+      let settled = -1;
+      while (settled !== pagesRead()) {
+        settled = pagesRead();
+        await sleep(300);
+      }
+      readBeforeResuming = settled;
+      expect((await call("DELETE", `${PAGES}/${last}`, { token: acme.token })).status).toBe(200);
+      answer = (await response.body.json()) as typeof answer;
+    });
+    // A chunk is about 1 MiB (two of these pages); the sockets hold a few megabytes.
+    expect(readBeforeResuming).toBeGreaterThan(0);
+    expect(readBeforeResuming).toBeLessThan(30);
+    expect(answer?.custom_pages.map((page) => page.title)).toEqual(titles.slice(0, 39));
+    expect(answer?.custom_pages.every((page) => page.html_code === htmlOf(page.title))).toBe(true);
+    expect(answer?.custom_pages.map((page) => page.position)).toEqual(titles.slice(0, 39).map((_, index) => index + 1));
+    expect(answer?.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 40, per_page: 100 });
+  });
+
+  it("answers every page of a list past one chunk in order, an empty page of the list as an empty array, and HEAD with no body", async () => {
+    const titles = await createLargePages(5);
+    const list = await call("GET", `${PAGES}?per_page=4&page=1`, { token: acme.token });
+    expect(list.status).toBe(200);
+    expect(list.body.custom_pages.map((page: { title: string; html_code: string }) => [page.title, page.html_code === htmlOf(page.title)])).toEqual(
+      titles.slice(0, 4).map((title) => [title, true]),
+    );
+    expect(Object.keys(list.body.custom_pages[0]).sort()).toEqual(PAGE_KEYS);
+    expect(list.body.meta).toEqual({ request_id: list.headers["x-request-id"], timestamp: expect.any(String), pagination: { current_page: 1, total_pages: 2, total_count: 5, per_page: 4 } });
+    const beyond = await call("GET", `${PAGES}?page=3&per_page=4`, { token: acme.token });
+    expect(beyond.status).toBe(200);
+    expect(beyond.text).toBe(`{"custom_pages":[],"meta":${JSON.stringify(beyond.body.meta)}}`);
+    const head = await call("HEAD", PAGES, { token: acme.token });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe("");
   });
 });
 
