@@ -33,7 +33,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The production build, as deployed: NODE_ENV=production, warn-level logs, bench routes on. */
+/**
+ * The production build, as deployed: NODE_ENV=production, warn-level logs, bench routes on
+ * (production refuses them without BENCH_ROUTES_IN_PRODUCTION: this server is on loopback, with a
+ * database of its own).
+ */
 export async function startBenchServer(databaseUrl: string, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...PRODUCTION_NODE_ARGS, ...nodeArgs, join(projectRoot, "dist", "src", "server.js")], {
@@ -49,6 +53,7 @@ export async function startBenchServer(databaseUrl: string, extraEnv: Record<str
       COOKIE_SECRET: "bench-cookie-secret-0123456789abcdefghijk",
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       BENCH_ROUTES: "true",
+      BENCH_ROUTES_IN_PRODUCTION: "true",
       PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
       SESSION_RATE_LIMIT_PER_MINUTE: "100000000",
       ...extraEnv,

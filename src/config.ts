@@ -121,6 +121,7 @@ const envSchema = z.object({
   TRUST_PROXY: booleanFromEnv.default(false),
   SHUTDOWN_GRACE_MS: milliseconds(0).default(10_000),
   BENCH_ROUTES: booleanFromEnv.default(false),
+  BENCH_ROUTES_IN_PRODUCTION: booleanFromEnv.default(false),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -189,9 +190,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
   const env = parsed.data;
   if (env.NODE_ENV === "production") {
     const missing = (["DATABASE_URL", "JWT_SECRET", "COOKIE_SECRET", "PUBLIC_BASE_URL"] as const).filter((key) => !env[key]);
-    if (missing.length > 0) {
-      throw new ConfigError(`Invalid environment:\n${missing.map((key) => `  ${key}: is required in production`).join("\n")}`);
+    const problems = missing.map((key) => `${key}: is required in production`);
+    // The bench measures the production build, on loopback with a throwaway database: it alone says BENCH_ROUTES_IN_PRODUCTION.
+    if (env.BENCH_ROUTES && !env.BENCH_ROUTES_IN_PRODUCTION) {
+      problems.push("BENCH_ROUTES: must not be true in production: its routes answer anyone, with no credential (a CPU profiler of the process, inserts into the database)");
     }
+    if (problems.length > 0) throw new ConfigError(`Invalid environment:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
   }
   const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
   return {

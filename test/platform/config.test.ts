@@ -123,6 +123,30 @@ describe("loadConfig", () => {
     expect(ok.publicBaseUrl).toBe("https://api.shop.example");
   });
 
+  it("refuses BENCH_ROUTES in production, whose routes answer anyone, unless the bench's own BENCH_ROUTES_IN_PRODUCTION says so too", () => {
+    const production = {
+      NODE_ENV: "production",
+      DATABASE_URL: "postgresql://app@db:5432/app",
+      JWT_SECRET: "x".repeat(32),
+      COOKIE_SECRET: "y".repeat(32),
+      PUBLIC_BASE_URL: "https://api.shop.example",
+    };
+    for (const on of ["true", "1"]) {
+      expect(() => loadConfig({ ...production, BENCH_ROUTES: on })).toThrow(ConfigError);
+      expect(() => loadConfig({ ...production, BENCH_ROUTES: on })).toThrow(/BENCH_ROUTES: must not be true in production/);
+    }
+    // Reported with the other production checks, not instead of them.
+    const several = () => loadConfig({ NODE_ENV: "production", BENCH_ROUTES: "true" });
+    expect(several).toThrow(/DATABASE_URL: is required in production[\s\S]*BENCH_ROUTES: must not be true in production/);
+    expect(loadConfig({ ...production, BENCH_ROUTES: "false" }).benchRoutes).toBe(false);
+    expect(loadConfig({ ...production, BENCH_ROUTES_IN_PRODUCTION: "true" }).benchRoutes).toBe(false);
+    expect(loadConfig({ ...production, BENCH_ROUTES: "true", BENCH_ROUTES_IN_PRODUCTION: "true" }).benchRoutes).toBe(true);
+    expect(() => loadConfig({ ...production, BENCH_ROUTES: "true", BENCH_ROUTES_IN_PRODUCTION: "yes" })).toThrow(/BENCH_ROUTES_IN_PRODUCTION/);
+    // Outside production the bench routes need nothing else.
+    expect(loadConfig({ NODE_ENV: "test", BENCH_ROUTES: "true" }).benchRoutes).toBe(true);
+    expect(loadConfig({ BENCH_ROUTES: "true" }).benchRoutes).toBe(true);
+  });
+
   it("treats empty strings as unset and parses lists and booleans", () => {
     const config = loadConfig({ DATABASE_URL: "", CORS_ORIGINS: "https://a.example, https://b.example", SEED_DEMO: "false", TRUST_PROXY: "1" });
     expect(config.database.url).toBeUndefined();

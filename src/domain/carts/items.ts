@@ -6,7 +6,7 @@ import type { SqlTransaction } from "../../platform/db/sql.js";
 import { isInt32Id } from "../../platform/http/schemas.js";
 import type { CartContext } from "./context.js";
 import { type CartOutcome, cartTurn, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
-import { type CartCountry, findCartCountry, findVariants, isPricedIn, type PurchasableVariant, unavailability } from "./purchasable.js";
+import { type CartCountry, findCartCountry, findVariants, type PurchasableVariant, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
 // Cart lines: adding, setting, removing, changing a line's variant, bundled items, subscription
@@ -144,9 +144,9 @@ export async function applyItemEntries(
       if (line.parent_id !== null && (entry.subscription === true || entry.subscription_plan_id !== undefined)) {
         throw ValidationError.field(`${path}subscription`, "a bundled item is billed with its line, which can be subscribed");
       }
-      if (variant !== undefined && entry.quantity > line.quantity && !isPricedIn(variant, cart.country.id)) {
-        throw ValidationError.field(`${path}quantity`, `cannot grow: item ${line.id} (${variant.sku}) has no price in the cart's country`);
-      }
+      // A line may fall or go whatever became of its variant, but it grows only as adding the variant would.
+      const growthProblem = entry.quantity > line.quantity ? unavailability(variant, line.variant_id, cart.country) : null;
+      if (growthProblem !== null) throw ValidationError.field(`${path}quantity`, `cannot grow item ${line.id}: ${growthProblem.message}`);
       const subscription = variant === undefined ? null : await subscriptionOf(sql, cart, variant, entry, path);
       Object.assign(line, { quantity: entry.quantity }, subscription, display);
       changed.add(line);

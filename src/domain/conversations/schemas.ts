@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, booleanQuery, httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
+import { blankableName, blankFilter, booleanQuery, httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { conversationKinds, conversationTypes } from "./kinds.js";
 import { templateNames } from "./templates.js";
 
@@ -24,8 +24,8 @@ const avatarColor = z
 export const conversationCreateBody = z.object({
   conversation: z.object({
     type: z.enum(conversationTypes),
-    name: optionalText(255),
-    description: optionalText(5000),
+    name: blankableName(255).nullable().optional(),
+    description: blankableName(5000).nullable().optional(),
     announcing: z.boolean().optional(),
     auto_add_recipients: z.boolean().optional(),
     image_url: httpUrl.nullable().optional(),

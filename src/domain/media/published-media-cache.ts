@@ -11,9 +11,13 @@ import type { PublicMediaView } from "./schemas.js";
  * the moment its publish_at passes. Within this process a company's entries are dropped by
  * every admin write of that company (`forgetCompany`), so a deactivation or an edit shows on the
  * next request; other instances show it within the TTL (PUBLIC_MEDIA_CACHE_TTL_MS, 0 = off).
+ * A read keeps its answer only if no such write came while it was in flight: its answer may
+ * predate the write.
  */
 export class PublishedMediaCache {
   private readonly entries: TtlCache<PublicMediaView>;
+  /** How many times each company was forgotten (absent: never). */
+  private readonly generations = new Map<number, number>();
 
   constructor(
     clock: Clock,
@@ -29,12 +33,18 @@ export class PublishedMediaCache {
     const key = `${ctx.companyId}/${language}/${slug}`;
     const cached = this.entries.get(key);
     if (cached !== undefined) return cached;
+    const generation = this.generationOf(ctx.companyId);
     const media = await getPublishedMedia(ctx, slug, language);
-    this.entries.set(key, media, this.ttlMs);
+    if (this.generationOf(ctx.companyId) === generation) this.entries.set(key, media, this.ttlMs);
     return media;
   }
 
   forgetCompany(companyId: number): void {
+    this.generations.set(companyId, this.generationOf(companyId) + 1);
     this.entries.deleteByPrefix(`${companyId}/`);
+  }
+
+  private generationOf(companyId: number): number {
+    return this.generations.get(companyId) ?? 0;
   }
 }

@@ -4,8 +4,8 @@ import { getHeapSpaceStatistics } from "node:v8";
 import type { FastifyInstance } from "fastify";
 
 /**
- * Reference routes for `npm run bench`, registered only when BENCH_ROUTES is true (never in
- * production): the framework's ceiling (a constant), the database round trip's ceiling (a
+ * Reference routes for `npm run bench`, registered only when BENCH_ROUTES is true (refused in
+ * production unless BENCH_ROUTES_IN_PRODUCTION, which only the bench's server sets): the framework's ceiling (a constant), the database round trip's ceiling (a
  * primary-key read with plain pg) and the write ceiling (a single-row INSERT with plain pg).
  * Every scenario is reported as a ratio to one of these, measured in the same run.
  */

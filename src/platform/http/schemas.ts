@@ -175,10 +175,20 @@ function trimInvisible(text: string): string {
  * transform: the document keeps the string's bounds.
  */
 export function visibleName(maxLength: number) {
-  return z.preprocess(
-    (value) => (typeof value === "string" ? trimInvisible(value.normalize("NFC")) : value),
-    z.string().min(1, "must not be blank").max(maxLength),
-  );
+  return z.preprocess(readAsName, z.string().min(1, "must not be blank").max(maxLength));
+}
+
+/**
+ * Text read as visibleName reads a name, where blank is allowed and stands for none (a
+ * conversation without a name is named after its members): one of only spaces or invisible
+ * characters is "", so the caller's fallback applies to both alike.
+ */
+export function blankableName(maxLength: number) {
+  return z.preprocess(readAsName, z.string().max(maxLength));
+}
+
+function readAsName(value: unknown): unknown {
+  return typeof value === "string" ? trimInvisible(value.normalize("NFC")) : value;
 }
 
 // A character that shows something: neither a space nor a zero-width or format character.

@@ -108,6 +108,34 @@ describe("POST /api/company/messaging/conversations.json", () => {
     expect(response.body.total_recipients).toBe(3);
   });
 
+  it("reads a name or description with no visible character (spaces, zero-width characters) as none: named after its members, description \"\"", async () => {
+    for (const blank of [null, "   ", "\u200b", " \u200b\u2060\ufeff\u00ad "]) {
+      const id = await start("GroupConversation", [bob.id, carol.id], alice, { name: blank, description: blank });
+      const shown = await call("GET", show(id), { token: acme.token });
+      expect(shown.body, JSON.stringify(blank)).toMatchObject({ name: "Bob Builder, Carol Cole", description: "" });
+      expect(await t.db.prisma.conversation.findUniqueOrThrow({ where: { id } }), JSON.stringify(blank)).toMatchObject({ name: null, description: null });
+    }
+    const customers = await call("GET", LIST, { token: acme.token });
+    const id = await start("EmailConversation", [dave.id], alice, { name: "\u200b" });
+    const listed = await call("GET", LIST, { token: acme.token });
+    expect(listed.body.customers[1].items.length).toBe(customers.body.customers[1].items.length + 1);
+    expect(listed.body.customers[1].items).toContain("Dave Doe");
+    expect((await call("GET", show(id), { token: acme.token })).body.name).toBe("Dave Doe");
+  });
+
+  it("trims invisible characters around a given name and keeps those inside it", async () => {
+    const id = await start("GroupConversation", [bob.id], alice, { name: "\u200b Launch \u{1F469}\u200d\u{1F4BB}\u2060 ", description: " Plans\u200b " });
+    expect((await call("GET", show(id), { token: acme.token })).body).toMatchObject({ name: "Launch \u{1F469}\u200d\u{1F4BB}", description: "Plans" });
+    // The bound counts what is kept.
+    const padded = await start("GroupConversation", [carol.id], alice, { name: `\u200b${"n".repeat(255)}\u200b` });
+    expect((await call("GET", show(padded), { token: acme.token })).body.name).toBe("n".repeat(255));
+    const before = await t.db.prisma.conversation.count();
+    const tooLong = await call("POST", CREATE, { token: acme.token, body: body("GroupConversation", [bob.id], alice, { name: "n".repeat(256) }) });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body).toMatchObject({ error_code: "validation_failed", errors: { "conversation.name": [expect.any(String)] } });
+    expect(await t.db.prisma.conversation.count()).toBe(before);
+  });
+
   it("derives kind and the enabled flags from each of the five types", async () => {
     const expected = {
       DirectConversation: ["direct", false, false, true],

@@ -200,13 +200,48 @@ describe("POST /api/carts/{cart_token}/items", () => {
 
     const grown = await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 3, item_id: lineId }] } });
     expect(grown.status).toBe(422);
-    expect(grown.body.errors).toEqual({ "items.0.quantity": [`cannot grow: item ${lineId} (${variant.sku}) has no price in the cart's country`] });
+    expect(grown.body.errors).toEqual({ "items.0.quantity": [`cannot grow item ${lineId}: ${variant.sku} is not available in United States`] });
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2, 1]);
 
     const fallen = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 1, item_id: lineId }] } })).cart;
     expect(fallen.items[0]).toMatchObject({ id: lineId, quantity: 1 });
     const removed = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 0, item_id: lineId }] } })).cart;
     expect(removed).toMatchObject({ cv_total: 2, valid_for_checkout: true });
+  });
+
+  // Growing a line through item_id is refused for every reason adding its variant is refused.
+  const withdrawals: Array<{ reason: string; withdraw: (product: { id: number }, variant: { id: number }) => Promise<unknown>; message: (variant: { id: number; sku: string }) => string }> = [
+    { reason: "out of stock", withdraw: (_, variant) => t.db.prisma.variant.update({ where: { id: variant.id }, data: { inventory_quantity: 0 } }), message: (variant) => `${variant.sku} is out of stock` },
+    { reason: "switched off", withdraw: (_, variant) => t.db.prisma.variant.update({ where: { id: variant.id }, data: { active: false } }), message: (variant) => `Variant ${variant.id} is not available` },
+    { reason: "of a switched-off product", withdraw: (product) => t.db.prisma.product.update({ where: { id: product.id }, data: { active: false } }), message: (variant) => `Variant ${variant.id} is not available` },
+    { reason: "deleted", withdraw: (product) => call("DELETE", `/api/products/${product.id}`, { token: acme.token }), message: (variant) => `Variant ${variant.id} is not available` },
+    { reason: "not priced in the cart's country", withdraw: (_, variant) => t.db.prisma.variantPrice.deleteMany({ where: { variant_id: variant.id } }), message: (variant) => `${variant.sku} is not available in United States` },
+  ];
+
+  it.each(withdrawals)("refuses to grow through item_id a line whose variant is $reason, as adding it is refused (422 naming the line, nothing changed); it may still fall or go", async ({ withdraw, message }) => {
+    const { product, variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 }, inventory: 10 }] });
+    const { variant: other } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 100 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }, { variant_id: other.id, quantity: 1 }] });
+    const lineId = cart.items[0]?.id as number;
+    await withdraw(product, variant);
+    const path = `/api/carts/${cart.cart_token}/items`;
+    const before = parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart;
+
+    const added = await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 1 }] } });
+    expect(added.status, added.text).toBe(422);
+    expect(added.body.errors).toEqual({ "items.0.variant_id": [message(variant)] });
+    const grown = await call("POST", path, { body: { items: [{ variant_id: other.id, quantity: 4 }, { variant_id: variant.id, quantity: 3, item_id: lineId }] } });
+    expect(grown.status, grown.text).toBe(422);
+    expect(grown.body).toMatchObject({ error_code: "validation_failed", errors: { "items.1.quantity": [`cannot grow item ${lineId}: ${message(variant)}`] } });
+    expect((await lines(cart.cart_token)).map((line) => [line.id, line.quantity])).toEqual([[lineId, 2], [cart.items[1]?.id, 1]]);
+    expect(parseCart(await call("GET", `/api/carts/${cart.cart_token}`)).cart).toEqual(before);
+
+    const kept = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 2, item_id: lineId }] } })).cart;
+    expect(kept.items[0]).toMatchObject({ id: lineId, quantity: 2 });
+    const fallen = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 1, item_id: lineId }] } })).cart;
+    expect(fallen.items[0]).toMatchObject({ id: lineId, quantity: 1 });
+    const removed = parseCart(await call("POST", path, { body: { items: [{ variant_id: variant.id, quantity: 0, item_id: lineId }] } })).cart;
+    expect(removed.items.map((item) => item.variant_id)).toEqual([other.id]);
   });
 
   it("answers 409 on a cart created with immutable_items", async () => {
