@@ -264,7 +264,9 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
           });
           continue;
         }
-        await tx.variant.update({ where: { id: entry.id }, data: variantData(entry) });
+        // updated_at is set, not left to @updatedAt, which skips the row when only the prices change.
+        const changesVariant = Object.entries(entry).some(([member, value]) => member !== "id" && value !== undefined);
+        if (changesVariant) await tx.variant.update({ where: { id: entry.id }, data: { ...variantData(entry), updated_at: ctx.clock.now() } });
         if (prices) {
           await tx.variantPrice.deleteMany({ where: { variant_id: entry.id } });
           await tx.variantPrice.createMany({ data: prices.map((price) => ({ ...price, variant_id: entry.id as number })) });

@@ -316,6 +316,21 @@ describe("PUT /api/products/:id", () => {
     expect(await t.db.prisma.variantPrice.count({ where: { variant_id: small.id } })).toBe(1);
   });
 
+  // Found by an audit: an entry sending only prices rewrote the price rows but not the variant's
+  // row, so its updated_at (which Prisma's @updatedAt moves only on a written row) stayed put.
+  it("moves a variant's updated_at when the entry changes only its prices, and only the listed variant's", async () => {
+    const product = (await create(shirt)).body.product;
+    const [small, medium] = product.variants;
+    const past = new Date("2020-01-01T00:00:00.000Z");
+    await t.db.prisma.variant.updateMany({ where: { product_id: product.id }, data: { updated_at: past } });
+    const response = await update(product.id, { variants: [{ id: small.id, prices: [{ country_code: "US", price: "21.00" }] }] });
+    expect(response.status).toBe(200);
+    const [repriced, untouched] = response.body.product.variants;
+    expect(repriced).toMatchObject({ id: small.id, prices: [{ country_code: "US", price: "21.00" }] });
+    expect(Date.parse(repriced.updated_at)).toBeGreaterThan(past.getTime());
+    expect(untouched).toEqual({ ...medium, updated_at: past.toISOString() });
+  });
+
   it("lets a variant keep its own sku and swap in a new one", async () => {
     const product = (await create(shirt)).body.product;
     const response = await update(product.id, { variants: [{ id: product.variants[0].id, sku: "TS-S", title: "Still small" }] });
