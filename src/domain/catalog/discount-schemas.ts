@@ -31,7 +31,13 @@ const discountFields = {
       "fixed_amount only (a 422 on a percentage code): the currency the amount is in; the code then applies only in carts of that currency (applying it to another is a 422, and a cart moved to another currency loses it with a warning). Null or absent: the amount applies as units of any cart's currency",
     ),
   scope: z.enum(DISCOUNT_SCOPES).describe("What the code reduces: the items (order), some products (product), or shipping"),
-  product_ids: z.array(int32Id).max(1000).optional().describe("Product scope only: the products it applies to; empty or absent: every product"),
+  product_ids: z
+    .array(int32Id)
+    .max(1000)
+    .optional()
+    .describe(
+      "Product scope only: the products it applies to; on create, empty or absent: every product. On update the list replaces the products the code names; only ids it does not name yet must be live products, and emptying it on a product-scope code that names products is a 422 (it would widen the code to every product)",
+    ),
   usage_limit: int32.min(1).nullable().optional().describe(USAGE_LIMIT),
   starts_at: dateTime.nullable().optional(),
   ends_at: dateTime.nullable().optional().describe("Must be after starts_at"),
@@ -53,7 +59,14 @@ export const discountSchema = z
     amount: z.string().describe('A percent ("10"), an amount of currency_code ("500" JPY), or without one an amount in the cart\'s currency ("5.00")'),
     currency_code: z.string().nullable().describe("The only currency a fixed code applies in; null: any (always null for a percentage code)"),
     scope: z.enum(DISCOUNT_SCOPES),
-    product_ids: z.array(z.number().int()),
+    product_ids: z
+      .array(z.number().int())
+      .describe("The live products a product-scope code applies to; empty, with deleted_product_ids empty too: every product"),
+    deleted_product_ids: z
+      .array(z.number().int())
+      .describe(
+        "Products the code named that were deleted since; they match no live product, so a product-scope code whose products were all deleted (product_ids empty, this not) discounts nothing. An update of product_ids that leaves them out drops them",
+      ),
     usage_limit: z.number().int().nullable().describe(USAGE_LIMIT),
     usage_count: z
       .number()

@@ -29,7 +29,27 @@ function findRow(db: Prisma.TransactionClient, companyId: number, id: number) {
   return db.discount.findFirst({ where: { id, company_id: companyId }, include: withCurrency });
 }
 
-function toView(row: DiscountRow): DiscountView {
+/**
+ * Of `ids`, those naming live products of the company. A code keeps the ids of products deleted
+ * after it named them: carts may hold lines of them, and an id that matches no live product is what
+ * keeps a code whose products were all deleted from meaning every product.
+ */
+async function liveProductIds(db: Prisma.TransactionClient, companyId: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const products = await db.product.findMany({ where: { company_id: companyId, deleted_at: null, id: { in: ids } }, select: { id: true } });
+  return new Set(products.map((product) => product.id));
+}
+
+async function toViews(db: Prisma.TransactionClient, companyId: number, rows: DiscountRow[]): Promise<DiscountView[]> {
+  const live = await liveProductIds(db, companyId, [...new Set(rows.flatMap((row) => row.product_ids))]);
+  return rows.map((row) => toView(row, live));
+}
+
+async function viewOf(db: Prisma.TransactionClient, companyId: number, row: DiscountRow): Promise<DiscountView> {
+  return toView(row, await liveProductIds(db, companyId, row.product_ids));
+}
+
+function toView(row: DiscountRow, liveProducts: Set<number>): DiscountView {
   const kind = row.kind as Kind;
   return {
     id: row.id,
@@ -38,7 +58,8 @@ function toView(row: DiscountRow): DiscountView {
     amount: decimalText(row.amount, kind === "percentage" ? 0 : (row.currency?.decimal_places ?? UNBOUND_SHOWN_DECIMAL_PLACES)),
     currency_code: row.currency_code,
     scope: row.scope as Scope,
-    product_ids: row.product_ids,
+    product_ids: row.product_ids.filter((id) => liveProducts.has(id)),
+    deleted_product_ids: row.product_ids.filter((id) => !liveProducts.has(id)),
     usage_limit: row.usage_limit,
     usage_count: row.usage_count,
     starts_at: row.starts_at?.toISOString() ?? null,
@@ -110,28 +131,34 @@ function checkCurrency(state: DiscountState, currency: { code: string; decimal_p
   }
 }
 
+const WIDENED_TO_EVERY_PRODUCT =
+  "must name at least one product: an empty list would widen this product-scope code to every product (a code for every product is created without product_ids)";
+
 /**
- * `newProductIds` are the ids the request sends: those must name live products of the company.
- * Ids already stored are not checked again, so a product deleted since does not block an
- * unrelated change (its id simply matches no cart line).
+ * `current` is the code being updated (null on create). Only the product ids it does not name yet
+ * must name live products of the company: a product deleted since it was named blocks no update,
+ * the code sent back as read included. A product-scope code that names products (deleted ones
+ * too) is never emptied, which would make it one for every product.
  */
-async function checkState(db: Prisma.TransactionClient, companyId: number, state: DiscountState, ownId: number | null, newProductIds: number[]): Promise<void> {
+async function checkState(db: Prisma.TransactionClient, companyId: number, state: DiscountState, current: DiscountRow | null): Promise<void> {
   const errors = new FieldErrorCollector();
   checkAmount(state.kind, state.amount, errors);
   if (state.scope !== "product" && state.product_ids.length > 0) {
     errors.add("discount.product_ids", "only applies to product-scope codes");
   }
+  if (state.scope === "product" && state.product_ids.length === 0 && (current?.product_ids.length ?? 0) > 0) {
+    errors.add("discount.product_ids", WIDENED_TO_EVERY_PRODUCT);
+  }
   if (state.starts_at && state.ends_at && state.ends_at <= state.starts_at) {
     errors.add("discount.ends_at", "must be after starts_at");
   }
   // Sequential: inside an update's transaction there is one connection to run them on.
-  const taken = await db.discount.findFirst({ where: { company_id: companyId, code: state.code, ...(ownId ? { NOT: { id: ownId } } : {}) }, select: { id: true } });
-  const products =
-    newProductIds.length === 0 ? [] : await db.product.findMany({ where: { company_id: companyId, deleted_at: null, id: { in: newProductIds } }, select: { id: true } });
+  const taken = await db.discount.findFirst({ where: { company_id: companyId, code: state.code, ...(current ? { NOT: { id: current.id } } : {}) }, select: { id: true } });
+  const newProductIds = state.product_ids.filter((id) => !current?.product_ids.includes(id));
+  const known = await liveProductIds(db, companyId, newProductIds);
   const currency = state.currency_code === null || state.kind !== "fixed_amount" ? null : await findCurrency(db, state.currency_code);
   checkCurrency(state, currency, errors);
   if (taken) errors.add("discount.code", "has already been taken");
-  const known = new Set(products.map((product) => product.id));
   const unknown = newProductIds.filter((id) => !known.has(id));
   if (unknown.length > 0) errors.add("discount.product_ids", `contains ids that are not products of this company: ${unknown.join(", ")}`);
   errors.throwIfAny();
@@ -154,11 +181,11 @@ export async function listDiscounts(ctx: ServiceContext, query: DiscountListQuer
     ctx.db.discount.findMany({ where, include: withCurrency, orderBy: { id: "desc" }, ...pageWindow(query) }),
     ctx.db.discount.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(query, total) };
+  return { rows: await toViews(ctx.db, ctx.companyId, rows), pagination: pagination(query, total) };
 }
 
 export async function getDiscount(ctx: ServiceContext, id: number): Promise<DiscountView> {
-  return toView(await requireRow(ctx.db, ctx.companyId, id));
+  return viewOf(ctx.db, ctx.companyId, await requireRow(ctx.db, ctx.companyId, id));
 }
 
 export async function createDiscount(ctx: ServiceContext, input: DiscountCreateInput): Promise<DiscountView> {
@@ -172,11 +199,11 @@ export async function createDiscount(ctx: ServiceContext, input: DiscountCreateI
     starts_at: toDate(input.starts_at) ?? null,
     ends_at: toDate(input.ends_at) ?? null,
   };
-  await checkState(ctx.db, ctx.companyId, state, null, state.product_ids);
+  await checkState(ctx.db, ctx.companyId, state, null);
   const row = await ctx.db.discount
     .create({ data: { ...state, company_id: ctx.companyId, usage_limit: input.usage_limit ?? null, active: input.active ?? true }, include: withCurrency })
     .catch(codeRace);
-  return toView(row);
+  return viewOf(ctx.db, ctx.companyId, row);
 }
 
 /** Partial update; the rules hold for the discount as it is after the change. */
@@ -195,11 +222,11 @@ export async function updateDiscount(ctx: ServiceContext, id: number, input: Dis
         starts_at: input.starts_at === undefined ? current.starts_at : toDate(input.starts_at) ?? null,
         ends_at: input.ends_at === undefined ? current.ends_at : toDate(input.ends_at) ?? null,
       };
-      await checkState(tx, ctx.companyId, state, current.id, input.product_ids ? state.product_ids : []);
+      await checkState(tx, ctx.companyId, state, current);
       return tx.discount.update({ where: { id: current.id }, data: { ...state, usage_limit: input.usage_limit, active: input.active }, include: withCurrency });
     }, LOCK_WAITING_TRANSACTION)
     .catch(codeRace);
-  return toView(row);
+  return viewOf(ctx.db, ctx.companyId, row);
 }
 
 /**
@@ -214,5 +241,5 @@ export async function deleteDiscount(ctx: ServiceContext, id: number): Promise<D
     await tx.discount.delete({ where: { id: current.id } });
     return current;
   }, LOCK_WAITING_TRANSACTION);
-  return toView(removed);
+  return viewOf(ctx.db, ctx.companyId, removed);
 }

@@ -38,6 +38,9 @@ const variantUpdateInput = z
     if (entry.prices === undefined) ctx.addIssue({ code: "custom", path: ["prices"], message: "is required" });
   });
 
+/** A product's view is every variant with every price, so a product has at most this many variants. */
+export const MAX_VARIANTS_PER_PRODUCT = 100;
+
 const productFields = {
   title: z.string().trim().min(1).max(255),
   description: z.string().max(20_000).nullable().optional(),
@@ -46,13 +49,17 @@ const productFields = {
 };
 
 export const productCreateBody = z.object({
-  product: z.object({ ...productFields, variants: z.array(variantCreateInput).min(1).max(100) }),
+  product: z.object({ ...productFields, variants: z.array(variantCreateInput).min(1).max(MAX_VARIANTS_PER_PRODUCT).describe(`At most ${MAX_VARIANTS_PER_PRODUCT}`) }),
 });
 
 export const productUpdateBody = z.object({
   product: z.object({
     ...z.object(productFields).partial().shape,
-    variants: z.array(variantUpdateInput).max(100).optional().describe("Variants not listed are left as they are"),
+    variants: z
+      .array(variantUpdateInput)
+      .max(MAX_VARIANTS_PER_PRODUCT)
+      .optional()
+      .describe(`Variants not listed are left as they are; entries without an id that would take the product past ${MAX_VARIANTS_PER_PRODUCT} variants are a 422`),
   }),
 });
 

@@ -7,15 +7,16 @@ import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platf
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { formatMinor } from "../../platform/money.js";
 import { minorInCurrency } from "./amounts.js";
-import type {
-  PriceInput,
-  ProductCreateInput,
-  ProductListQuery,
-  ProductUpdateInput,
-  ProductView,
-  VariantCreateInput,
-  VariantUpdateInput,
-  VariantView,
+import {
+  MAX_VARIANTS_PER_PRODUCT,
+  type PriceInput,
+  type ProductCreateInput,
+  type ProductListQuery,
+  type ProductUpdateInput,
+  type ProductView,
+  type VariantCreateInput,
+  type VariantUpdateInput,
+  type VariantView,
 } from "./product-schemas.js";
 import { type CountryView, countriesByIso, UNKNOWN_COUNTRY } from "./reference-data.js";
 
@@ -219,6 +220,11 @@ async function lockLiveProduct(tx: Prisma.TransactionClient, companyId: number, 
   if (rows.length === 0) throw new NotFoundError("Product not found");
 }
 
+/** Why adding `added` variants to a product that has `live` is refused, or null when it is not. */
+function variantLimitProblem(live: number, added: number): string | null {
+  return live + added > MAX_VARIANTS_PER_PRODUCT ? `a product has at most ${MAX_VARIANTS_PER_PRODUCT} variants: it has ${live} and this request adds ${added}` : null;
+}
+
 /**
  * Partial update: members absent from the body stay as they are. A `variants` entry with an id
  * updates that variant (its `prices`, when sent, replace the variant's price list); an entry
@@ -243,6 +249,9 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
     }
     return { entry, prices: entry.prices ? pricesData(entry.prices, path, countries, errors) : null };
   });
+  const added = entries.filter((entry) => entry.id === undefined).length;
+  const tooMany = variantLimitProblem(current.variants.length, added);
+  if (tooMany !== null) errors.add("product.variants", tooMany);
   const claims = entries.flatMap((entry, index): SkuClaim[] =>
     entry.sku === undefined ? [] : [{ sku: entry.sku, path: `product.variants.${index}.sku`, ...(entry.id !== undefined ? { variantId: entry.id } : {}) }],
   );
@@ -256,6 +265,11 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
         where: { id: current.id },
         data: { title: input.title, description: input.description, image_url: input.image_url, active: input.active, updated_at: ctx.clock.now() },
       });
+      // Counted again under the lock: updates that each passed the count above may have added variants since.
+      if (added > 0) {
+        const tooManyNow = variantLimitProblem(await tx.variant.count({ where: { product_id: current.id, ...live } }), added);
+        if (tooManyNow !== null) throw ValidationError.field("product.variants", tooManyNow);
+      }
       for (const { entry, prices } of planned) {
         if (entry.id === undefined) {
           await tx.variant.create({
@@ -264,7 +278,9 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
           });
           continue;
         }
-        await tx.variant.update({ where: { id: entry.id }, data: variantData(entry) });
+        // updated_at is set, not left to @updatedAt, which skips the row when only the prices change.
+        const changesVariant = Object.entries(entry).some(([member, value]) => member !== "id" && value !== undefined);
+        if (changesVariant) await tx.variant.update({ where: { id: entry.id }, data: { ...variantData(entry), updated_at: ctx.clock.now() } });
         if (prices) {
           await tx.variantPrice.deleteMany({ where: { variant_id: entry.id } });
           await tx.variantPrice.createMany({ data: prices.map((price) => ({ ...price, variant_id: entry.id as number })) });

@@ -40,6 +40,7 @@ describe("POST /api/discounts", () => {
       currency_code: null,
       scope: "order",
       product_ids: [],
+      deleted_product_ids: [],
       usage_limit: 100,
       usage_count: 0,
       starts_at: "2026-01-01T00:00:00.000Z",
@@ -302,6 +303,87 @@ describe("PUT /api/discounts/:id", () => {
     const discount = (await create({ code: "MINE", kind: "percentage", amount: "5", scope: "order" })).body.discount;
     expect((await update(discount.id, { active: false }, globex.token)).status).toBe(404);
     expect((await t.db.prisma.discount.findUniqueOrThrow({ where: { id: discount.id } })).active).toBe(true);
+  });
+});
+
+// Found by an audit: a deleted product stayed in a code's product_ids, so sending the code back as
+// read was a 422, and dropping the dead id left product_ids [], which on a product-scope code
+// means every product: a promotion of one product silently became one of the whole catalog.
+describe("products deleted after a code names them", () => {
+  const writable = ({ id, usage_count, deleted_product_ids, created_at, updated_at, ...members }: Record<string, unknown>) => members;
+  const deleteProduct = (id: number) => call("DELETE", `/api/products/${id}`, { token: acme.token });
+  const read = async (id: number) => (await call("GET", `/api/discounts/${id}`, { token: acme.token })).body.discount;
+
+  it("are read apart from the live products, in deleted_product_ids, in the show and the list", async () => {
+    const [shirt, mug] = [await createTestProduct(t.db.prisma, acme.id), await createTestProduct(t.db.prisma, acme.id)];
+    const code = (await create({ code: "HALF", kind: "percentage", amount: "50", scope: "product", product_ids: [shirt.id, mug.id] })).body.discount;
+    expect(code).toMatchObject({ product_ids: [shirt.id, mug.id], deleted_product_ids: [] });
+    await deleteProduct(shirt.id);
+    const shown = await read(code.id);
+    expect(shown).toMatchObject({ product_ids: [mug.id], deleted_product_ids: [shirt.id] });
+    expect((await call("GET", "/api/discounts", { token: acme.token })).body.discounts).toEqual([shown]);
+  });
+
+  it("do not block sending a code back as read, or with a product added; a product left out is dropped, one sent again kept", async () => {
+    const [shirt, mug, cup] = [await createTestProduct(t.db.prisma, acme.id), await createTestProduct(t.db.prisma, acme.id), await createTestProduct(t.db.prisma, acme.id)];
+    const code = (await create({ code: "HALF", kind: "percentage", amount: "50", scope: "product", product_ids: [shirt.id, mug.id] })).body.discount;
+    await deleteProduct(shirt.id);
+    const resent = await update(code.id, { ...writable(await read(code.id)), product_ids: [...code.product_ids, cup.id], amount: "40" });
+    expect(resent.status).toBe(200);
+    expect(resent.body.discount).toMatchObject({ amount: "40", product_ids: [mug.id, cup.id], deleted_product_ids: [shirt.id] });
+
+    const asRead = await update(code.id, { ...writable(await read(code.id)), amount: "30" });
+    expect(asRead.status).toBe(200);
+    expect(asRead.body.discount).toMatchObject({ amount: "30", product_ids: [mug.id, cup.id], deleted_product_ids: [] });
+    expect((await t.db.prisma.discount.findUniqueOrThrow({ where: { id: code.id } })).product_ids).toEqual([mug.id, cup.id]);
+  });
+
+  it("still answer 422 when an update adds one the code did not name", async () => {
+    const [shirt, mug] = [await createTestProduct(t.db.prisma, acme.id), await createTestProduct(t.db.prisma, acme.id)];
+    const code = (await create({ code: "MUGS", kind: "percentage", amount: "50", scope: "product", product_ids: [mug.id] })).body.discount;
+    await deleteProduct(shirt.id);
+    const refused = await update(code.id, { product_ids: [mug.id, shirt.id] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ "discount.product_ids": [`contains ids that are not products of this company: ${shirt.id}`] });
+    expect(await read(code.id)).toEqual(code);
+  });
+
+  it("leave a code whose products were all deleted discounting nothing; no update empties a code that names products into every product", async () => {
+    const [shirt, mug] = [await createTestProduct(t.db.prisma, acme.id), await createTestProduct(t.db.prisma, acme.id)];
+    const gone = (await create({ code: "SHIRT50", kind: "percentage", amount: "50", scope: "product", product_ids: [shirt.id] })).body.discount;
+    const mugs = (await create({ code: "MUG50", kind: "percentage", amount: "50", scope: "product", product_ids: [mug.id] })).body.discount;
+    await deleteProduct(shirt.id);
+    const dead = await read(gone.id);
+    expect(dead).toMatchObject({ scope: "product", product_ids: [], deleted_product_ids: [shirt.id] });
+
+    const refusals = await Promise.all([update(gone.id, { ...writable(dead), amount: "40" }), update(gone.id, { product_ids: [] }), update(mugs.id, { product_ids: [], scope: "product" })]);
+    for (const refused of refusals) {
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual({
+        "discount.product_ids": ["must name at least one product: an empty list would widen this product-scope code to every product (a code for every product is created without product_ids)"],
+      });
+    }
+    expect(await read(gone.id)).toEqual(dead);
+    expect(await read(mugs.id)).toEqual(mugs);
+
+    const retired = await update(gone.id, { active: false, amount: "40" });
+    expect(retired.status).toBe(200);
+    expect(retired.body.discount).toMatchObject({ active: false, amount: "40", product_ids: [], deleted_product_ids: [shirt.id] });
+  });
+
+  it("leave codes that name no product as they were: an empty list is every product, on create and on a switch to product scope", async () => {
+    const every = (await create({ code: "EVERY", kind: "percentage", amount: "5", scope: "product" })).body.discount;
+    expect((await update(every.id, { product_ids: [], amount: "6" })).body.discount).toMatchObject({ amount: "6", product_ids: [], deleted_product_ids: [] });
+    const order = (await create({ code: "ORDER", kind: "percentage", amount: "5", scope: "order" })).body.discount;
+    const switched = await update(order.id, { scope: "product", product_ids: [] });
+    expect(switched.status).toBe(200);
+    expect(switched.body.discount).toMatchObject({ scope: "product", product_ids: [], deleted_product_ids: [] });
+
+    const mug = await createTestProduct(t.db.prisma, acme.id);
+    const mugs = (await create({ code: "MUGS", kind: "percentage", amount: "5", scope: "product", product_ids: [mug.id] })).body.discount;
+    const toOrder = await update(mugs.id, { scope: "order", product_ids: [] });
+    expect(toOrder.status).toBe(200);
+    expect(toOrder.body.discount).toMatchObject({ scope: "order", product_ids: [] });
   });
 });
 

@@ -41,6 +41,10 @@ const shirt = {
   ],
 };
 
+/** `count` new variants with skus `${prefix}-0`..., each priced in the US. */
+const variantsNamed = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, index) => ({ sku: `${prefix}-${index}`, prices: [{ country_code: "US", price: "1.00" }] }));
+
 async function rowCounts() {
   return {
     products: await t.db.prisma.product.count(),
@@ -316,6 +320,21 @@ describe("PUT /api/products/:id", () => {
     expect(await t.db.prisma.variantPrice.count({ where: { variant_id: small.id } })).toBe(1);
   });
 
+  // Found by an audit: an entry sending only prices rewrote the price rows but not the variant's
+  // row, so its updated_at (which Prisma's @updatedAt moves only on a written row) stayed put.
+  it("moves a variant's updated_at when the entry changes only its prices, and only the listed variant's", async () => {
+    const product = (await create(shirt)).body.product;
+    const [small, medium] = product.variants;
+    const past = new Date("2020-01-01T00:00:00.000Z");
+    await t.db.prisma.variant.updateMany({ where: { product_id: product.id }, data: { updated_at: past } });
+    const response = await update(product.id, { variants: [{ id: small.id, prices: [{ country_code: "US", price: "21.00" }] }] });
+    expect(response.status).toBe(200);
+    const [repriced, untouched] = response.body.product.variants;
+    expect(repriced).toMatchObject({ id: small.id, prices: [{ country_code: "US", price: "21.00" }] });
+    expect(Date.parse(repriced.updated_at)).toBeGreaterThan(past.getTime());
+    expect(untouched).toEqual({ ...medium, updated_at: past.toISOString() });
+  });
+
   it("lets a variant keep its own sku and swap in a new one", async () => {
     const product = (await create(shirt)).body.product;
     const response = await update(product.id, { variants: [{ id: product.variants[0].id, sku: "TS-S", title: "Still small" }] });
@@ -347,6 +366,40 @@ describe("PUT /api/products/:id", () => {
 
     expect(await t.db.prisma.variant.findMany({ orderBy: { id: "asc" }, include: { prices: true } })).toEqual(before);
     expect((await t.db.prisma.product.findUniqueOrThrow({ where: { id: product.id } })).title).toBe("T-shirt");
+  });
+
+  // Found by an audit: create capped a product at 100 variants, but each PUT could add 100 more
+  // (the cap was on the entries of one request), so a product's view had no bound.
+  it("refuses (422 on product.variants) an update whose added variants would take the product past 100, and changes nothing", async () => {
+    const product = (await create({ title: "Many", variants: variantsNamed("MANY", 99) })).body.product;
+    const before = await rowCounts();
+    const refused = await update(product.id, { title: "More", variants: [{ id: product.variants[0].id, cv: 3 }, ...variantsNamed("MORE", 2)] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ "product.variants": ["a product has at most 100 variants: it has 99 and this request adds 2"] });
+    expect(await rowCounts()).toEqual(before);
+    expect((await t.db.prisma.variant.findUniqueOrThrow({ where: { id: product.variants[0].id } })).cv).toBe(0);
+
+    const hundredth = await update(product.id, { variants: variantsNamed("LAST", 1) });
+    expect(hundredth.status).toBe(200);
+    expect(hundredth.body.product.variants).toHaveLength(100);
+    const inactive = await update(product.id, { variants: [{ id: product.variants[0].id, active: false }] });
+    expect(inactive.status).toBe(200);
+    expect((await update(product.id, { variants: variantsNamed("PAST", 1) })).body.errors).toEqual({
+      "product.variants": ["a product has at most 100 variants: it has 100 and this request adds 1"],
+    });
+  });
+
+  it.skipIf(!inject("databaseServer"))("holds concurrent updates to the 100 variants together: the one that would pass them is a 422", async () => {
+    const product = (await create({ title: "Racing", variants: variantsNamed("RACE", 60) })).body.product;
+    const planWrite = { sql: "SELECT id FROM products WHERE id = $1 FOR UPDATE", params: [product.id] };
+    const [first, second] = await inTurnBehindHeldLock(t.db, planWrite, [
+      () => update(product.id, { variants: variantsNamed("FIRST", 30) }),
+      () => update(product.id, { variants: variantsNamed("SECOND", 30) }),
+    ]);
+    expect(first!.status).toBe(200);
+    expect(second!.status).toBe(422);
+    expect(second!.body.errors).toEqual({ "product.variants": ["a product has at most 100 variants: it has 90 and this request adds 30"] });
+    expect(await t.db.prisma.variant.count({ where: { product_id: product.id } })).toBe(90);
   });
 
   // Found by an audit: updates of one product wait for its row lock, in Prisma's default

@@ -108,6 +108,24 @@ describe("discount codes", () => {
     expect(next.cart.messages.warnings).toEqual(["Discount code FLEETING was removed: it is not active"]);
   });
 
+  // Found by an audit: the admin API answered a code whose only product was deleted with a 422
+  // until the dead id was dropped, and product_ids [] then made the code take 50% off every line.
+  it("takes nothing with a product-scope code whose products were all deleted, and an update cannot widen it to every product", async () => {
+    const { product: shirt } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 } }] });
+    const { variant: mug } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 2000 } }] });
+    const code = await createDiscount(t.db.prisma, acme.id, { code: "SHIRT50", amount: "50", scope: "product", productIds: [shirt.id] });
+    expect((await call("DELETE", `/api/products/${shirt.id}`, { token: acme.token })).status).toBe(200);
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: mug.id, quantity: 1 }] });
+
+    const applied = parseCart(await call("POST", `/api/carts/${cart.cart_token}/discount`, { body: { discount_codes: ["SHIRT50"] } }));
+    expect(applied.cart).toMatchObject({ discount_codes: ["SHIRT50"], product_discount_codes: ["SHIRT50"], discount_total: "0.00", sub_total: "20.00" });
+    const widened = await call("PUT", `/api/discounts/${code.id}`, { token: acme.token, body: { discount: { product_ids: [] } } });
+    expect(widened.status).toBe(422);
+    const next = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { phone: "1" } }));
+    expect(next.cart).toMatchObject({ discount_codes: ["SHIRT50"], discount_total: "0.00" });
+    expect(next.cart.messages.warnings).toEqual([]);
+  });
+
   // Found by an audit: a fixed amount applied as-is in every currency, so "10.00 off" took 10
   // yen in Japan and the whole of a 3.255 KWD cart.
   describe("bound to a currency", () => {
