@@ -27,7 +27,10 @@ export interface PaypalPaymentToken {
 }
 
 export interface PaypalClient {
-  /** The longest one of the calls below can wait on PayPal: an access token, then the call, each within the timeout. */
+  /**
+   * The longest one of the calls below can wait on PayPal: an access token, then the call, each
+   * within the timeout, twice when PayPal rejects the token.
+   */
   longestCallMs: number;
   createSetupToken(input: { returnUrl: string; cancelUrl: string }): Promise<PaypalSetupToken>;
   createPaymentToken(setupTokenId: string): Promise<PaypalPaymentToken>;
@@ -55,7 +58,8 @@ function describeFailure(what: string, status: number, body: unknown): string {
 export function createPaypalClient(config: PaypalConfig, now: () => number = Date.now): PaypalClient {
   let cached: AccessToken | null = null;
 
-  async function post(what: string, path: string, headers: Record<string, string>, body: string): Promise<unknown> {
+  /** One call to PayPal, answered with its status and parsed body: no answer, or one that is not JSON, is the BadGatewayError. */
+  async function send(what: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: unknown }> {
     let response;
     try {
       response = await request(new URL(path, config.apiBase), {
@@ -73,27 +77,33 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
         { code: timedOut ? "paypal_timeout" : "paypal_unavailable", cause: error },
       );
     }
-    let parsed: unknown = null;
     try {
-      parsed = await response.body.json();
+      return { status: response.statusCode, body: await response.body.json() };
     } catch (error) {
       throw new BadGatewayError(`PayPal sent an unreadable answer (${what})`, { code: "paypal_error", cause: error });
     }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      throw new BadGatewayError(describeFailure(what, response.statusCode, parsed), { code: "paypal_error" });
+  }
+
+  function accepted(what: string, answer: { status: number; body: unknown }): unknown {
+    if (answer.status < 200 || answer.status >= 300) {
+      throw new BadGatewayError(describeFailure(what, answer.status, answer.body), { code: "paypal_error" });
     }
-    return parsed;
+    return answer.body;
   }
 
   async function accessToken(): Promise<string> {
     if (cached && cached.expiresAt - TOKEN_RENEW_MARGIN_MS > now()) return cached.value;
     const credentials = Buffer.from(`${config.clientId}:${config.clientSecret}`).toString("base64");
-    const body = (await post(
-      "issue an access token",
-      "/v1/oauth2/token",
-      { authorization: `Basic ${credentials}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      "grant_type=client_credentials",
-    )) as { access_token?: unknown; expires_in?: unknown };
+    const what = "issue an access token";
+    const body = accepted(
+      what,
+      await send(
+        what,
+        "/v1/oauth2/token",
+        { authorization: `Basic ${credentials}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        "grant_type=client_credentials",
+      ),
+    ) as { access_token?: unknown; expires_in?: unknown };
     if (typeof body.access_token !== "string") throw new BadGatewayError("PayPal issued no access token", { code: "paypal_error" });
     const lifetimeSeconds = typeof body.expires_in === "number" ? body.expires_in : 0;
     cached = { value: body.access_token, expiresAt: now() + lifetimeSeconds * 1_000 };
@@ -101,23 +111,29 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
   }
 
   async function authorizedPost(what: string, path: string, payload: unknown): Promise<Record<string, unknown>> {
+    // PayPal deduplicates retried POSTs by this id, so a call repeated below happens once.
+    const requestId = randomUUID();
+    const attempt = (token: string) =>
+      send(
+        what,
+        path,
+        { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json", "paypal-request-id": requestId },
+        JSON.stringify(payload),
+      );
     const token = await accessToken();
-    return (await post(
-      what,
-      path,
-      {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json",
-        // PayPal deduplicates retried POSTs by this id.
-        "paypal-request-id": randomUUID(),
-      },
-      JSON.stringify(payload),
-    )) as Record<string, unknown>;
+    let answer = await attempt(token);
+    if (answer.status === 401) {
+      // PayPal no longer takes the cached token (revoked, or the client secret rotated) although
+      // it has not expired: one more try with a new one, else every call fails until it expires.
+      // Another call may have replaced it already.
+      if (cached?.value === token) cached = null;
+      answer = await attempt(await accessToken());
+    }
+    return accepted(what, answer) as Record<string, unknown>;
   }
 
   return {
-    longestCallMs: 2 * config.timeoutMs,
+    longestCallMs: 4 * config.timeoutMs,
 
     async createSetupToken({ returnUrl, cancelUrl }) {
       const body = await authorizedPost("create a vault setup token", "/v3/vault/setup-tokens", {

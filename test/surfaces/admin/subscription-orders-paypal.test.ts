@@ -37,6 +37,7 @@ afterAll(async () => {
 beforeEach(async () => {
   clockAheadMs = 0;
   paypal.mode = "ok";
+  paypal.answers = {};
   await t.db.prisma.subscriptionOrder.deleteMany();
   customer = (await createUserWithToken(t.db.prisma, acme.id, "customer")).user;
   const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1500 } }] });
@@ -126,7 +127,7 @@ describe("PayPal through update_payment and authorize_paypal", () => {
       const first = authorize(token);
       await expect.poll(lockWaiters).toBe(1);
       expect(vaultCalls()).toBe(1);
-      clockAheadMs = 2 * TIMEOUT_MS + 5_000 + 1_000;
+      clockAheadMs = 4 * TIMEOUT_MS + 5_000 + 1_000;
       let secondAnswered = false;
       const second = authorize(token).finally(() => (secondAnswered = true));
       // The second waits behind the first for the order.
@@ -187,6 +188,40 @@ describe("PayPal through update_payment and authorize_paypal", () => {
     paypal.requests.length = 0;
     await startApproval();
     expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens"]);
+  });
+
+  // Found by an audit: a token PayPal rejected (revoked, or the client secret rotated) stayed
+  // cached until its own expiry, hours, and every PayPal call answered 502 meanwhile.
+  it("asks for a new access token once PayPal rejects the cached one, and repeats the call with the same PayPal-Request-Id", async () => {
+    expect((await startApproval()).status).toBe(200);
+    paypal.revokeAccessTokens();
+    paypal.requests.length = 0;
+    paypal.requestIds.length = 0;
+    const started = await startApproval();
+    expect(started.status).toBe(200);
+    expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens", "POST /v1/oauth2/token", "POST /v3/vault/setup-tokens"]);
+    expect(paypal.requestIds).toHaveLength(2);
+    expect(paypal.requestIds[1]).toBe(paypal.requestIds[0]);
+
+    const token = await approveAt(started.body.payer_action_url);
+    paypal.revokeAccessTokens();
+    paypal.requests.length = 0;
+    const authorized = await authorize(token);
+    expect(authorized.status).toBe(200);
+    expect(paypal.requests).toEqual(["POST /v3/vault/payment-tokens", "POST /v1/oauth2/token", "POST /v3/vault/payment-tokens"]);
+    expect(await snapshot()).toMatchObject({ status: "active", approvals: expect.arrayContaining(["completed"]), methods: 1 });
+  });
+
+  it("answers 502 when PayPal rejects a new access token too, having asked for one, and changes nothing", async () => {
+    expect((await startApproval()).status).toBe(200);
+    const before = await snapshot();
+    paypal.answers["setup-token"] = { status: 401, body: { name: "AUTHENTICATION_FAILURE", message: "Authentication failed due to invalid authentication credentials." } };
+    paypal.requests.length = 0;
+    const response = await startApproval();
+    expect(response.status).toBe(502);
+    expect(response.body).toMatchObject({ error_code: "paypal_error", error_message: expect.stringContaining("HTTP 401: Authentication failed") });
+    expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens", "POST /v1/oauth2/token", "POST /v3/vault/setup-tokens"]);
+    expect(await snapshot()).toEqual(before);
   });
 
   it("answers 502 when the buyer has not approved yet, and changes nothing", async () => {
