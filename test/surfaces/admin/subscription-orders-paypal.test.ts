@@ -293,3 +293,86 @@ describe("PayPal through update_payment and authorize_paypal", () => {
   });
 });
 
+
+// Found by an audit: PayPal's answers were cast to objects. `null` was a TypeError (500), and a
+// setup token whose approve link the response cannot write (payer_action_url is a URL) had its
+// approval and activity committed before the response failed (500).
+describe("PayPal answers that are not what PayPal documents", () => {
+  const approveHref = "https://www.sandbox.paypal.com/agreements/approve?approval_token_id=TOKEN1";
+  const setupToken = (id: unknown, href: unknown) => ({ id, status: "PAYER_ACTION_REQUIRED", links: [{ href, rel: "approve", method: "GET" }] });
+  /** The outcome of a call, with the answer PayPal gave, so that a failure names its case. */
+  const outcome = (answer: unknown, response: { status: number; body: { error_code?: string } }) => ({ answer, status: response.status, error_code: response.body.error_code });
+
+  it("answers 502 paypal_error for a setup token without a usable id or approve link, before writing anything", async () => {
+    const before = await snapshot();
+    const malformed = [
+      null,
+      [],
+      "TOKEN1",
+      { id: "TOKEN1" },
+      setupToken("TOKEN1", "not a url"),
+      setupToken("TOKEN1", ""),
+      setupToken("TOKEN1", "javascript:alert(1)"),
+      // A URL to browsers, not to RFC 3986, which the response's payer_action_url follows.
+      setupToken("TOKEN1", "https://www.sandbox.paypal.com/agreements/approve?token=a|b"),
+      setupToken("TOKEN1", "https://www.sandbox.paypal.com/agreements/approve?token=%zz"),
+      setupToken("TOKEN1", "https://buyer:secret@www.sandbox.paypal.com/agreements/approve"),
+      setupToken("", approveHref),
+      setupToken("T".repeat(201), approveHref),
+      setupToken("TOKEN\u0000", approveHref),
+      setupToken(17, approveHref),
+    ];
+    for (const answer of malformed) {
+      paypal.answers["setup-token"] = { status: 200, body: answer };
+      expect(outcome(answer, await startApproval())).toEqual({ answer, status: 502, error_code: "paypal_error" });
+    }
+    expect(await snapshot()).toEqual(before);
+
+    paypal.answers["setup-token"] = { status: 200, body: setupToken("T".repeat(200), approveHref) };
+    const started = await startApproval();
+    expect(started.status).toBe(200);
+    expect(started.body.payer_action_url).toBe(approveHref);
+    expect(await snapshot()).toMatchObject({ approvals: ["created"], activities: before.activities + 1 });
+  });
+
+  it("answers 502 paypal_error for an access token without a usable token or lifetime, without using it", async () => {
+    expect((await startApproval()).status).toBe(200);
+    const before = await snapshot();
+    paypal.revokeAccessTokens();
+    const malformed = [
+      null,
+      {},
+      { access_token: "", expires_in: 32400 },
+      { access_token: "A21AA-issued", expires_in: 0 },
+      { access_token: "A21AA-issued", expires_in: "32400" },
+      { access_token: "A21AA-issued" },
+      { access_token: "A21AA\r\nx-injected: 1", expires_in: 32400 },
+    ];
+    for (const answer of malformed) {
+      paypal.answers["oauth-token"] = { status: 200, body: answer };
+      const response = await startApproval();
+      expect({ ...outcome(answer, response), lastCall: paypal.requests.at(-1) }).toEqual({ answer, status: 502, error_code: "paypal_error", lastCall: "POST /v1/oauth2/token" });
+    }
+    expect(await snapshot()).toEqual(before);
+    delete paypal.answers["oauth-token"];
+    expect((await startApproval()).status).toBe(200);
+  });
+
+  it("answers 502 paypal_error for a saved PayPal account without a usable id, and a retry completes the approval", async () => {
+    const token = await approveAt((await startApproval()).body.payer_action_url);
+    const before = await snapshot();
+    for (const answer of [null, {}, { id: "" }, { id: 17 }, { id: "pt_\u0000" }, { id: "p".repeat(201) }]) {
+      paypal.answers["payment-token"] = { status: 201, body: answer };
+      expect(outcome(answer, await authorize(token))).toEqual({ answer, status: 502, error_code: "paypal_error" });
+    }
+    expect(await snapshot()).toEqual(before);
+
+    // The account's email is only shown: one PayPal sends in another form is left out rather
+    // than failing an approval PayPal has vaulted (it vaults a setup token once).
+    paypal.answers["payment-token"] = { status: 201, body: { id: "pt_odd_email", payment_source: { paypal: { email_address: "buyer\u0000@example.com" } } } };
+    const authorized = await authorize(token);
+    expect(authorized.status).toBe(200);
+    expect(authorized.body.subscription_order.payment_method).toMatchObject({ kind: "paypal", paypal_email: null });
+    expect(await snapshot()).toMatchObject({ status: "active", approvals: ["completed"], methods: 1 });
+  });
+});
