@@ -335,6 +335,18 @@ describe("PayPal answers that are not what PayPal documents", () => {
     expect(await snapshot()).toMatchObject({ approvals: ["created"], activities: before.activities + 1 });
   });
 
+  // The unique index on paypal_approvals.token answered it 409 "Conflicts with an existing
+  // record", which asks the client to look for a conflict of its own.
+  it("answers 502 paypal_error for a setup token id PayPal gave before, and writes nothing", async () => {
+    paypal.answers["setup-token"] = { status: 200, body: setupToken("TOKEN1", approveHref) };
+    expect((await startApproval()).status).toBe(200);
+    const before = await snapshot();
+    const again = await startApproval();
+    expect(again.status).toBe(502);
+    expect(again.body).toMatchObject({ error_code: "paypal_error", errors: null });
+    expect(await snapshot()).toEqual(before);
+  });
+
   it("answers 502 paypal_error for an access token without a usable token or lifetime, without using it", async () => {
     expect((await startApproval()).status).toBe(200);
     const before = await snapshot();
