@@ -7,6 +7,21 @@ import type { AddressInfo } from "node:net";
 
 export type FakePaypalMode = "ok" | "fail" | "hang";
 
+/** The API calls our client makes, each of which a test can give an answer of its own. */
+export type FakePaypalStep = "oauth-token" | "setup-token" | "payment-token";
+
+export interface FakePaypalAnswer {
+  status: number;
+  /** Sent as JSON (`null` is the body `null`). */
+  body: unknown;
+}
+
+const STEPS: Record<string, FakePaypalStep> = {
+  "/v1/oauth2/token": "oauth-token",
+  "/v3/vault/setup-tokens": "setup-token",
+  "/v3/vault/payment-tokens": "payment-token",
+};
+
 interface SetupToken {
   id: string;
   status: "PAYER_ACTION_REQUIRED" | "APPROVED" | "VAULTED";
@@ -21,6 +36,15 @@ export interface FakePaypal {
   setupTokens: Map<string, SetupToken>;
   /** Bodies of the setup-token requests, as parsed JSON. */
   setupRequests: unknown[];
+  /** The PayPal-Request-Id of every vault call received, in order. */
+  requestIds: string[];
+  /**
+   * Answers given in place of PayPal's for a step, every time until removed (in mode "ok", and
+   * for a vault call only once its access token is accepted): a malformed or unexpected answer.
+   */
+  answers: Partial<Record<FakePaypalStep, FakePaypalAnswer>>;
+  /** PayPal stops accepting every access token issued so far (revoked, or the client secret rotated). */
+  revokeAccessTokens(): void;
   close(): Promise<void>;
 }
 
@@ -52,7 +76,15 @@ function paypalError(response: ServerResponse, status: number, name: string, mes
 export async function startFakePaypal(): Promise<FakePaypal> {
   const issuedTokens = new Set<string>();
   const hanging = new Set<ServerResponse>();
-  const fake: Omit<FakePaypal, "url" | "close"> = { mode: "ok", requests: [], setupTokens: new Map(), setupRequests: [] };
+  const fake: Omit<FakePaypal, "url" | "close"> = {
+    mode: "ok",
+    requests: [],
+    setupTokens: new Map(),
+    setupRequests: [],
+    requestIds: [],
+    answers: {},
+    revokeAccessTokens: () => issuedTokens.clear(),
+  };
 
   const server = createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
@@ -72,8 +104,11 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       return;
     }
     if (fake.mode === "fail") return paypalError(response, 500, "INTERNAL_SERVER_ERROR", "An internal server error occurred.");
+    const step = request.method === "POST" ? STEPS[url.pathname] : undefined;
+    const given = step && fake.answers[step];
 
-    if (request.method === "POST" && url.pathname === "/v1/oauth2/token") {
+    if (step === "oauth-token") {
+      if (given) return json(response, given.status, given.body);
       const expected = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString("base64")}`;
       if (request.headers.authorization !== expected || body !== "grant_type=client_credentials") {
         return json(response, 401, { error: "invalid_client", error_description: "Client Authentication failed" });
@@ -84,9 +119,11 @@ export async function startFakePaypal(): Promise<FakePaypal> {
     }
 
     const bearer = request.headers.authorization?.replace(/^Bearer /, "") ?? "";
+    if (step) fake.requestIds.push(String(request.headers["paypal-request-id"]));
     if (!issuedTokens.has(bearer)) return paypalError(response, 401, "AUTHENTICATION_FAILURE", "Authentication failed due to invalid authentication credentials or a missing Authorization header.");
+    if (given) return json(response, given.status, given.body);
 
-    if (request.method === "POST" && url.pathname === "/v3/vault/setup-tokens") {
+    if (step === "setup-token") {
       const parsed = JSON.parse(body) as { payment_source?: { paypal?: { experience_context?: { return_url?: string } } } };
       fake.setupRequests.push(parsed);
       const returnUrl = parsed.payment_source?.paypal?.experience_context?.return_url;
@@ -105,7 +142,7 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       });
     }
 
-    if (request.method === "POST" && url.pathname === "/v3/vault/payment-tokens") {
+    if (step === "payment-token") {
       const parsed = JSON.parse(body) as { payment_source?: { token?: { id?: string; type?: string } } };
       const token = fake.setupTokens.get(parsed.payment_source?.token?.id ?? "");
       if (!token || parsed.payment_source?.token?.type !== "SETUP_TOKEN") return paypalError(response, 404, "RESOURCE_NOT_FOUND", "The specified resource does not exist.");

@@ -1,11 +1,14 @@
 // PayPal's REST API through undici: an OAuth2 client-credentials token, then the vault's setup
 // tokens (the buyer approves saving PayPal, no money moves) and payment tokens (the saved
 // PayPal account we bill later). Every failure, refusal or timeout becomes a BadGatewayError
-// with a message that says which call failed, so nothing on our side proceeds on a half answer.
+// with a message that says which call failed, and so does an answer that is not the shape PayPal
+// documents (checked before anything is stored), so nothing on our side proceeds on a half answer.
 
 import { randomUUID } from "node:crypto";
 import { request } from "undici";
+import { z } from "zod";
 import { BadGatewayError } from "../../platform/errors.js";
+import { httpUrl } from "../../platform/http/schemas.js";
 
 export interface PaypalConfig {
   apiBase: string;
@@ -21,13 +24,14 @@ export interface PaypalSetupToken {
 
 export interface PaypalPaymentToken {
   id: string;
-  customerId: string | null;
   email: string | null;
-  payerId: string | null;
 }
 
 export interface PaypalClient {
-  /** The longest one of the calls below can wait on PayPal: an access token, then the call, each within the timeout. */
+  /**
+   * The longest one of the calls below can wait on PayPal: an access token, then the call, each
+   * within the timeout, twice when PayPal rejects the token.
+   */
   longestCallMs: number;
   createSetupToken(input: { returnUrl: string; cancelUrl: string }): Promise<PaypalSetupToken>;
   createPaymentToken(setupTokenId: string): Promise<PaypalPaymentToken>;
@@ -41,10 +45,52 @@ interface AccessToken {
 // Renew a little before PayPal's expiry so a token never dies between our check and its use.
 const TOKEN_RENEW_MARGIN_MS = 60_000;
 
-interface PaypalLink {
-  href?: unknown;
-  rel?: unknown;
-}
+/**
+ * PayPal's ids are short runs of letters and digits. A setup token's comes back to us as
+ * authorize_paypal's `token`, which takes at most this many characters: a longer one could never
+ * be completed.
+ */
+export const PAYPAL_ID_MAX_LENGTH = 200;
+
+// Visible ASCII: PayPal's ids and tokens, and what an HTTP header (the bearer token) can carry.
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+const paypalId = z.string().max(PAYPAL_ID_MAX_LENGTH).regex(VISIBLE_ASCII);
+
+const accessTokenAnswer = z.object({
+  access_token: z.string().max(4096).regex(VISIBLE_ASCII),
+  // Seconds. PayPal's tokens live 9 hours; more than a year is no lifetime PayPal gives.
+  expires_in: z.number().int().min(1).max(365 * 24 * 3600),
+});
+
+// The response writes payer_action_url as a URI, checked against RFC 3986's grammar, which takes
+// less than browsers and zod's z.url() do ("a|b" in a query): an approve link stored but not
+// written back answered 500 with its approval committed. So: an http(s) URL made of RFC 3986's
+// characters, without user info.
+const URI_CHARACTER = String.raw`[\w\-.~!$&'()*+,;=:@]|%[0-9a-f]{2}`;
+const RFC_3986_HTTP_URL = new RegExp(
+  String.raw`^https?://(?:(?:[\w\-.~!$&'()*+,;=]|%[0-9a-f]{2})+|\[[0-9a-f:.]+\])(?::\d*)?` +
+    String.raw`(?:/(?:${URI_CHARACTER})*)*(?:\?(?:${URI_CHARACTER}|[/?])*)?(?:#(?:${URI_CHARACTER}|[/?])*)?$`,
+  "i",
+);
+const isApproveLink = (link: { rel?: unknown }) => link.rel === "approve" || link.rel === "payer-action";
+
+const setupTokenAnswer = z.object({
+  id: paypalId,
+  links: z
+    .array(z.object({ rel: z.unknown(), href: z.unknown() }))
+    .transform((links) => links.find(isApproveLink)?.href)
+    .pipe(httpUrl.regex(RFC_3986_HTTP_URL)),
+});
+
+const paymentTokenAnswer = z.object({
+  id: paypalId,
+  // Only shown to people: an address in another form is left out rather than failing an
+  // approval PayPal has vaulted already (it vaults a setup token once).
+  payment_source: z
+    .object({ paypal: z.object({ email_address: z.string().max(254).regex(/^\P{Cc}+$/u).optional() }) })
+    .optional()
+    .catch(undefined),
+});
 
 function describeFailure(what: string, status: number, body: unknown): string {
   const details = body as { message?: unknown; name?: unknown; error_description?: unknown } | null;
@@ -55,7 +101,8 @@ function describeFailure(what: string, status: number, body: unknown): string {
 export function createPaypalClient(config: PaypalConfig, now: () => number = Date.now): PaypalClient {
   let cached: AccessToken | null = null;
 
-  async function post(what: string, path: string, headers: Record<string, string>, body: string): Promise<unknown> {
+  /** One call to PayPal, answered with its status and parsed body: no answer, or one that is not JSON, is the BadGatewayError. */
+  async function send(what: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: unknown }> {
     let response;
     try {
       response = await request(new URL(path, config.apiBase), {
@@ -73,54 +120,68 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
         { code: timedOut ? "paypal_timeout" : "paypal_unavailable", cause: error },
       );
     }
-    let parsed: unknown = null;
     try {
-      parsed = await response.body.json();
+      return { status: response.statusCode, body: await response.body.json() };
     } catch (error) {
       throw new BadGatewayError(`PayPal sent an unreadable answer (${what})`, { code: "paypal_error", cause: error });
     }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      throw new BadGatewayError(describeFailure(what, response.statusCode, parsed), { code: "paypal_error" });
+  }
+
+  /** A 2xx answer's body in the shape PayPal documents for it; anything else is the BadGatewayError. */
+  function accepted<Schema extends z.ZodType>(what: string, answer: { status: number; body: unknown }, schema: Schema): z.output<Schema> {
+    if (answer.status < 200 || answer.status >= 300) {
+      throw new BadGatewayError(describeFailure(what, answer.status, answer.body), { code: "paypal_error" });
     }
-    return parsed;
+    const parsed = schema.safeParse(answer.body);
+    if (!parsed.success) {
+      const members = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".")))].filter(Boolean);
+      throw new BadGatewayError(`PayPal sent an answer we cannot use (${[what, ...members].join(": ")})`, { code: "paypal_error", cause: parsed.error });
+    }
+    return parsed.data;
   }
 
   async function accessToken(): Promise<string> {
     if (cached && cached.expiresAt - TOKEN_RENEW_MARGIN_MS > now()) return cached.value;
     const credentials = Buffer.from(`${config.clientId}:${config.clientSecret}`).toString("base64");
-    const body = (await post(
-      "issue an access token",
+    const what = "issue an access token";
+    const answer = await send(
+      what,
       "/v1/oauth2/token",
       { authorization: `Basic ${credentials}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       "grant_type=client_credentials",
-    )) as { access_token?: unknown; expires_in?: unknown };
-    if (typeof body.access_token !== "string") throw new BadGatewayError("PayPal issued no access token", { code: "paypal_error" });
-    const lifetimeSeconds = typeof body.expires_in === "number" ? body.expires_in : 0;
-    cached = { value: body.access_token, expiresAt: now() + lifetimeSeconds * 1_000 };
+    );
+    const { access_token, expires_in } = accepted(what, answer, accessTokenAnswer);
+    cached = { value: access_token, expiresAt: now() + expires_in * 1_000 };
     return cached.value;
   }
 
-  async function authorizedPost(what: string, path: string, payload: unknown): Promise<Record<string, unknown>> {
+  async function authorizedPost<Schema extends z.ZodType>(what: string, path: string, payload: unknown, schema: Schema): Promise<z.output<Schema>> {
+    // PayPal deduplicates retried POSTs by this id, so a call repeated below happens once.
+    const requestId = randomUUID();
+    const attempt = (token: string) =>
+      send(
+        what,
+        path,
+        { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json", "paypal-request-id": requestId },
+        JSON.stringify(payload),
+      );
     const token = await accessToken();
-    return (await post(
-      what,
-      path,
-      {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json",
-        // PayPal deduplicates retried POSTs by this id.
-        "paypal-request-id": randomUUID(),
-      },
-      JSON.stringify(payload),
-    )) as Record<string, unknown>;
+    let answer = await attempt(token);
+    if (answer.status === 401) {
+      // PayPal no longer takes the cached token (revoked, or the client secret rotated) although
+      // it has not expired: one more try with a new one, else every call fails until it expires.
+      // Another call may have replaced it already.
+      if (cached?.value === token) cached = null;
+      answer = await attempt(await accessToken());
+    }
+    return accepted(what, answer, schema);
   }
 
   return {
-    longestCallMs: 2 * config.timeoutMs,
+    longestCallMs: 4 * config.timeoutMs,
 
     async createSetupToken({ returnUrl, cancelUrl }) {
-      const body = await authorizedPost("create a vault setup token", "/v3/vault/setup-tokens", {
+      const payload = {
         payment_source: {
           paypal: {
             usage_type: "MERCHANT",
@@ -128,28 +189,15 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
             experience_context: { return_url: returnUrl, cancel_url: cancelUrl, shipping_preference: "NO_SHIPPING", user_action: "CONTINUE" },
           },
         },
-      });
-      const links = Array.isArray(body.links) ? (body.links as PaypalLink[]) : [];
-      const approve = links.find((link) => link.rel === "approve" || link.rel === "payer-action");
-      if (typeof body.id !== "string" || typeof approve?.href !== "string") {
-        throw new BadGatewayError("PayPal's setup token has no approval link", { code: "paypal_error" });
-      }
-      return { id: body.id, approveUrl: approve.href };
+      };
+      const { id, links: approveUrl } = await authorizedPost("create a vault setup token", "/v3/vault/setup-tokens", payload, setupTokenAnswer);
+      return { id, approveUrl };
     },
 
     async createPaymentToken(setupTokenId) {
-      const body = await authorizedPost("save the approved PayPal account", "/v3/vault/payment-tokens", {
-        payment_source: { token: { id: setupTokenId, type: "SETUP_TOKEN" } },
-      });
-      if (typeof body.id !== "string") throw new BadGatewayError("PayPal returned no payment token", { code: "paypal_error" });
-      const customer = body.customer as { id?: unknown } | undefined;
-      const paypal = (body.payment_source as { paypal?: { email_address?: unknown; payer_id?: unknown } } | undefined)?.paypal;
-      return {
-        id: body.id,
-        customerId: typeof customer?.id === "string" ? customer.id : null,
-        email: typeof paypal?.email_address === "string" ? paypal.email_address : null,
-        payerId: typeof paypal?.payer_id === "string" ? paypal.payer_id : null,
-      };
+      const payload = { payment_source: { token: { id: setupTokenId, type: "SETUP_TOKEN" } } };
+      const { id, payment_source } = await authorizedPost("save the approved PayPal account", "/v3/vault/payment-tokens", payload, paymentTokenAnswer);
+      return { id, email: payment_source?.paypal.email_address ?? null };
     },
   };
 }

@@ -3,7 +3,8 @@
 // after PayPal has answered: a PayPal failure or timeout leaves everything as it was.
 
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
+import { BadGatewayError, ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import type { PaypalClient } from "../payments/paypal-client.js";
 import { refuseEdit, type SubscriptionStatus } from "./lifecycle.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
@@ -26,9 +27,15 @@ export async function startPaypalApproval(
     // The order may have been cancelled while PayPal answered.
     const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
     if (lateRefusal) raise(lateRefusal);
-    await tx.paypalApproval.create({
-      data: { company_id: ctx.companyId, subscription_order_id: id, token: setup.id, status: "created", payer_action_url: setup.approveUrl, created_at: ctx.clock.now() },
-    });
+    try {
+      await tx.paypalApproval.create({
+        data: { company_id: ctx.companyId, subscription_order_id: id, token: setup.id, status: "created", payer_action_url: setup.approveUrl, created_at: ctx.clock.now() },
+      });
+    } catch (error) {
+      // PayPal's setup token ids are unique: one it gave before, for any order, is PayPal's fault.
+      if (isUniqueViolation(error)) throw new BadGatewayError("PayPal answered with a setup token it had given before", { code: "paypal_error", cause: error });
+      throw error;
+    }
     await appendActivity(tx, ctx, id, "paypal_approval_started", null, { paypal_token: setup.id });
     return { payer_action_url: setup.approveUrl };
   });

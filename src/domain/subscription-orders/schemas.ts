@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageNumberBounds, paginationQuery } from "../../platform/http/pagination.js";
 import { blankFilter, httpUrl, idParam, INT32_MAX, int32Id, storableInstant, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { PAYPAL_ID_MAX_LENGTH } from "../payments/paypal-client.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
 const isoDate = storableInstant(z.iso.date()).describe("ISO 8601 calendar date, YYYY-MM-DD");
@@ -97,7 +98,7 @@ export const cancellationFeedbackBody = z.object({
 });
 
 export const authorizePaypalQuery = z.object({
-  token: z.string().min(1).max(200).describe("PayPal's approval token (the approval_token_id PayPal adds to return_url)"),
+  token: z.string().min(1).max(PAYPAL_ID_MAX_LENGTH).describe("PayPal's approval token (the approval_token_id PayPal adds to return_url)"),
 });
 
 const filterQuery = {

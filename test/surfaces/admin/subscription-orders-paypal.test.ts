@@ -37,6 +37,7 @@ afterAll(async () => {
 beforeEach(async () => {
   clockAheadMs = 0;
   paypal.mode = "ok";
+  paypal.answers = {};
   await t.db.prisma.subscriptionOrder.deleteMany();
   customer = (await createUserWithToken(t.db.prisma, acme.id, "customer")).user;
   const { variant } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1500 } }] });
@@ -126,7 +127,7 @@ describe("PayPal through update_payment and authorize_paypal", () => {
       const first = authorize(token);
       await expect.poll(lockWaiters).toBe(1);
       expect(vaultCalls()).toBe(1);
-      clockAheadMs = 2 * TIMEOUT_MS + 5_000 + 1_000;
+      clockAheadMs = 4 * TIMEOUT_MS + 5_000 + 1_000;
       let secondAnswered = false;
       const second = authorize(token).finally(() => (secondAnswered = true));
       // The second waits behind the first for the order.
@@ -187,6 +188,40 @@ describe("PayPal through update_payment and authorize_paypal", () => {
     paypal.requests.length = 0;
     await startApproval();
     expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens"]);
+  });
+
+  // Found by an audit: a token PayPal rejected (revoked, or the client secret rotated) stayed
+  // cached until its own expiry, hours, and every PayPal call answered 502 meanwhile.
+  it("asks for a new access token once PayPal rejects the cached one, and repeats the call with the same PayPal-Request-Id", async () => {
+    expect((await startApproval()).status).toBe(200);
+    paypal.revokeAccessTokens();
+    paypal.requests.length = 0;
+    paypal.requestIds.length = 0;
+    const started = await startApproval();
+    expect(started.status).toBe(200);
+    expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens", "POST /v1/oauth2/token", "POST /v3/vault/setup-tokens"]);
+    expect(paypal.requestIds).toHaveLength(2);
+    expect(paypal.requestIds[1]).toBe(paypal.requestIds[0]);
+
+    const token = await approveAt(started.body.payer_action_url);
+    paypal.revokeAccessTokens();
+    paypal.requests.length = 0;
+    const authorized = await authorize(token);
+    expect(authorized.status).toBe(200);
+    expect(paypal.requests).toEqual(["POST /v3/vault/payment-tokens", "POST /v1/oauth2/token", "POST /v3/vault/payment-tokens"]);
+    expect(await snapshot()).toMatchObject({ status: "active", approvals: expect.arrayContaining(["completed"]), methods: 1 });
+  });
+
+  it("answers 502 when PayPal rejects a new access token too, having asked for one, and changes nothing", async () => {
+    expect((await startApproval()).status).toBe(200);
+    const before = await snapshot();
+    paypal.answers["setup-token"] = { status: 401, body: { name: "AUTHENTICATION_FAILURE", message: "Authentication failed due to invalid authentication credentials." } };
+    paypal.requests.length = 0;
+    const response = await startApproval();
+    expect(response.status).toBe(502);
+    expect(response.body).toMatchObject({ error_code: "paypal_error", error_message: expect.stringContaining("HTTP 401: Authentication failed") });
+    expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens", "POST /v1/oauth2/token", "POST /v3/vault/setup-tokens"]);
+    expect(await snapshot()).toEqual(before);
   });
 
   it("answers 502 when the buyer has not approved yet, and changes nothing", async () => {
@@ -258,3 +293,98 @@ describe("PayPal through update_payment and authorize_paypal", () => {
   });
 });
 
+
+// Found by an audit: PayPal's answers were cast to objects. `null` was a TypeError (500), and a
+// setup token whose approve link the response cannot write (payer_action_url is a URL) had its
+// approval and activity committed before the response failed (500).
+describe("PayPal answers that are not what PayPal documents", () => {
+  const approveHref = "https://www.sandbox.paypal.com/agreements/approve?approval_token_id=TOKEN1";
+  const setupToken = (id: unknown, href: unknown) => ({ id, status: "PAYER_ACTION_REQUIRED", links: [{ href, rel: "approve", method: "GET" }] });
+  /** The outcome of a call, with the answer PayPal gave, so that a failure names its case. */
+  const outcome = (answer: unknown, response: { status: number; body: { error_code?: string } }) => ({ answer, status: response.status, error_code: response.body.error_code });
+
+  it("answers 502 paypal_error for a setup token without a usable id or approve link, before writing anything", async () => {
+    const before = await snapshot();
+    const malformed = [
+      null,
+      [],
+      "TOKEN1",
+      { id: "TOKEN1" },
+      setupToken("TOKEN1", "not a url"),
+      setupToken("TOKEN1", ""),
+      setupToken("TOKEN1", "javascript:alert(1)"),
+      // A URL to browsers, not to RFC 3986, which the response's payer_action_url follows.
+      setupToken("TOKEN1", "https://www.sandbox.paypal.com/agreements/approve?token=a|b"),
+      setupToken("TOKEN1", "https://www.sandbox.paypal.com/agreements/approve?token=%zz"),
+      setupToken("TOKEN1", "https://buyer:secret@www.sandbox.paypal.com/agreements/approve"),
+      setupToken("", approveHref),
+      setupToken("T".repeat(201), approveHref),
+      setupToken("TOKEN\u0000", approveHref),
+      setupToken(17, approveHref),
+    ];
+    for (const answer of malformed) {
+      paypal.answers["setup-token"] = { status: 200, body: answer };
+      expect(outcome(answer, await startApproval())).toEqual({ answer, status: 502, error_code: "paypal_error" });
+    }
+    expect(await snapshot()).toEqual(before);
+
+    paypal.answers["setup-token"] = { status: 200, body: setupToken("T".repeat(200), approveHref) };
+    const started = await startApproval();
+    expect(started.status).toBe(200);
+    expect(started.body.payer_action_url).toBe(approveHref);
+    expect(await snapshot()).toMatchObject({ approvals: ["created"], activities: before.activities + 1 });
+  });
+
+  // The unique index on paypal_approvals.token answered it 409 "Conflicts with an existing
+  // record", which asks the client to look for a conflict of its own.
+  it("answers 502 paypal_error for a setup token id PayPal gave before, and writes nothing", async () => {
+    paypal.answers["setup-token"] = { status: 200, body: setupToken("TOKEN1", approveHref) };
+    expect((await startApproval()).status).toBe(200);
+    const before = await snapshot();
+    const again = await startApproval();
+    expect(again.status).toBe(502);
+    expect(again.body).toMatchObject({ error_code: "paypal_error", errors: null });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("answers 502 paypal_error for an access token without a usable token or lifetime, without using it", async () => {
+    expect((await startApproval()).status).toBe(200);
+    const before = await snapshot();
+    paypal.revokeAccessTokens();
+    const malformed = [
+      null,
+      {},
+      { access_token: "", expires_in: 32400 },
+      { access_token: "A21AA-issued", expires_in: 0 },
+      { access_token: "A21AA-issued", expires_in: "32400" },
+      { access_token: "A21AA-issued" },
+      { access_token: "A21AA\r\nx-injected: 1", expires_in: 32400 },
+    ];
+    for (const answer of malformed) {
+      paypal.answers["oauth-token"] = { status: 200, body: answer };
+      const response = await startApproval();
+      expect({ ...outcome(answer, response), lastCall: paypal.requests.at(-1) }).toEqual({ answer, status: 502, error_code: "paypal_error", lastCall: "POST /v1/oauth2/token" });
+    }
+    expect(await snapshot()).toEqual(before);
+    delete paypal.answers["oauth-token"];
+    expect((await startApproval()).status).toBe(200);
+  });
+
+  it("answers 502 paypal_error for a saved PayPal account without a usable id, and a retry completes the approval", async () => {
+    const token = await approveAt((await startApproval()).body.payer_action_url);
+    const before = await snapshot();
+    for (const answer of [null, {}, { id: "" }, { id: 17 }, { id: "pt_\u0000" }, { id: "p".repeat(201) }]) {
+      paypal.answers["payment-token"] = { status: 201, body: answer };
+      expect(outcome(answer, await authorize(token))).toEqual({ answer, status: 502, error_code: "paypal_error" });
+    }
+    expect(await snapshot()).toEqual(before);
+
+    // The account's email is only shown: one PayPal sends in another form is left out rather
+    // than failing an approval PayPal has vaulted (it vaults a setup token once).
+    paypal.answers["payment-token"] = { status: 201, body: { id: "pt_odd_email", payment_source: { paypal: { email_address: "buyer\u0000@example.com" } } } };
+    const authorized = await authorize(token);
+    expect(authorized.status).toBe(200);
+    expect(authorized.body.subscription_order.payment_method).toMatchObject({ kind: "paypal", paypal_email: null });
+    expect(await snapshot()).toMatchObject({ status: "active", approvals: ["completed"], methods: 1 });
+  });
+});
