@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -216,8 +217,7 @@ export async function createProduct(ctx: ServiceContext, input: ProductCreateInp
  * UPDATE takes (and a soft delete's, an UPDATE of deleted_at).
  */
 async function lockLiveProduct(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM products WHERE id = ${id} AND company_id = ${companyId} AND deleted_at IS NULL FOR NO KEY UPDATE`;
-  if (rows.length === 0) throw new NotFoundError("Product not found");
+  await lockCompanyRow(tx, { table: "products", companyId, id, live: true }, "NO KEY UPDATE", "Product not found");
 }
 
 /** Why adding `added` variants to a product that has `live` is refused, or null when it is not. */
