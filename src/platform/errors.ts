@@ -156,9 +156,27 @@ export class BadGatewayError extends AppError {
   }
 }
 
-export class ServiceUnavailableError extends AppError {
+/** A 503: the request may be sent again after Retry-After. */
+abstract class ServiceUnavailableError extends AppError {
   readonly status = 503;
-  constructor(message = "Service temporarily unavailable", retryAfterSeconds = 5, options?: AppErrorOptions) {
-    super(message, "service_unavailable", { ...options, headers: { "retry-after": String(retryAfterSeconds) } });
+  constructor(message: string, code: string, options?: AppErrorOptions) {
+    super(message, code, { ...options, headers: { "retry-after": "5" } });
+  }
+}
+
+/**
+ * The database is up but did not get to the request in time: a lock, a pooled connection, a turn
+ * in a RowQueue or the transaction itself waited too long.
+ */
+export class DatabaseBusyError extends ServiceUnavailableError {
+  constructor() {
+    super("The database did not finish in time, retry shortly", "database_busy");
+  }
+}
+
+/** The database cannot be reached, or a connection to it not set up. */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(message = "Database unavailable, retry shortly", options?: AppErrorOptions) {
+    super(message, "database_unavailable", options);
   }
 }

@@ -246,6 +246,7 @@ describe("errors in the documented shape", () => {
     const response = await call("GET", "/test/pool-exhausted");
     expect(response.status).toBe(503);
     expectErrorBody(response.body, "database_busy");
+    expect(response.body.error_message).toBe("The database did not finish in time, retry shortly");
     expect(response.headers["retry-after"]).toBe("5");
     expect(logLinesOf(response)).toContainEqual(
       expect.objectContaining({ level: 40, msg: "request failed", status: 503, error_code: "database_busy", err: expect.objectContaining({ message: "timeout exceeded when trying to connect" }) }),
@@ -382,10 +383,12 @@ describe("operations", () => {
       expect(ready.status).toBe(503);
       expect(ready.headers["retry-after"]).toBe("5");
       expectErrorBody(ready.body, "database_unavailable");
+      expect(ready.body.error_message).toBe("Database unreachable");
       const admin = await downCall("GET", "/api/droplet_installations", { token: acme.token });
       expect(admin.status).toBe(503);
-      expect(admin.headers["retry-after"]).toBeDefined();
+      expect(admin.headers["retry-after"]).toBe("5");
       expectErrorBody(admin.body, "database_unavailable");
+      expect(admin.body.error_message).toBe("Database unavailable, retry shortly");
       // Whether an origin is a shop's is unknown while the database is down: CORS without
       // credentials, so a storefront reads the 503 (unless its call carried the cookie).
       const origin = "https://shop.example.com";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RowQueue } from "../../src/platform/db/row-queue.js";
-import { ServiceUnavailableError } from "../../src/platform/errors.js";
+import { DatabaseBusyError } from "../../src/platform/errors.js";
 
 /** A transaction the test finishes by hand, recording when it started. */
 function heldTransaction(name: string, log: string[]) {
@@ -79,8 +79,8 @@ describe("RowQueue", () => {
     // Queued while the one before it still waits; it waits 150 ms longer than that one.
     await new Promise((resolve) => setTimeout(resolve, 150));
     const behindResult = queue.run("order:1", behind.run);
-    await expect(gaveUp).rejects.toThrow(ServiceUnavailableError);
-    await expect(gaveUp).rejects.toMatchObject({ status: 503, code: "database_busy", headers: { "retry-after": "5" } });
+    await expect(gaveUp).rejects.toThrow(DatabaseBusyError);
+    await expect(gaveUp).rejects.toMatchObject({ status: 503, code: "database_busy", message: "The database did not finish in time, retry shortly", headers: { "retry-after": "5" } });
     // Queued after the one before it gave up.
     const lastResult = queue.run("order:1", last.run);
     await settle();

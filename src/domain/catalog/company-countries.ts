@@ -1,5 +1,6 @@
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, NotFoundError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -58,7 +59,7 @@ export async function deleteCompanyCountry(ctx: ServiceContext, id: number): Pro
   const current = await requireRow(ctx, id);
   await ctx.db.$transaction(async (tx) => {
     // An agreement write naming the country holds a key-share lock on it until it commits: this waits for it, so the count sees its rows.
-    await tx.$executeRaw`SELECT 1 FROM company_countries WHERE id = ${current.id} FOR UPDATE`;
+    await lockCompanyRow(tx, { table: "company_countries", companyId: ctx.companyId, id: current.id }, "UPDATE", "Company country not found");
     if ((await tx.agreementCountry.count({ where: { company_country_id: current.id } })) > 0) {
       throw new ConflictError("Agreements name this company country in company_country_ids: remove it from them first", { code: "in_use" });
     }

@@ -2,6 +2,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { escapeLike } from "../../platform/db/like.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -216,8 +217,7 @@ export async function createProduct(ctx: ServiceContext, input: ProductCreateInp
  * UPDATE takes (and a soft delete's, an UPDATE of deleted_at).
  */
 async function lockLiveProduct(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<void> {
-  const rows = await tx.$queryRaw<unknown[]>`SELECT id FROM products WHERE id = ${id} AND company_id = ${companyId} AND deleted_at IS NULL FOR NO KEY UPDATE`;
-  if (rows.length === 0) throw new NotFoundError("Product not found");
+  await lockCompanyRow(tx, { table: "products", companyId, id, live: true }, "NO KEY UPDATE", "Product not found");
 }
 
 /** Why adding `added` variants to a product that has `live` is refused, or null when it is not. */
@@ -293,13 +293,17 @@ export async function updateProduct(ctx: ServiceContext, id: number, input: Prod
   return requireProduct(ctx, current.id).then(toProductView);
 }
 
-/** Soft delete: the product and its variants disappear from the catalog; carts keep their lines. */
+/**
+ * Soft delete: the product and its variants disappear from the catalog; carts keep their lines.
+ * Under the live product's lock, as its updates: of racing deletes the later ones find it deleted,
+ * a 404. The answer is the id and the time written, so nothing else of the product is read.
+ */
 export async function deleteProduct(ctx: ServiceContext, id: number): Promise<{ id: number; deleted_at: string }> {
-  const current = await requireProduct(ctx, id);
   const deletedAt = ctx.clock.now();
-  await ctx.db.$transaction([
-    ctx.db.product.update({ where: { id: current.id }, data: { deleted_at: deletedAt } }),
-    ctx.db.variant.updateMany({ where: { product_id: current.id, ...live }, data: { deleted_at: deletedAt } }),
-  ]);
-  return { id: current.id, deleted_at: deletedAt.toISOString() };
+  await ctx.db.$transaction(async (tx) => {
+    await lockLiveProduct(tx, ctx.companyId, id);
+    await tx.product.update({ where: { id }, data: { deleted_at: deletedAt }, select: { id: true } });
+    await tx.variant.updateMany({ where: { product_id: id, ...live }, data: { deleted_at: deletedAt } });
+  }, LOCK_WAITING_TRANSACTION);
+  return { id, deleted_at: deletedAt.toISOString() };
 }

@@ -200,9 +200,7 @@ export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Pro
  * UPDATE is the lock the update's own UPDATE takes: playlists adding the media do not wait.
  */
 async function lockForUpdate(tx: Prisma.TransactionClient, companyId: number, id: number): Promise<{ slug: string }> {
-  const [row] = await tx.$queryRaw<{ slug: string }[]>`SELECT slug FROM media WHERE id = ${id} AND company_id = ${companyId} FOR NO KEY UPDATE`;
-  if (!row) throw new NotFoundError("Media not found");
-  return row;
+  return lockCompanyRow<{ slug: string }>(tx, { table: "media", companyId, id }, "NO KEY UPDATE", "Media not found", ["slug"]);
 }
 
 export async function updateMedia(ctx: ServiceContext, id: number, input: MediaUpdateInput): Promise<MediaView> {

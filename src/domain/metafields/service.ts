@@ -1,6 +1,7 @@
 import type { Metafield, Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../platform/db/errors.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
@@ -102,9 +103,8 @@ export async function getMetafield(ctx: ServiceContext, id: number): Promise<Met
 export async function updateMetafield(ctx: ServiceContext, id: number, input: MetafieldUpdateInput): Promise<MetafieldView> {
   await written(() =>
     ctx.db.$transaction(async (tx) => {
-      const [current] = await tx.$queryRaw<Pick<Metafield, "value" | "value_type">[]>`
-        SELECT value, value_type FROM metafields WHERE id = ${id} AND company_id = ${ctx.companyId} FOR NO KEY UPDATE`;
-      if (!current) throw new NotFoundError("Metafield not found");
+      const row = { table: "metafields", companyId: ctx.companyId, id } as const;
+      const current = await lockCompanyRow<Pick<Metafield, "value" | "value_type">>(tx, row, "NO KEY UPDATE", "Metafield not found", ["value", "value_type"]);
       const valueType = input.value_type ?? (current.value_type as ValueType);
       const value = input.value ?? current.value;
       requireReadableValue(valueType, value);

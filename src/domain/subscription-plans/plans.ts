@@ -207,11 +207,13 @@ async function lockPlan(tx: Tx, companyId: number, id: number): Promise<void> {
 // it excludes the other requests setting a default, not the foreign-key checks of every row
 // written for the company meanwhile (an order being created for one of its plans among them).
 async function lockCompany(tx: Tx, companyId: number): Promise<void> {
+  // Not lockCompanyRow: this is the company's own row, not a row the company owns (no company_id).
   await tx.$queryRaw`SELECT id FROM companies WHERE id = ${companyId} FOR NO KEY UPDATE`;
 }
 
-async function lockProducts(tx: Tx, productIds: number[]): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM products WHERE id = ANY(${productIds}) ORDER BY id FOR UPDATE`;
+async function lockProducts(tx: Tx, companyId: number, productIds: number[]): Promise<void> {
+  // Not lockCompanyRow: several rows, in id order, already checked as the company's (linkErrors), so none is a 404.
+  await tx.$queryRaw`SELECT id FROM products WHERE company_id = ${companyId} AND id = ANY(${productIds}) ORDER BY id FOR UPDATE`;
 }
 
 /** Makes `planId` the company default (under lockCompany), clearing the previous one; a plan being created has no id yet. */
@@ -284,7 +286,7 @@ export async function createPlan(ctx: ServiceContext, body: PlanCreateBody): Pro
       await takeCompanyDefault(tx, ctx.companyId, null);
     }
     const defaultProducts = links.filter((link) => link.default).map((link) => link.product_id);
-    if (defaultProducts.length > 0) await lockProducts(tx, defaultProducts);
+    if (defaultProducts.length > 0) await lockProducts(tx, ctx.companyId, defaultProducts);
     const plan = await tx.subscriptionPlan.create({
       data: {
         ...(settingsData(input) as Prisma.SubscriptionPlanUncheckedCreateInput),
@@ -378,7 +380,7 @@ export async function updatePlan(ctx: OrderContext, id: number, body: PlanUpdate
       entries.flatMap((entry) => current.products.filter((link) => link.id === entry.id).map((link) => link.product_id)),
     );
     const takesProductDefaults = entries.some((entry) => setsProductDefault(entry, current.products));
-    if (takesProductDefaults) await lockProducts(tx, [...new Set(touchedProducts)]);
+    if (takesProductDefaults) await lockProducts(tx, ctx.companyId, [...new Set(touchedProducts)]);
     await writeLinks(tx, id, entries, current.products);
     const updated = await tx.subscriptionPlan.update({ where: { id, company_id: ctx.companyId }, data: { ...settingsData(input), updated_at: ctx.clock.now() } });
     if (takesProductDefaults) await takeProductDefaults(tx, id);

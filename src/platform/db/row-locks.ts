@@ -4,13 +4,27 @@ import { NotFoundError } from "../errors.js";
 /** Tables whose rows a company's writes lock by id. A fixed list: the name is written into the SQL. */
 export type CompanyRowTable =
   | "agreements"
+  | "company_countries"
   | "discounts"
   | "enrollment_packs"
   | "media"
+  | "metafields"
   | "playlists"
+  | "products"
   | "shipping_methods"
   | "subscription_orders"
   | "subscription_plans";
+
+/**
+ * One of a company's rows. `live` (a table with `deleted_at`): a soft-deleted row counts as gone,
+ * so nothing is written to it.
+ */
+export interface CompanyRow {
+  table: CompanyRowTable;
+  companyId: number;
+  id: number;
+  live?: boolean;
+}
 
 /**
  * `NO KEY UPDATE` is the lock an UPDATE of the row's other columns takes: writers of the row take
@@ -22,18 +36,23 @@ export type RowLockStrength = "UPDATE" | "NO KEY UPDATE";
 /**
  * Locks one of the company's rows for the rest of the transaction, or throws a 404 with
  * `notFoundMessage` when the company has no such row (another company's included). Concurrent
- * writers of the row take turns here, each reading what the one before it left.
+ * writers of the row take turns here, each reading what the one before it left: `columns` are
+ * read in the same statement, under the lock, and answered (typed by the caller, as `Read`).
  */
-export async function lockCompanyRow(
+export async function lockCompanyRow<Read extends object = Record<never, never>>(
   tx: Prisma.TransactionClient,
-  row: { table: CompanyRowTable; companyId: number; id: number },
+  row: CompanyRow,
   strength: RowLockStrength,
   notFoundMessage: string,
-): Promise<void> {
-  const locked = await tx.$queryRaw<unknown[]>(
-    Prisma.sql`SELECT id FROM ${Prisma.raw(row.table)} WHERE id = ${row.id} AND company_id = ${row.companyId} FOR ${Prisma.raw(strength)}`,
+  columns: ReadonlyArray<keyof Read & string> = [],
+): Promise<Read> {
+  const [locked] = await tx.$queryRaw<Read[]>(
+    Prisma.sql`SELECT ${Prisma.raw(["id", ...columns].join(", "))} FROM ${Prisma.raw(row.table)}
+      WHERE id = ${row.id} AND company_id = ${row.companyId}${row.live ? Prisma.sql` AND deleted_at IS NULL` : Prisma.empty}
+      FOR ${Prisma.raw(strength)}`,
   );
-  if (locked.length === 0) throw new NotFoundError(notFoundMessage);
+  if (locked === undefined) throw new NotFoundError(notFoundMessage);
+  return locked;
 }
 
 /**

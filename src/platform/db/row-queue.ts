@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from "../errors.js";
+import { DatabaseBusyError } from "../errors.js";
 import { LOCK_WAITING_TRANSACTION } from "./transactions.js";
 
 /**
@@ -36,7 +36,7 @@ export class RowQueue {
     const turn = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         gaveUp = true;
-        reject(new ServiceUnavailableError("The database did not finish in time, retry shortly", 5, { code: "database_busy" }));
+        reject(new DatabaseBusyError());
       }, this.maxWaitMs);
       void ahead.then(() => {
         clearTimeout(timer);

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { isDatabaseBusy, isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isUniqueViolation, isWriteConflict } from "../db/errors.js";
-import { AppError, FieldErrorCollector, type FieldErrors } from "../errors.js";
+import { AppError, DatabaseBusyError, DatabaseUnavailableError, FieldErrorCollector, type FieldErrors } from "../errors.js";
 import { meta } from "./envelope.js";
 import type { ErrorBody } from "./schemas.js";
 
@@ -91,11 +91,13 @@ function body(request: FastifyRequest, message: string, code: string, errors: Fi
   return { error_message: message, error_code: code, errors, meta: { ...meta(request), ...extraMeta } };
 }
 
-/** Every error, ours or the framework's, as the documented error body. */
+function appErrorReply(error: AppError, request: FastifyRequest): ErrorReply {
+  return { status: error.status, body: body(request, error.message, error.code, error.fieldErrors, error.meta), headers: error.headers ?? {} };
+}
+
+/** Every error, ours, the framework's or the database driver's, as the documented error body. */
 export function toErrorReply(error: unknown, request: FastifyRequest): ErrorReply {
-  if (error instanceof AppError) {
-    return { status: error.status, body: body(request, error.message, error.code, error.fieldErrors, error.meta), headers: error.headers ?? {} };
-  }
+  if (error instanceof AppError) return appErrorReply(error, request);
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     // A malformed path id names no resource: the client asked for something that does not exist.
@@ -122,12 +124,8 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
     }
     return { status, body: body(request, fastifyError.message, "bad_request", null), headers: {} };
   }
-  if (isDatabaseUnavailable(error)) {
-    return { status: 503, body: body(request, "Database unavailable, retry shortly", "database_unavailable", null), headers: { "retry-after": "5" } };
-  }
-  if (isDatabaseBusy(error)) {
-    return { status: 503, body: body(request, "The database did not finish in time, retry shortly", "database_busy", null), headers: { "retry-after": "5" } };
-  }
+  if (isDatabaseUnavailable(error)) return appErrorReply(new DatabaseUnavailableError(), request);
+  if (isDatabaseBusy(error)) return appErrorReply(new DatabaseBusyError(), request);
   if (isWriteConflict(error)) {
     return { status: 409, body: body(request, "Conflicts with a concurrent change, retry the request", "write_conflict", null), headers: { "retry-after": "1" } };
   }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceUnavailableError } from "../errors.js";
+import { DatabaseUnavailableError } from "../errors.js";
 
 const READY_TIMEOUT_MS = 2_000;
 
@@ -13,12 +13,12 @@ export async function operationsRoutes(app: FastifyInstance): Promise<void> {
   app.get("/ready", { schema: { tags: ["operations"], operationId: "checkReadiness", summary: "The database is reachable", response: { 200: statusSchema } } }, async () => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ServiceUnavailableError("Database unreachable")), READY_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new Error(`No answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
     });
     try {
       await Promise.race([app.db.sql.query("SELECT 1"), timeout]);
-    } catch {
-      throw new ServiceUnavailableError("Database unreachable", 5, { code: "database_unavailable" });
+    } catch (error) {
+      throw new DatabaseUnavailableError("Database unreachable", { cause: error });
     } finally {
       clearTimeout(timer);
     }

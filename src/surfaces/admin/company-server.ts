@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { isIP } from "node:net";
-import { findCompanyByShop } from "../../domain/companies/service.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { requiredCompany } from "../../platform/http/company-auth.js";
 
@@ -48,14 +47,14 @@ function hostName(host: string): string {
  * auth). The bearer token decides the company; a host that is not neutral must name the token's
  * company's subdomain, else it is a 404: a token sent to a shop it does not belong to finds
  * nothing there, and a subdomain no company has answers the same, so the answer does not tell
- * which shops exist.
+ * which shops exist. The label's company comes from the app's ShopDirectory, cached as for the
+ * public SDK: a shop created meanwhile is found within its TTL for an unknown shop.
  */
 export function useCompanyHostCheck(app: FastifyInstance): void {
   const neutralHosts = new Set([hostName(new URL(app.config.publicBaseUrl).hostname.toLowerCase())]);
   app.addHook("onRequest", async (request) => {
     const label = subdomainLabel(request.host, neutralHosts);
     if (label === null) return;
-    const named = await findCompanyByShop(request.server.db.prisma, label);
-    if (named?.id !== requiredCompany(request)) throw new NotFoundError();
+    if ((await request.server.shops.companyIdFor(label)) !== requiredCompany(request)) throw new NotFoundError();
   });
 }

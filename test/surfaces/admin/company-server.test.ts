@@ -3,6 +3,7 @@ import { createCompany } from "../../../src/domain/companies/service.js";
 import { generateOpenApi } from "../../../src/openapi-document.js";
 import { issueCompanyToken } from "../../../src/platform/auth/company-tokens.js";
 import { subdomainLabel } from "../../../src/surfaces/admin/company-server.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
 import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
@@ -110,6 +111,36 @@ describe("the company server's host check", () => {
   it("leaves routes outside the company server alone", async () => {
     const response = await call("GET", "/api/droplet_installations", { token: acme.token, headers: { host: `${slug(globex)}.example.com` } });
     expect(response.status).toBe(200);
+  });
+});
+
+// Found by a review: the check read the company of the Host's label from the database on every
+// request, beside ShopDirectory, the app's cached lookup of the same shop names.
+describe("the company server's host check, reading shops through the app's ShopDirectory", () => {
+  let t: TestApp;
+  let call: Call;
+  let acme: CompanyFixture;
+  const clock = fixedClock(new Date("2026-01-01T00:00:00Z"));
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { PUBLIC_BASE_URL: "https://api.platform.test" }, clock });
+    call = httpClient(t.url);
+    acme = await createCompanyWithToken(t.db.prisma, "Acme");
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("knows a shop created after its label was asked for once the directory's 5 s for an unknown shop have passed, as the public SDK does", async () => {
+    const host = "newco.example.com";
+    expect((await call("GET", "/api/company/labels", { token: acme.token, headers: { host } })).status).toBe(404);
+    const company = await createCompany(t.db.prisma, { name: "Newco", shop: host });
+    const token = await issueCompanyToken(t.db.prisma, company.id);
+    expect((await call("GET", "/api/company/labels", { token, headers: { host } })).status).toBe(404);
+    clock.advance(5_000);
+    expect((await call("GET", "/api/company/labels", { token, headers: { host: "NEWCO.example.com.:443" } })).status).toBe(200);
+    expect((await call("GET", "/api/company/labels", { token: acme.token, headers: { host } })).status).toBe(404);
   });
 });
 
