@@ -123,7 +123,7 @@ const envSchema = z.object({
   BENCH_ROUTES: booleanFromEnv.default(false),
 });
 
-export type Env = z.infer<typeof envSchema>;
+type Env = z.infer<typeof envSchema>;
 
 export interface Config {
   env: Env["NODE_ENV"];

@@ -13,7 +13,7 @@ export interface CartOutcome extends CartRecord {
   skipped: SkippedItem[];
 }
 
-export interface ChangeResult {
+interface ChangeResult {
   skipped?: SkippedItem[];
   operationErrors?: string[];
 }

@@ -29,7 +29,7 @@ const metadataObject = z.record(z.string(), z.unknown());
  * one is named (a null signal is an absent one there too). A member that is none of the five is
  * refused by name rather than dropped: it would not be stored.
  */
-export const attributionInput = z
+const attributionInput = z
   .strictObject(attributionMembers)
   .superRefine((value, ctx) => {
     const named = signalsNamed(value);
@@ -42,7 +42,7 @@ export const attributionInput = z
 // storefront scripts send `null` for "none" (`session_uuid: sdk.session ?? null`). Members with
 // a default take it for null too. Required members stay required, null included.
 
-export const createItemInput = z.object({
+const createItemInput = z.object({
   variant_id: int32Id,
   quantity: z.number().int().min(1).max(MAX_QUANTITY),
   display_to_customer: optionalOrNull(z.boolean()),
@@ -105,7 +105,7 @@ export const updateCartBody = z.object({
 
 export const selectShippingMethodBody = z.object({ shipping_method: shippingMethodChoice });
 
-export const addressInput = z.object({
+const addressInput = z.object({
   id: int32Id.optional(),
   first_name: z.string().max(100).optional(),
   last_name: z.string().max(100).optional(),
@@ -268,8 +268,8 @@ const itemFields = {
   variant: variantSummary,
 };
 
-export const bundledCartItem = z.object(itemFields).meta({ id: "CartBundledItem" });
-export const cartItem = z.object({ ...itemFields, bundled_items: z.array(bundledCartItem) }).meta({ id: "CartItem" });
+const bundledCartItem = z.object(itemFields).meta({ id: "CartBundledItem" });
+const cartItem = z.object({ ...itemFields, bundled_items: z.array(bundledCartItem) }).meta({ id: "CartItem" });
 
 const shippingMethodView = z
   .object({
@@ -282,7 +282,7 @@ const shippingMethodView = z
   })
   .meta({ id: "CartShippingMethod" });
 
-export const addressView = z
+const addressView = z
   .object({
     id: z.number().int().nullable(),
     first_name: z.string().nullable(),
@@ -336,7 +336,7 @@ const savedPaymentMethodView = z
   })
   .meta({ id: "CartSavedPaymentMethod" });
 
-export const skippedItemView = z
+const skippedItemView = z
   .object({
     variant_id: z.number().int(),
     reason: z.enum(["out_of_stock", "variant_unavailable"]),
@@ -344,7 +344,7 @@ export const skippedItemView = z
   })
   .meta({ id: "CartSkippedItem" });
 
-export const cartView = z
+const cartView = z
   .object({
     id: z.number().int(),
     cart_token: z.string(),
@@ -446,7 +446,7 @@ export type StoredCartView = z.infer<typeof storedCartView>;
 export type SkippedItem = z.infer<typeof skippedItemView>;
 export type AddressView = z.infer<typeof addressView>;
 
-export const cartMetaSchema = z
+const cartMetaSchema = z
   .object({
     request_id: z.uuid(),
     timestamp: z.iso.datetime(),

@@ -3,7 +3,7 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 
-export interface CompanyInput {
+interface CompanyInput {
   name: string;
   /** The shop's domain without scheme ("acme.example.com"). */
   shop: string;
@@ -49,7 +49,7 @@ export async function createCompany(db: Db, input: CompanyInput) {
 }
 
 /** A company as operators see it: its id (for tokens:create, roles:create, users:create) and its shop. */
-export interface CompanyListing {
+interface CompanyListing {
   id: number;
   name: string;
   shop: string;
@@ -69,7 +69,7 @@ export async function listCompanies(db: Db, page: PageRequest): Promise<Page<Com
   return { rows: rows.map(companyListing), pagination: pagination(page, total) };
 }
 
-export interface ShopKey {
+interface ShopKey {
   column: "shop_domain" | "shop_slug";
   value: string;
 }

@@ -133,7 +133,7 @@ export async function getConversation(ctx: ServiceContext, id: number): Promise<
   return view;
 }
 
-export type ConversationList = Record<Exclude<ConversationGroup, "customers">, [{ pagination: ConversationPagination }, { items: ConversationView[] }]> & {
+type ConversationList = Record<Exclude<ConversationGroup, "customers">, [{ pagination: ConversationPagination }, { items: ConversationView[] }]> & {
   customers: [{ pagination: ConversationPagination }, { items: string[] }];
 };
 

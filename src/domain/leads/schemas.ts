@@ -22,7 +22,7 @@ function isTimeZone(value: string): boolean {
  * member of a checked format reads a blank as null: seed 03 types them as plain strings, so a
  * server with no second phone sends "" for it.
  */
-export const companyContactSchema = z
+const companyContactSchema = z
   .object({
     id: int32Id.describe("The company server's id for this contact (int32)"),
     token: text(255),
@@ -70,7 +70,7 @@ const contactStringKeys = [
   "address", "address2", "city", "state", "postal_code", "language_id", "country_id", "lead_type", "ip", "requested_at",
   "best_time", "time_zone", "reason", "income", "hours", "invest", "interest",
 ] as const;
-export type ContactStringKey = (typeof contactStringKeys)[number];
+type ContactStringKey = (typeof contactStringKeys)[number];
 export const CONTACT_STRING_KEYS: readonly ContactStringKey[] = contactStringKeys;
 
 const nullableContactStrings = Object.fromEntries(contactStringKeys.map((key) => [key, z.string().nullable()])) as Record<

@@ -7,19 +7,19 @@ import { randomUUID } from "node:crypto";
 import { request } from "undici";
 import { BadGatewayError } from "../../platform/errors.js";
 
-export interface PaypalConfig {
+interface PaypalConfig {
   apiBase: string;
   clientId: string;
   clientSecret: string;
   timeoutMs: number;
 }
 
-export interface PaypalSetupToken {
+interface PaypalSetupToken {
   id: string;
   approveUrl: string;
 }
 
-export interface PaypalPaymentToken {
+interface PaypalPaymentToken {
   id: string;
   customerId: string | null;
   email: string | null;

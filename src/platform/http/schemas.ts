@@ -9,7 +9,7 @@ export const metaSchema = z
   })
   .meta({ id: "Meta" });
 
-export const paginationSchema = z
+const paginationSchema = z
   .object({
     current_page: z.number().int(),
     total_pages: z.number().int(),
