@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { httpUrl, idParam, int32Id, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -56,8 +56,6 @@ const createItemInput = z.object({
   image_url: optionalOrNull(z.string().max(2000)).describe("Accepted for compatibility; images come from the catalog"),
 });
 
-const timeZone = z.string().max(100).refine(isTimeZone, "is not an IANA time zone");
-
 export const createCartBody = z.object({
   country_code: countryCode.describe("ISO 3166 two-letter code: prices, currency and tax follow it"),
   svc_shop: z.string().min(1).max(253).describe("The shop's domain without scheme, or its first label"),
@@ -72,15 +70,6 @@ export const createCartBody = z.object({
   timezone: optionalOrNull(timeZone).pipe(z.string().default("UTC")).describe("An IANA time zone; default UTC, for null too"),
   enrollment_pack_id: optionalOrNull(int32Id),
 });
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const createCartQuery = z.object({ jwt: z.string().max(4096).optional().describe("A rep or customer token (JWT)") });
 
