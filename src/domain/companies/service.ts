@@ -26,9 +26,10 @@ export function normalizeShop(shop: string): string {
 }
 
 /**
- * A storefront may name a shop by its domain's first label, so a label names one company: the
- * first company with it keeps it for good (its storefronts may send it), and a later company
- * whose domain shares it is created without one (`shop_slug` null) and named by its domain.
+ * A storefront may name a shop by its domain's first label (its `shop_label`, stored as
+ * `shop_slug`), so a label names one company: the first company with it keeps it for good (its
+ * storefronts may send it), and a later company whose domain shares it is created without one
+ * and named by its domain.
  */
 export async function createCompany(db: Db, input: CompanyInput) {
   const shopDomain = normalizeShop(input.shop);
