@@ -49,6 +49,12 @@ export async function createCompany(db: Db, input: CompanyInput) {
   }
 }
 
+/** Operator commands and seeds name a company by id: one that names none is a NotFoundError. */
+export async function requireCompany(db: Db, companyId: number): Promise<void> {
+  const company = await db.company.findUnique({ where: { id: companyId }, select: { id: true } });
+  if (!company) throw new NotFoundError(`no company with id ${companyId}`);
+}
+
 /** A company as operators see it: its id (for tokens:create, roles:create, users:create) and its shop. */
 interface CompanyListing {
   id: number;
