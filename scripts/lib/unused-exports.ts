@@ -27,17 +27,11 @@ const IMPORT = new RegExp(
 );
 const DYNAMIC_IMPORT = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
 
-/** Every module a file reads from, keyed by its specifier as written. */
-interface ModuleUse {
-  /** Names read from the module; `*` stands for all of them. */
-  names: Set<string>;
-}
-
-export interface ParsedModule {
+interface ParsedModule {
   /** The names this file exports (`export default` left out). */
   exports: string[];
-  /** For each module specifier, the names this file reads from it. */
-  uses: Map<string, ModuleUse>;
+  /** For each module specifier as written, the names this file reads from it; `*` stands for all. */
+  uses: Map<string, Set<string>>;
 }
 
 /** `a, type B, c as d, // note` -> [["a", "a"], ["B", "B"], ["c", "d"]] as [imported, local] pairs. */
@@ -53,13 +47,13 @@ function specifiers(list: string): Array<[string, string]> {
     });
 }
 
-function useOf(uses: Map<string, ModuleUse>, specifier: string): ModuleUse {
-  let use = uses.get(specifier);
-  if (!use) {
-    use = { names: new Set() };
-    uses.set(specifier, use);
+function namesReadFrom(uses: Map<string, Set<string>>, specifier: string): Set<string> {
+  let names = uses.get(specifier);
+  if (!names) {
+    names = new Set();
+    uses.set(specifier, names);
   }
-  return use;
+  return names;
 }
 
 /**
@@ -76,34 +70,34 @@ function namespaceMembers(text: string, namespace: string, statementEnd: number)
 
 export function parseModule(text: string): ParsedModule {
   const exports = new Set<string>();
-  const uses = new Map<string, ModuleUse>();
+  const uses = new Map<string, Set<string>>();
   for (const match of text.matchAll(DECLARED_EXPORT)) exports.add(match[1] as string);
   for (const match of text.matchAll(LISTED_EXPORT)) {
     const from = match[2];
     for (const [name, alias] of specifiers(match[1] as string)) {
       if (alias !== "default") exports.add(alias);
-      if (from) useOf(uses, from).names.add(name);
+      if (from) namesReadFrom(uses, from).add(name);
     }
   }
-  for (const match of text.matchAll(STAR_EXPORT)) useOf(uses, match[1] as string).names.add("*");
+  for (const match of text.matchAll(STAR_EXPORT)) namesReadFrom(uses, match[1] as string).add("*");
   for (const match of text.matchAll(IMPORT)) {
     const [statement, defaultName, named, namespace, from] = match;
-    const use = useOf(uses, from as string);
-    if (defaultName) use.names.add("default");
-    if (named) for (const [name] of specifiers(named)) use.names.add(name);
-    if (namespace) for (const name of namespaceMembers(text, namespace, (match.index ?? 0) + statement.length)) use.names.add(name);
+    const names = namesReadFrom(uses, from as string);
+    if (defaultName) names.add("default");
+    if (named) for (const [name] of specifiers(named)) names.add(name);
+    if (namespace) for (const name of namespaceMembers(text, namespace, (match.index ?? 0) + statement.length)) names.add(name);
   }
-  for (const match of text.matchAll(DYNAMIC_IMPORT)) useOf(uses, match[1] as string).names.add("*");
+  for (const match of text.matchAll(DYNAMIC_IMPORT)) namesReadFrom(uses, match[1] as string).add("*");
   return { exports: [...exports], uses };
 }
 
 /** The file a relative specifier names (`./x.js` is written for `./x.ts`), or null for a package. */
-export function resolveSpecifier(importer: string, specifier: string, exists: (path: string) => boolean = existsSync): string | null {
+function resolveSpecifier(importer: string, specifier: string): string | null {
   if (!specifier.startsWith(".")) return null;
   const target = resolve(dirname(importer), specifier);
   const stem = target.slice(0, target.length - extname(target).length);
   const candidates = [target, `${stem}.ts`, `${stem}.mts`, `${target}.ts`, join(target, "index.ts")];
-  return candidates.find((candidate) => extname(candidate) !== "" && exists(candidate)) ?? null;
+  return candidates.find((candidate) => extname(candidate) !== "" && existsSync(candidate)) ?? null;
 }
 
 function sourceFiles(folder: string, skip: (path: string) => boolean): string[] {
@@ -127,12 +121,12 @@ export function unusedExports(root: string, options: { checked: string[]; reader
   const parsed = new Map(files.map((file) => [file, parseModule(readFileSync(file, "utf8"))]));
   const used = new Map<string, Set<string>>();
   for (const [file, module] of parsed) {
-    for (const [specifier, use] of module.uses) {
+    for (const [specifier, names] of module.uses) {
       const target = resolveSpecifier(file, specifier);
       if (!target || target === file) continue;
-      const names = used.get(target) ?? new Set<string>();
-      for (const name of use.names) names.add(name);
-      used.set(target, names);
+      const usedOfTarget = used.get(target) ?? new Set<string>();
+      for (const name of names) usedOfTarget.add(name);
+      used.set(target, usedOfTarget);
     }
   }
   const checked = options.checked.map((folder) => resolve(root, folder));

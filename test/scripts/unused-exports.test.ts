@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseModule, unusedExports } from "../../scripts/lib/unused-exports.js";
 import { projectRoot } from "../../src/platform/paths.js";
 
-const usesOf = (text: string) => Object.fromEntries([...parseModule(text).uses].map(([specifier, use]) => [specifier, [...use.names].sort()]));
+const usesOf = (text: string) => Object.fromEntries([...parseModule(text).uses].map(([specifier, names]) => [specifier, [...names].sort()]));
 
 describe("unused exports", () => {
   it("no export of src/ is left that only its own file reads (drop the `export`, or the code if tsc then calls it unused)", () => {
