@@ -37,7 +37,7 @@ declare module "fastify" {
   }
 }
 
-export interface AppDependencies {
+interface AppDependencies {
   config: Config;
   database: Database;
   logger: Logger;

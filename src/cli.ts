@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ConfigError, loadConfig } from "./config.js";
 import { demoBanner, seedDemo } from "./demo-seed.js";
 import { attributionSignals } from "./domain/affiliates/schemas.js";
-import { companyListing, createCompany, listCompanies } from "./domain/companies/service.js";
+import { companyListing, createCompany, listCompanies, requireCompany } from "./domain/companies/service.js";
 import { dropletInput } from "./domain/droplets/schemas.js";
 import { createDroplet, listDroplets } from "./domain/droplets/service.js";
 import { isCardExpired } from "./domain/payment-methods/expiry.js";
@@ -57,11 +57,6 @@ function pageRequest(options: Options): PageRequest {
 /** A list command's output: the page's rows under `name`, with the API's pagination. */
 function pageOutput<Row>(name: string, page: Page<Row>): object {
   return { [name]: page.rows, pagination: page.pagination };
-}
-
-async function requireCompany(db: Database, companyId: number): Promise<void> {
-  const company = await db.prisma.company.findUnique({ where: { id: companyId }, select: { id: true } });
-  if (!company) throw new UsageError(`no company with id ${companyId}`);
 }
 
 /**
@@ -127,7 +122,7 @@ const commands: Record<string, Command> = {
     prepare(o) {
       const companyId = positiveInt(o, "company");
       return async (db) => {
-        await requireCompany(db, companyId);
+        await requireCompany(db.prisma, companyId);
         return { api_token: await issueCompanyToken(db.prisma, companyId) };
       };
     },
@@ -181,7 +176,7 @@ const commands: Record<string, Command> = {
       const companyId = positiveInt(o, "company");
       const page = pageRequest(o);
       return async (db) => {
-        await requireCompany(db, companyId);
+        await requireCompany(db.prisma, companyId);
         return pageOutput("roles", await listRoles({ db: db.prisma, clock: systemClock, companyId }, page));
       };
     },

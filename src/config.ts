@@ -124,7 +124,7 @@ const envSchema = z.object({
   BENCH_ROUTES_IN_PRODUCTION: booleanFromEnv.default(false),
 });
 
-export type Env = z.infer<typeof envSchema>;
+type Env = z.infer<typeof envSchema>;
 
 export interface Config {
   env: Env["NODE_ENV"];

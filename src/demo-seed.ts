@@ -14,7 +14,7 @@ import { systemClock } from "./platform/clock.js";
 import type { ServiceContext } from "./platform/context.js";
 import type { Db } from "./platform/db/database.js";
 
-export interface DemoSeed {
+interface DemoSeed {
   company: { id: number; name: string; shop: string };
   apiToken: string;
 }
@@ -99,7 +99,7 @@ async function seedDemoCatalog(ctx: ServiceContext): Promise<void> {
 }
 
 /** How to run the operator CLI where the server runs, and whether the server must stop first. */
-export interface OperatorCli {
+interface OperatorCli {
   command: string;
   /** The embedded database belongs to one process: the CLI cannot open it while the server runs. */
   stopServerFirst: boolean;

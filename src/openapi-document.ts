@@ -9,7 +9,7 @@ import { projectRoot } from "./platform/paths.js";
 export const OPENAPI_PATH = join(projectRoot, "openapi", "openapi.json");
 
 /** The committed form of the document: stable key order from the routes, two-space JSON. */
-export function serializeOpenApi(document: unknown): string {
+function serializeOpenApi(document: unknown): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 

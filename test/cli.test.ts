@@ -210,6 +210,9 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
 
     for (const [args, message] of [
       [["roles:list", "--company", "2147483000"], "no company with id 2147483000"],
+      [["tokens:create", "--company", "2147483000"], "no company with id 2147483000"],
+      [["roles:create", "--company", "2147483000", "--name", "Viewers", "--permissions", "orders:read"], "no company with id 2147483000"],
+      [["users:create", "--company", "2147483000", "--role", "rep", "--email", "rep@example.com"], "no company with id 2147483000"],
       [["roles:list"], "--company is required; usage: roles:list --company ID [--page N]"],
       [["companies:list", "--page", "0"], "--page must be a positive integer of at most 2147483647; usage: companies:list [--page N]"],
       [["droplets:list", "--page", "x"], "--page must be a positive integer of at most 2147483647; usage: droplets:list [--page N]"],

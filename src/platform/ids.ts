@@ -5,7 +5,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 /** Uniform random characters from an alphabet (rejection sampling: no modulo bias). */
-export function randomString(alphabet: string, length: number): string {
+function randomString(alphabet: string, length: number): string {
   const limit = 256 - (256 % alphabet.length);
   let out = "";
   while (out.length < length) {

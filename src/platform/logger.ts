@@ -12,7 +12,7 @@ const CART_TOKENS = /(?<![0-9A-Za-z])ct_[0-9A-Za-z]{22}/g;
 // the server decodes them, so they are decoded before secrets are looked for.
 const ENCODED_UNRESERVED = /%(2[dD]|2[eE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])/g;
 
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url
     .replace(ENCODED_UNRESERVED, (_encoded, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
     .replace(SECRET_QUERY_MEMBERS, "$1[REDACTED]")

@@ -5,7 +5,7 @@
 // JSON edge (minorToNumber).
 
 /** An exact non-negative rational, e.g. a percentage rate as a fraction of one. */
-export interface Fraction {
+interface Fraction {
   numerator: bigint;
   denominator: bigint;
 }

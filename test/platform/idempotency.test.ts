@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createDroplet } from "../../src/domain/droplets/service.js";
-import { createRole } from "../../src/domain/roles/service.js";
 import { fixedClock } from "../helpers/fixed-clock.js";
 import { type CompanyFixture, createCompanyWithToken, createPlan } from "../helpers/fixtures.js";
 import { type Call, expectReplayOf, httpClient } from "../helpers/http.js";

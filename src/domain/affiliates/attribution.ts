@@ -23,7 +23,7 @@ const REP_COLUMN = {
   external_id: "external_id",
 } as const satisfies Record<AttributionSignal, keyof RepIdentity>;
 
-export interface RepMatch {
+interface RepMatch {
   column: (typeof REP_COLUMN)[AttributionSignal];
   value: string | number;
 }

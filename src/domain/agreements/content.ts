@@ -5,15 +5,15 @@
 
 import { ENGLISH } from "../../platform/http/language.js";
 
-export const TITLE_MAX_LENGTH = 255;
+const TITLE_MAX_LENGTH = 255;
 const COPY_MARK = " (Copy)";
 
-export interface Content {
+interface Content {
   title: string;
   description: string;
 }
 
-export interface ShownContent extends Content {
+interface ShownContent extends Content {
   language_iso: string;
 }
 

@@ -5,7 +5,7 @@ import { type PageRequest, pageWindow } from "../../platform/http/pagination.js"
 import type { AgreementSort } from "./schemas.js";
 import { AGREEMENT_VIEW_COLUMNS, type AgreementViewRow, agreementsFrom } from "./view.js";
 
-export interface AgreementFilter {
+interface AgreementFilter {
   companyId: number;
   /** The language titles are searched and sorted in (besides English for search). */
   languageIso: string;

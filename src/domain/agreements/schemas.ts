@@ -8,7 +8,7 @@ export const languageQuery = z.object({
   language_iso: languageParam.optional().describe("Language of the content, a language or BCP 47 tag read as its language (fr, fr_CA, zh-Hant-TW); English when omitted"),
 });
 
-export const AGREEMENT_SORT_ATTRIBUTES = ["title", "active", "required_on_checkout", "created_at", "updated_at"] as const;
+const AGREEMENT_SORT_ATTRIBUTES = ["title", "active", "required_on_checkout", "created_at", "updated_at"] as const;
 const agreementSorts = AGREEMENT_SORT_ATTRIBUTES.flatMap((attribute) => [`${attribute}_asc`, `${attribute}_desc`] as const);
 
 export const agreementListQuery = paginationQuery(25).extend({
@@ -70,7 +70,7 @@ export const agreementIdsBody = z.object({
   agreement_ids: z.array(int32Id).min(1).max(100).describe("At most 100 ids; all must name the company's agreements"),
 });
 
-export const agreementAttachment = z
+const agreementAttachment = z
   .object({
     id: z.number().int(),
     url: z.string(),

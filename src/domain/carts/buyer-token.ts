@@ -2,14 +2,14 @@ import { UnauthorizedError } from "../../platform/errors.js";
 import { type UserClaims, verifyUserToken } from "../../platform/auth/user-tokens.js";
 import type { CartContext, CartTx } from "./context.js";
 
-export interface Buyer {
+interface Buyer {
   userId: number;
   role: "rep" | "customer";
   email: string;
 }
 
 /** A user token and the request member that carried it, which its refusal names. */
-export interface UserTokenSource {
+interface UserTokenSource {
   token: string;
   field: "jwt" | "_svc_session";
 }

@@ -16,7 +16,7 @@ import { computeTotals, type Totals, type TotalsDiscount, type TotalsInput, type
 // or deleted, a saved payment method no longer belongs to the customer) and which prices changed
 // since then (repricing.ts).
 
-export interface Corrections {
+interface Corrections {
   discountCodes: string[] | null;
   clearShippingMethod: boolean;
   clearPaymentMethod: boolean;
@@ -46,7 +46,7 @@ export interface PricedCart {
  * for. Bundled items are priced too: nothing in the catalog says which items a line's price
  * covers, and the cart token is the only credential a storefront has.
  */
-export function isPricedLine(item: Pick<LoadedItem, "enrollment">): boolean {
+function isPricedLine(item: Pick<LoadedItem, "enrollment">): boolean {
   return !item.enrollment;
 }
 

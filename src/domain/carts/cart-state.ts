@@ -31,10 +31,10 @@ const cartInclude = {
 export type LoadedCart = Prisma.CartGetPayload<{ include: typeof cartInclude }>;
 export type LoadedItem = LoadedCart["items"][number];
 export type LoadedDiscount = Prisma.DiscountGetPayload<object>;
-export type LoadedShippingMethod = Prisma.ShippingMethodGetPayload<object>;
+type LoadedShippingMethod = Prisma.ShippingMethodGetPayload<object>;
 
-export type LoadedVariant = LoadedItem["variant"];
-export type LoadedPlan = NonNullable<LoadedItem["subscription_plan"]>;
+type LoadedVariant = LoadedItem["variant"];
+type LoadedPlan = NonNullable<LoadedItem["subscription_plan"]>;
 
 /** A variant of the cart's enrollment pack, and the line id reserved for it when the cart has no line of it. */
 export interface PackContent {
@@ -166,7 +166,7 @@ interface StateRow {
 }
 
 /** What a mutation that adds lines needs beyond the cart's rows: their variants, and line ids. */
-export interface StateExtras {
+interface StateExtras {
   variantIds: readonly number[];
   newLineIds: number;
 }

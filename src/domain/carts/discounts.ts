@@ -7,7 +7,7 @@ import { type CartOutcome, mutateCart } from "./mutate.js";
 import { NO_DISCOUNT_CODE } from "./schemas.js";
 
 /** More codes than this on one cart is a storefront bug, not a promotion. */
-export const MAX_CODES_PER_CART = 10;
+const MAX_CODES_PER_CART = 10;
 
 /**
  * Adds codes to those already applied. All or nothing: any unknown, inactive, not yet valid,

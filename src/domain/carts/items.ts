@@ -13,9 +13,9 @@ import type { SkippedItem } from "./schemas.js";
 // flags and volumes. Every function here runs inside a locked cart mutation.
 
 /** A line's quantity may not grow beyond this, however many adds arrive. */
-export const MAX_LINE_QUANTITY = 100_000;
+const MAX_LINE_QUANTITY = 100_000;
 
-export interface ItemEntry {
+interface ItemEntry {
   variant_id: number;
   quantity: number;
   subscription?: boolean | undefined;
@@ -84,12 +84,12 @@ function grownQuantity(current: number, added: number, path: string): number {
 }
 
 /** What applying item entries did, besides writing it: for a mutation that keeps its state in memory. */
-export interface LineChanges extends LineWrites {
+interface LineChanges extends LineWrites {
   skipped: SkippedItem[];
 }
 
 /** What applying item entries reads: the entries' variants and the cart's lines. */
-export interface EntriesInput {
+interface EntriesInput {
   variants: ReadonlyMap<number, PurchasableVariant>;
   lines: Line[];
   /** Ids reserved for new lines, used in order (see loadCartState); the sequence gives the rest. */

@@ -13,7 +13,7 @@ export interface CartOutcome extends CartRecord {
   skipped: SkippedItem[];
 }
 
-export interface ChangeResult {
+interface ChangeResult {
   skipped?: SkippedItem[];
   operationErrors?: string[];
 }
@@ -28,11 +28,12 @@ export function outcomeOf({ view, ...stored }: StoredCart, result: ChangeResult 
 }
 
 /**
- * The one way a cart changes (adding items aside, see addItems): in one transaction, lock the
- * cart row, apply the change, recompute and store the cart. Concurrent mutations of one cart
- * serialize on the lock, so none is lost; anything thrown rolls the whole change back. They take
- * turns in this process's RowQueue first (cartTurn): a shopper's burst on one cart holds one
- * pooled connection, not one per waiting request.
+ * How a cart changes on plain pg (mutateCartWithPrisma below takes the same steps for the
+ * changes still written with Prisma; addItems takes them with the cart's state kept in memory):
+ * in one transaction, lock the cart row, apply the change, recompute and store the cart.
+ * Concurrent mutations of one cart serialize on the lock, so none is lost; anything thrown rolls
+ * the whole change back. They take turns in this process's RowQueue first (cartTurn): a
+ * shopper's burst on one cart holds one pooled connection, not one per waiting request.
  *
  * Plain pg, not Prisma: a mutation is a handful of statements, and Prisma's per-statement CPU
  * made add-item 50 times slower than a single INSERT (docs/performance.md).

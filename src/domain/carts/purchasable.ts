@@ -8,7 +8,7 @@ import { parseRowJson } from "./sql-json.js";
 // priced in the cart's country and, when inventory is tracked, in stock.
 
 const variantInclude = { product: { include: { subscription_plans: true } }, prices: true } satisfies Prisma.VariantInclude;
-export type CatalogVariant = Prisma.VariantGetPayload<{ include: typeof variantInclude }>;
+type CatalogVariant = Prisma.VariantGetPayload<{ include: typeof variantInclude }>;
 
 /** What the variants statement returns per variant: rows, nested here (see cart-state.ts). */
 interface VariantRows {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { httpUrl, idParam, int32Id, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -29,7 +29,7 @@ const metadataObject = z.record(z.string(), z.unknown());
  * one is named (a null signal is an absent one there too). A member that is none of the five is
  * refused by name rather than dropped: it would not be stored.
  */
-export const attributionInput = z
+const attributionInput = z
   .strictObject(attributionMembers)
   .superRefine((value, ctx) => {
     const named = signalsNamed(value);
@@ -42,7 +42,7 @@ export const attributionInput = z
 // storefront scripts send `null` for "none" (`session_uuid: sdk.session ?? null`). Members with
 // a default take it for null too. Required members stay required, null included.
 
-export const createItemInput = z.object({
+const createItemInput = z.object({
   variant_id: int32Id,
   quantity: z.number().int().min(1).max(MAX_QUANTITY),
   display_to_customer: optionalOrNull(z.boolean()),
@@ -55,8 +55,6 @@ export const createItemInput = z.object({
   title: optionalOrNull(z.string().max(500)).describe("Accepted for compatibility; titles come from the catalog"),
   image_url: optionalOrNull(z.string().max(2000)).describe("Accepted for compatibility; images come from the catalog"),
 });
-
-const timeZone = z.string().max(100).refine(isTimeZone, "is not an IANA time zone");
 
 export const createCartBody = z.object({
   country_code: countryCode.describe("ISO 3166 two-letter code: prices, currency and tax follow it"),
@@ -72,15 +70,6 @@ export const createCartBody = z.object({
   timezone: optionalOrNull(timeZone).pipe(z.string().default("UTC")).describe("An IANA time zone; default UTC, for null too"),
   enrollment_pack_id: optionalOrNull(int32Id),
 });
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const createCartQuery = z.object({ jwt: z.string().max(4096).optional().describe("A rep or customer token (JWT)") });
 
@@ -105,7 +94,7 @@ export const updateCartBody = z.object({
 
 export const selectShippingMethodBody = z.object({ shipping_method: shippingMethodChoice });
 
-export const addressInput = z.object({
+const addressInput = z.object({
   id: int32Id.optional(),
   first_name: z.string().max(100).optional(),
   last_name: z.string().max(100).optional(),
@@ -268,8 +257,8 @@ const itemFields = {
   variant: variantSummary,
 };
 
-export const bundledCartItem = z.object(itemFields).meta({ id: "CartBundledItem" });
-export const cartItem = z.object({ ...itemFields, bundled_items: z.array(bundledCartItem) }).meta({ id: "CartItem" });
+const bundledCartItem = z.object(itemFields).meta({ id: "CartBundledItem" });
+const cartItem = z.object({ ...itemFields, bundled_items: z.array(bundledCartItem) }).meta({ id: "CartItem" });
 
 const shippingMethodView = z
   .object({
@@ -282,7 +271,7 @@ const shippingMethodView = z
   })
   .meta({ id: "CartShippingMethod" });
 
-export const addressView = z
+const addressView = z
   .object({
     id: z.number().int().nullable(),
     first_name: z.string().nullable(),
@@ -336,7 +325,7 @@ const savedPaymentMethodView = z
   })
   .meta({ id: "CartSavedPaymentMethod" });
 
-export const skippedItemView = z
+const skippedItemView = z
   .object({
     variant_id: z.number().int(),
     reason: z.enum(["out_of_stock", "variant_unavailable"]),
@@ -344,7 +333,7 @@ export const skippedItemView = z
   })
   .meta({ id: "CartSkippedItem" });
 
-export const cartView = z
+const cartView = z
   .object({
     id: z.number().int(),
     cart_token: z.string(),
@@ -446,7 +435,7 @@ export type StoredCartView = z.infer<typeof storedCartView>;
 export type SkippedItem = z.infer<typeof skippedItemView>;
 export type AddressView = z.infer<typeof addressView>;
 
-export const cartMetaSchema = z
+const cartMetaSchema = z
   .object({
     request_id: z.uuid(),
     timestamp: z.iso.datetime(),

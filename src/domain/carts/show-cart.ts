@@ -4,7 +4,7 @@ import type { CartContext } from "./context.js";
 import type { StoredCartView } from "./schemas.js";
 
 /** Extras a storefront may ask available_payment_methods to include. Unknown names are ignored. */
-export const SAVED_PAYMENT_METHODS = "saved_payment_methods";
+const SAVED_PAYMENT_METHODS = "saved_payment_methods";
 
 /**
  * The stored cart; with `saved_payment_methods` requested, the cart customer's saved payment

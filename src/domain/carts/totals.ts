@@ -81,7 +81,7 @@ export interface TotalsInput {
   enrollmentFee: number; // minor units
 }
 
-export interface LineTotals {
+interface LineTotals {
   key: string;
   unitPrice: number;
   lineSubtotal: number;

@@ -3,8 +3,8 @@ import { paginationQuery } from "../../platform/http/pagination.js";
 import { instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
 import { currencyCode, decimalString, int32 } from "./fields.js";
 
-export const DISCOUNT_KINDS = ["percentage", "fixed_amount"] as const;
-export const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;
+const DISCOUNT_KINDS = ["percentage", "fixed_amount"] as const;
+const DISCOUNT_SCOPES = ["order", "product", "shipping"] as const;
 
 const dateTime = instantInput.describe("ISO 8601 date-time");
 

@@ -67,7 +67,7 @@ export const productListQuery = paginationQuery().extend({
   search_query: searchQuery.describe("Case-insensitive match on the product title or a variant's sku"),
 });
 
-export const variantPriceSchema = z
+const variantPriceSchema = z
   .object({
     country_code: z.string(),
     currency_code: z.string(),
@@ -76,7 +76,7 @@ export const variantPriceSchema = z
   })
   .meta({ id: "VariantPrice" });
 
-export const variantSchema = z
+const variantSchema = z
   .object({
     id: z.number().int(),
     product_id: z.number().int(),

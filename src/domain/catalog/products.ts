@@ -186,6 +186,7 @@ export async function createProduct(ctx: ServiceContext, input: ProductCreateInp
   const countries = await countriesByIso(ctx.db, countryCodesOf(input.variants));
   const variants = input.variants.map((variant, index) => ({
     ...variantData(variant),
+    // variantData serves updates too, where sku is optional: Prisma needs this one as a string.
     sku: variant.sku,
     company_id: ctx.companyId,
     prices: { create: pricesData(variant.prices, `product.variants.${index}`, countries, errors) },

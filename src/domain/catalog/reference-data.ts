@@ -14,7 +14,7 @@ export interface CountryView {
   decimal_places: number;
 }
 
-export interface LanguageView {
+interface LanguageView {
   iso: string;
   name: string;
 }

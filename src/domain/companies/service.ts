@@ -3,7 +3,7 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 
-export interface CompanyInput {
+interface CompanyInput {
   name: string;
   /** The shop's domain without scheme ("acme.example.com"). */
   shop: string;
@@ -26,9 +26,10 @@ export function normalizeShop(shop: string): string {
 }
 
 /**
- * A storefront may name a shop by its domain's first label, so a label names one company: the
- * first company with it keeps it for good (its storefronts may send it), and a later company
- * whose domain shares it is created without one (`shop_slug` null) and named by its domain.
+ * A storefront may name a shop by its domain's first label (its `shop_label`, stored as
+ * `shop_slug`), so a label names one company: the first company with it keeps it for good (its
+ * storefronts may send it), and a later company whose domain shares it is created without one
+ * and named by its domain.
  */
 export async function createCompany(db: Db, input: CompanyInput) {
   const shopDomain = normalizeShop(input.shop);
@@ -48,8 +49,14 @@ export async function createCompany(db: Db, input: CompanyInput) {
   }
 }
 
+/** Operator commands and seeds name a company by id: one that names none is a NotFoundError. */
+export async function requireCompany(db: Db, companyId: number): Promise<void> {
+  const company = await db.company.findUnique({ where: { id: companyId }, select: { id: true } });
+  if (!company) throw new NotFoundError(`no company with id ${companyId}`);
+}
+
 /** A company as operators see it: its id (for tokens:create, roles:create, users:create) and its shop. */
-export interface CompanyListing {
+interface CompanyListing {
   id: number;
   name: string;
   shop: string;
@@ -69,7 +76,7 @@ export async function listCompanies(db: Db, page: PageRequest): Promise<Page<Com
   return { rows: rows.map(companyListing), pagination: pagination(page, total) };
 }
 
-export interface ShopKey {
+interface ShopKey {
   column: "shop_domain" | "shop_slug";
   value: string;
 }

@@ -4,7 +4,7 @@ import { parseOrigin } from "../../platform/http/origin.js";
 import { TtlCache } from "../../platform/ttl-cache.js";
 import { findCompanyByShop, normalizeShop } from "./service.js";
 
-export interface ShopDirectoryOptions {
+interface ShopDirectoryOptions {
   /** Whether an http origin can be a shop's: outside production, where a storefront runs on http://demo.localhost:3000. */
   allowHttpOrigins?: boolean;
   /** How long a known shop stays cached (a shop's domain practically never changes). */

@@ -8,7 +8,7 @@ export const CONVERSATION_TYPES = {
 } as const;
 
 export type ConversationType = keyof typeof CONVERSATION_TYPES;
-export type ConversationKind = (typeof CONVERSATION_TYPES)[ConversationType];
+type ConversationKind = (typeof CONVERSATION_TYPES)[ConversationType];
 
 export const conversationTypes = Object.keys(CONVERSATION_TYPES) as [ConversationType, ...ConversationType[]];
 export const conversationKinds = Object.values(CONVERSATION_TYPES) as [ConversationKind, ...ConversationKind[]];

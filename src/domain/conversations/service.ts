@@ -2,6 +2,7 @@ import { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { pageWindow } from "../../platform/http/pagination.js";
 import { audienceOf, CONVERSATION_TYPES, type ConversationGroup, type ConversationType, typeOfKind } from "./kinds.js";
 import { type ConversationPagination, conversationPagination } from "./pagination.js";
 import type { ConversationCreateInput, ConversationListQuery, ConversationView } from "./schemas.js";
@@ -133,7 +134,7 @@ export async function getConversation(ctx: ServiceContext, id: number): Promise<
   return view;
 }
 
-export type ConversationList = Record<Exclude<ConversationGroup, "customers">, [{ pagination: ConversationPagination }, { items: ConversationView[] }]> & {
+type ConversationList = Record<Exclude<ConversationGroup, "customers">, [{ pagination: ConversationPagination }, { items: ConversationView[] }]> & {
   customers: [{ pagination: ConversationPagination }, { items: string[] }];
 };
 
@@ -163,7 +164,7 @@ function selection(companyId: number, query: ConversationListQuery, view: Templa
 export async function listConversations(ctx: ServiceContext, query: ConversationListQuery): Promise<ConversationList> {
   const view: TemplateView = query.template ? TEMPLATES[query.template] : {};
   const selected = selection(ctx.companyId, query, view);
-  const offset = (query.page - 1) * query.per_page;
+  const { skip: offset } = pageWindow(query);
   const counted = await ctx.db.$queryRaw<{ grp: ConversationGroup; total: number }[]>`
     SELECT c.list_group AS grp, count(*)::int AS total FROM conversations c WHERE ${selected} GROUP BY c.list_group`;
   const totals = new Map(counted.map((row) => [row.grp, row.total]));

@@ -29,5 +29,5 @@ export const TEMPLATES = {
   sms_read: { types: ["SmsConversation"], unread: false },
 } as const satisfies Record<string, TemplateView>;
 
-export type TemplateName = keyof typeof TEMPLATES;
+type TemplateName = keyof typeof TEMPLATES;
 export const templateNames = Object.keys(TEMPLATES) as [TemplateName, ...TemplateName[]];

@@ -36,7 +36,7 @@ export async function listDroplets(db: Db, query: DropletListQuery): Promise<Pag
   return { rows, pagination: pagination(query, total) };
 }
 
-export interface InstallationView {
+interface InstallationView {
   uuid: string;
   id: number;
   droplet_uuid: string;

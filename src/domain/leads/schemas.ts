@@ -1,19 +1,10 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankAsNull, blankFilter, httpUrl, idParam, int32Id, optionalOrNull, storableInstant, timestamp, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankAsNull, blankFilter, httpUrl, idParam, int32Id, optionalOrNull, storableInstant, timestamp, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { pageSchema, phoneSchema } from "../tracking/schemas.js";
 
 const text = (max: number) => z.string().trim().max(max).nullish();
 const code = blankAsNull(z.string().max(50).regex(/^[A-Za-z0-9_-]*$/, "may contain letters, digits, - and _ only"));
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The company-server contact: every member the seed lists, each validated for what it holds.
@@ -22,7 +13,7 @@ function isTimeZone(value: string): boolean {
  * member of a checked format reads a blank as null: seed 03 types them as plain strings, so a
  * server with no second phone sends "" for it.
  */
-export const companyContactSchema = z
+const companyContactSchema = z
   .object({
     id: int32Id.describe("The company server's id for this contact (int32)"),
     token: text(255),
@@ -47,7 +38,7 @@ export const companyContactSchema = z
     ip: blankAsNull(z.union([z.ipv4(), z.ipv6()], { error: "is not an IP address" })),
     requested_at: blankAsNull(z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" })),
     best_time: text(100),
-    time_zone: blankAsNull(z.string().max(64).refine(isTimeZone, "is not an IANA time zone")),
+    time_zone: blankAsNull(timeZone),
     reason: text(2000),
     income: text(100),
     hours: text(100),
@@ -70,7 +61,7 @@ const contactStringKeys = [
   "address", "address2", "city", "state", "postal_code", "language_id", "country_id", "lead_type", "ip", "requested_at",
   "best_time", "time_zone", "reason", "income", "hours", "invest", "interest",
 ] as const;
-export type ContactStringKey = (typeof contactStringKeys)[number];
+type ContactStringKey = (typeof contactStringKeys)[number];
 export const CONTACT_STRING_KEYS: readonly ContactStringKey[] = contactStringKeys;
 
 const nullableContactStrings = Object.fromEntries(contactStringKeys.map((key) => [key, z.string().nullable()])) as Record<

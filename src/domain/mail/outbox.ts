@@ -1,6 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 
-export interface QueuedMail {
+interface QueuedMail {
   companyId: number;
   to: string;
   subject: string;

@@ -1,7 +1,7 @@
 import nodemailer from "nodemailer";
 import type { Logger } from "pino";
 
-export interface OutgoingMail {
+interface OutgoingMail {
   from: string;
   to: string;
   subject: string;
@@ -27,7 +27,7 @@ export function smtpTransport(smtpUrl: string): MailTransport {
 }
 
 /** Without SMTP_URL delivery is a log line: development machines send no real mail. */
-export function loggingTransport(logger: Logger): MailTransport {
+function loggingTransport(logger: Logger): MailTransport {
   return {
     async send(message) {
       logger.info({ mail: { to: message.to, subject: message.subject } }, "mail delivered to the log (SMTP_URL is not set)");

@@ -5,7 +5,7 @@ import { blankFilter, httpUrl, instantInput, int32Id, searchQuery, timestamp } f
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
-export const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
+const MEDIA_TYPES = ["share", "update", "training", "upload"] as const;
 
 export const slugSchema = z
   .string()

@@ -7,6 +7,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { productAndPackErrors, uniqueIds } from "../catalog/references.js";
 import { lockPlaylistsHolding, renumberItems } from "../playlists/items.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
 import type { MediaCreateInput, MediaListQuery, MediaUpdateInput, MediaView } from "./schemas.js";
@@ -88,30 +89,15 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<MediaRow> {
   return row;
 }
 
-const unique = (values: number[] | undefined) => (values === undefined ? undefined : [...new Set(values)]);
-
-/** The ids among `wanted` that `found` lacks. */
-function missingIds(wanted: number[], found: { id: number }[]): number[] {
-  const known = new Set(found.map((row) => row.id));
-  return wanted.filter((id) => !known.has(id));
-}
-
 /** Referenced users, products and packs must be the company's own: one 422 naming every member and id that is not. */
 async function requireReferences(ctx: ServiceContext, input: MediaUpdateInput): Promise<void> {
-  const company_id = ctx.companyId;
-  const productIds = unique(input.product_ids) ?? [];
-  const packIds = unique(input.enrollment_pack_ids) ?? [];
-  const [user, products, packs] = await Promise.all([
-    input.user_id != null ? ctx.db.user.count({ where: { id: input.user_id, company_id } }) : 1,
-    productIds.length > 0 ? ctx.db.product.findMany({ where: { id: { in: productIds }, company_id, deleted_at: null }, select: { id: true } }) : [],
-    packIds.length > 0 ? ctx.db.enrollmentPack.findMany({ where: { id: { in: packIds }, company_id }, select: { id: true } }) : [],
+  const [user, productsAndPacks] = await Promise.all([
+    input.user_id != null ? ctx.db.user.count({ where: { id: input.user_id, company_id: ctx.companyId } }) : 1,
+    productAndPackErrors(ctx, input, "media"),
   ]);
   const errors = new FieldErrorCollector();
   if (user === 0) errors.add("media.user_id", "does not name a user of this company");
-  const foreignProducts = missingIds(productIds, products);
-  if (foreignProducts.length > 0) errors.add("media.product_ids", `contains ids that are not products of this company: ${foreignProducts.join(", ")}`);
-  const foreignPacks = missingIds(packIds, packs);
-  if (foreignPacks.length > 0) errors.add("media.enrollment_pack_ids", `contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`);
+  errors.merge(productsAndPacks);
   errors.throwIfAny();
 }
 
@@ -130,8 +116,8 @@ function columns(input: MediaUpdateInput) {
     subtitles: json(subtitles),
     prompts: json(prompts),
     publish_at: publish_at === undefined ? undefined : publish_at === null ? null : new Date(publish_at),
-    product_ids: unique(product_ids),
-    enrollment_pack_ids: unique(enrollment_pack_ids),
+    product_ids: uniqueIds(product_ids),
+    enrollment_pack_ids: uniqueIds(enrollment_pack_ids),
   };
   return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
 }

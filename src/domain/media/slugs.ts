@@ -29,7 +29,7 @@ export function nextFreeSlug(base: string, taken: Iterable<string>): string {
   }
 }
 
-export type SlugKind = "media" | "playlist";
+type SlugKind = "media" | "playlist";
 
 /**
  * Serializes every slug write of one company's media (or playlists) until the transaction ends:
@@ -41,7 +41,7 @@ export async function lockSlugs(tx: Prisma.TransactionClient, kind: SlugKind, co
   await lockCompanyQueue(tx, `slugs:${kind}`, companyId);
 }
 
-export interface SlugWrite<Row> {
+interface SlugWrite<Row> {
   db: Db;
   companyId: number;
   /** Also the slug of a title that leaves nothing usable. */

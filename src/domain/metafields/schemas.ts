@@ -3,7 +3,7 @@ import { paginationQuery } from "../../platform/http/pagination.js";
 import { blankFilter, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { VALUE_TYPES } from "./values.js";
 
-export const OWNER_TYPES = ["media", "playlist"] as const;
+const OWNER_TYPES = ["media", "playlist"] as const;
 export type OwnerType = (typeof OWNER_TYPES)[number];
 /** The metafields column that holds an owner of each type (exactly one is set per row). */
 export const OWNER_COLUMN = { media: "media_id", playlist: "playlist_id" } as const satisfies Record<OwnerType, string>;

@@ -11,7 +11,7 @@ import { type ValueType, valueRefusal } from "./values.js";
 // A company's metafields on its media and playlists, managed through the admin API and shown
 // in the public SDK's media and playlist answers (public-json.ts).
 
-export function toView(row: Metafield): MetafieldView {
+function toView(row: Metafield): MetafieldView {
   const ownerType: OwnerType = row.media_id !== null ? "media" : "playlist";
   return {
     id: row.id,

@@ -1,7 +1,7 @@
 import type { Db } from "../../platform/db/database.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 
-export interface SavedCardInput {
+interface SavedCardInput {
   customerId: number;
   cardType: string;
   lastFour: string;
@@ -13,7 +13,7 @@ export interface SavedCardInput {
  * Card brands as payment processors name them (Stripe's list): what carts and subscription orders
  * show beside the last four digits. Any text used to be stored, thousands of characters included.
  */
-export const CARD_TYPES = ["amex", "cartes_bancaires", "diners", "discover", "eftpos_au", "jcb", "mastercard", "unionpay", "visa"] as const;
+const CARD_TYPES = ["amex", "cartes_bancaires", "diners", "discover", "eftpos_au", "jcb", "mastercard", "unionpay", "visa"] as const;
 
 /** Adds a saved card to a customer's payment account (the set of their payment methods). */
 export async function createSavedCard(db: Db, input: SavedCardInput) {

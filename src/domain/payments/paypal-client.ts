@@ -10,19 +10,19 @@ import { z } from "zod";
 import { BadGatewayError } from "../../platform/errors.js";
 import { httpUrl } from "../../platform/http/schemas.js";
 
-export interface PaypalConfig {
+interface PaypalConfig {
   apiBase: string;
   clientId: string;
   clientSecret: string;
   timeoutMs: number;
 }
 
-export interface PaypalSetupToken {
+interface PaypalSetupToken {
   id: string;
   approveUrl: string;
 }
 
-export interface PaypalPaymentToken {
+interface PaypalPaymentToken {
   id: string;
   email: string | null;
 }

@@ -51,7 +51,7 @@ export type PlaylistView = z.infer<typeof playlistView>;
 
 // Public SDK (`library`)
 
-export const libraryItemSchema = z
+const libraryItemSchema = z
   .object({
     id: z.number().int(),
     position: z.number().int().describe("0-based place among the items shown (published media only)"),
@@ -61,7 +61,7 @@ export const libraryItemSchema = z
   })
   .meta({ id: "LibraryItem" });
 
-export const libraryView = z
+const libraryView = z
   .object({
     id: z.number().int(),
     slug: z.string(),

@@ -5,6 +5,7 @@ import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { missingIds, productAndPackErrors, uniqueIds } from "../catalog/references.js";
 import { lockSlugs, writeWithSlug } from "../media/slugs.js";
 import type { PlaylistCreateInput, PlaylistUpdateInput, PlaylistView } from "./schemas.js";
 
@@ -43,44 +44,28 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<PlaylistRow>
   return row;
 }
 
-const unique = (values: number[] | undefined) => (values === undefined ? undefined : [...new Set(values)]);
-
-/** The ids among `wanted` that `found` lacks. */
-function missingIds(wanted: number[], found: { id: number }[]): number[] {
-  const known = new Set(found.map((row) => row.id));
-  return wanted.filter((id) => !known.has(id));
-}
-
 /** Media, products and packs must be the company's own: one 422 naming every member and id that is not. */
 async function requireReferences(ctx: ServiceContext, input: PlaylistUpdateInput): Promise<void> {
-  const company_id = ctx.companyId;
-  const mediaIds = unique(input.media_ids) ?? [];
-  const productIds = unique(input.product_ids) ?? [];
-  const packIds = unique(input.enrollment_pack_ids) ?? [];
-  const [media, products, packs] = await Promise.all([
-    mediaIds.length > 0 ? ctx.db.media.findMany({ where: { id: { in: mediaIds }, company_id }, select: { id: true } }) : [],
-    productIds.length > 0 ? ctx.db.product.findMany({ where: { id: { in: productIds }, company_id, deleted_at: null }, select: { id: true } }) : [],
-    packIds.length > 0 ? ctx.db.enrollmentPack.findMany({ where: { id: { in: packIds }, company_id }, select: { id: true } }) : [],
+  const mediaIds = uniqueIds(input.media_ids) ?? [];
+  const [media, productsAndPacks] = await Promise.all([
+    mediaIds.length > 0 ? ctx.db.media.findMany({ where: { id: { in: mediaIds }, company_id: ctx.companyId }, select: { id: true } }) : [],
+    productAndPackErrors(ctx, input, "playlist"),
   ]);
   const errors = new FieldErrorCollector();
   if (input.media_ids && mediaIds.length !== input.media_ids.length) errors.add("playlist.media_ids", "contains the same media more than once");
   const foreignMedia = missingIds(mediaIds, media);
   if (foreignMedia.length > 0) errors.add("playlist.media_ids", `contains ids that are not media of this company: ${foreignMedia.join(", ")}`);
-  const foreignProducts = missingIds(productIds, products);
-  if (foreignProducts.length > 0) errors.add("playlist.product_ids", `contains ids that are not products of this company: ${foreignProducts.join(", ")}`);
-  const foreignPacks = missingIds(packIds, packs);
-  if (foreignPacks.length > 0) errors.add("playlist.enrollment_pack_ids", `contains ids that are not enrollment packs of this company: ${foreignPacks.join(", ")}`);
+  errors.merge(productsAndPacks);
   errors.throwIfAny();
 }
-
 
 function columns(input: PlaylistUpdateInput) {
   const data = {
     title: input.title,
     active: input.active,
     publish_at: input.publish_at === undefined ? undefined : input.publish_at === null ? null : new Date(input.publish_at),
-    product_ids: unique(input.product_ids),
-    enrollment_pack_ids: unique(input.enrollment_pack_ids),
+    product_ids: uniqueIds(input.product_ids),
+    enrollment_pack_ids: uniqueIds(input.enrollment_pack_ids),
   };
   return Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined));
 }

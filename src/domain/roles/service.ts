@@ -1,14 +1,14 @@
 import type { ServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { ConflictError, NotFoundError } from "../../platform/errors.js";
+import { ConflictError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { requireCompany } from "../companies/service.js";
 import type { RoleInput, RoleView } from "./schemas.js";
 
 /** Role permissions use the same strings as droplet scopes. */
 export async function createRole(db: Db, input: RoleInput & { companyId: number }) {
-  const company = await db.company.findUnique({ where: { id: input.companyId }, select: { id: true } });
-  if (!company) throw new NotFoundError("Company not found");
+  await requireCompany(db, input.companyId);
   try {
     return await db.role.create({ data: { company_id: input.companyId, name: input.name, permissions: input.permissions } });
   } catch (error) {

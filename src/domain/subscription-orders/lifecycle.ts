@@ -12,7 +12,7 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const CREATABLE_STATUSES = ["pending", "active", "paused", "past_due"] as const;
 
 /** Operations that change what a live subscription will ship or charge. */
-export type EditOperation = "update_items" | "update_shipping_address" | "update_payment" | "send_reminder";
+type EditOperation = "update_items" | "update_shipping_address" | "update_payment" | "send_reminder";
 
 /** Why a status refuses an operation: the service turns it into a 409 or a 422 (on `field` when it names one). */
 export type Refusal =
@@ -47,13 +47,13 @@ export interface SkipPlan {
   max_skips: number | null;
 }
 
-export interface SkipState {
+interface SkipState {
   status: SubscriptionStatus;
   next_bill_date: Date;
   skips_count: number;
 }
 
-export type SkipOutcome = { ok: true; next_bill_date: Date; skips_count: number } | { ok: false; refusal: Refusal };
+type SkipOutcome = { ok: true; next_bill_date: Date; skips_count: number } | { ok: false; refusal: Refusal };
 
 /**
  * Skipping moves the next bill one billing interval later. Only a subscription that is going to
@@ -91,7 +91,7 @@ export function utcDay(date: Date): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 }
 
-export interface FirstBillPlan {
+interface FirstBillPlan {
   billing_interval: number;
   billing_interval_unit: IntervalUnit;
   trial_period: number | null;

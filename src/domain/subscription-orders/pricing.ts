@@ -44,7 +44,7 @@ export interface PricingRequest {
   unpricedErrorPath?: string;
 }
 
-export interface PricedLine {
+interface PricedLine {
   unit_price: number;
   subtotal: number;
   discount: number;

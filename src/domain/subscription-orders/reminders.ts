@@ -6,7 +6,7 @@ import { repriceOrder } from "./repricing.js";
 import { toView } from "./views.js";
 
 /** The reminder's text: what ships, when, and what it costs, from the stored order. */
-export function autoshipReminder(row: OrderRow, companyName: string, now: Date): { subject: string; body: string } {
+function autoshipReminder(row: OrderRow, companyName: string, now: Date): { subject: string; body: string } {
   const view = toView(row, now);
   const greeting = row.customer.first_name ? `Hello ${row.customer.first_name},` : "Hello,";
   const lines = view.items.map((item) => `- ${item.quantity} x ${item.product.title}${item.variant.title ? ` (${item.variant.title})` : ""}: ${item.display_subtotal}`);

@@ -223,7 +223,7 @@ export async function repricePlanOrders(ctx: OrderContext, planId: number, signa
 const CATCH_UP_ACTOR = { type: "system", id: "repricing_catch_up" };
 
 /** What the catch-up at start did: the plans it finished, and those it could not, with why. */
-export interface CatchUpOutcome {
+interface CatchUpOutcome {
   repriced: number[];
   failed: Array<{ planId: number; error: unknown }>;
 }

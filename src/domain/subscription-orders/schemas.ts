@@ -14,7 +14,7 @@ const optionValueIds = z.array(int32Id).max(50);
 // Requests
 // ---------------------------------------------------------------------------------------------
 
-export const addressInput = z
+const addressInput = z
   .object({
     country_id: int32Id.optional().describe("A country's id (GET /api/countries); or send country_code"),
     country_code: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter ISO country code").optional(),
@@ -26,7 +26,7 @@ export const addressInput = z
     postal_code: optionalText(20),
   });
 
-export const createItemInput = z.object({
+const createItemInput = z.object({
   variant_id: int32Id,
   quantity,
   option_value_ids: optionValueIds.optional(),
@@ -47,7 +47,7 @@ export const subscriptionOrderCreateBody = z.object({
   }),
 });
 
-export const itemUpdateInput = z
+const itemUpdateInput = z
   .object({
     id: int32Id.optional().describe("A subscription order item's id: keeps that item"),
     variant_id: int32Id.optional().describe("Without id: adds an item; with id: swaps that item's variant"),

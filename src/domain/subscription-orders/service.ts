@@ -33,7 +33,7 @@ export async function listSubscriptionOrders(ctx: SqlServiceContext, query: Subs
   return { rows: records.map((record) => toView(record, now)), pagination: pagination(query, total) };
 }
 
-export interface SubscriptionStats {
+interface SubscriptionStats {
   subscriptions_count: number;
   active_subscriptions_count: number;
   cancelled_subscriptions_count: number;

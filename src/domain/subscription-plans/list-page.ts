@@ -1,7 +1,7 @@
 import { FieldErrorCollector } from "../../platform/errors.js";
 import type { PageRequest } from "../../platform/http/pagination.js";
 
-export interface PaginationParameters {
+interface PaginationParameters {
   page?: number | undefined;
   per_page?: number | undefined;
   "pagination[page]"?: number | undefined;

@@ -243,7 +243,7 @@ async function takeProductDefaults(tx: Tx, planId: number): Promise<void> {
   await tx.productSubscriptionPlan.updateMany({ where: { product_id: { in: productIds }, default: true, subscription_plan_id: { not: planId } }, data: { default: false } });
 }
 
-export interface PlanPage extends Page<PlanView> {
+interface PlanPage extends Page<PlanView> {
   bundle_subscriptions_for_company: boolean;
 }
 

@@ -19,7 +19,7 @@ export interface PlanSettings {
   price_adjustment_amount: string | null;
 }
 
-export interface PlanSettingOptions {
+interface PlanSettingOptions {
   /**
    * An update that sends neither adjustment member keeps the stored adjustment as it is: a plan
    * stored before fixed amounts were limited to 3 decimals stays editable.

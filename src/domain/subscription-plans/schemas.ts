@@ -86,7 +86,7 @@ export const planUpdateBody = z.object({
 const pageNumber = wireInteger(pageNumberBounds);
 const perPage = wireInteger(perPageBounds);
 
-export const PLAN_SORT_ATTRIBUTES = ["id", "name", "created_at", "updated_at", "active", "company_default", "billing_interval"] as const;
+const PLAN_SORT_ATTRIBUTES = ["id", "name", "created_at", "updated_at", "active", "company_default", "billing_interval"] as const;
 
 export const planListQuery = z.object({
   page: pageNumber.optional().describe("Default 1"),

@@ -13,7 +13,7 @@ import type { SqlPool } from "../../platform/db/sql.js";
  * batch size, so PostgreSQL plans it once per connection, and nothing is compiled per event.
  */
 
-export interface LeadRow {
+interface LeadRow {
   company_id: number;
   source: string;
   message: string;
@@ -86,7 +86,7 @@ const PAGE_VISIT_COLUMNS: Columns<PageVisitRow> = {
   created_at: "timestamptz",
 };
 
-export interface GroupCommitOptions {
+interface GroupCommitOptions {
   /** Batches of one table written at the same time; new events wait for the next batch. */
   maxBatchesInFlight?: number;
   maxBatchSize?: number;

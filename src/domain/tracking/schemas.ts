@@ -58,13 +58,13 @@ export const pageSchema = z
 export type UrlPage = z.infer<typeof pageSchema>;
 
 /** Digits with the usual separators and an optional leading +; 7 to 15 digits (E.164). */
-export const PHONE_PATTERN = /^\+?(?:[\s().-]*\d){7,15}[\s().-]*$/;
+const PHONE_PATTERN = /^\+?(?:[\s().-]*\d){7,15}[\s().-]*$/;
 export const phoneSchema = z.string().max(40).regex(PHONE_PATTERN, "is not a phone number");
 
 // The seed's two contact shapes (with email: name and email required; with phone: name and
 // phone required) are one object that needs an email or a phone: the same set of valid
 // bodies, and a 422 that names the member to fix instead of zod's "no union member matched".
-export const leadContactSchema = z
+const leadContactSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
     email: optionalOrBlank(trimmedEmail),
@@ -76,7 +76,7 @@ export const leadContactSchema = z
   })
   .meta({ id: "LeadContact", description: "Either {name, email, phone?} or {name, phone, email?}" });
 
-export const leadSchema = z
+const leadSchema = z
   .object({
     message: z.string().trim().min(1).max(5000),
     contact: leadContactSchema,

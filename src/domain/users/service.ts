@@ -1,6 +1,7 @@
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ConflictError, ValidationError } from "../../platform/errors.js";
+import { requireCompany } from "../companies/service.js";
 
 export type UserRole = "rep" | "customer";
 
@@ -21,8 +22,7 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createUser(db: Db, input: UserInput) {
   if (!EMAIL_PATTERN.test(input.email)) throw ValidationError.field("email", "is not an email address");
-  const company = await db.company.findUnique({ where: { id: input.companyId }, select: { id: true } });
-  if (!company) throw new NotFoundError("Company not found");
+  await requireCompany(db, input.companyId);
   try {
     return await db.user.create({
       data: {

@@ -9,7 +9,7 @@ import { newSecretToken } from "../ids.js";
  * only as a SHA-256 hash (a fast hash is right for a high-entropy secret: there is nothing to
  * brute-force), identified in listings by their first characters.
  */
-export const COMPANY_TOKEN_PREFIX = "sct_";
+const COMPANY_TOKEN_PREFIX = "sct_";
 const DISPLAY_PREFIX_LENGTH = 12;
 // Writing last_used_at on every request would turn each read into a write; a minute's
 // precision is what an operator needs to tell a live token from a forgotten one.

@@ -8,7 +8,7 @@ import { int32Id } from "../http/schemas.js";
  * pinned (no `none`, no RS/HS confusion) and `exp` is required: a token that never expires is
  * refused rather than trusted forever.
  */
-export type UserRole = "rep" | "customer";
+type UserRole = "rep" | "customer";
 
 export interface UserClaims {
   userId: number;

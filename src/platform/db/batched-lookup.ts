@@ -6,7 +6,7 @@
  * database, one plan, one result); alone, a lookup waits for nothing but the end of its turn.
  * When the load fails, every lookup of that batch fails with its error.
  */
-export type BatchedLookup<Key, Row> = (key: Key) => Promise<Row | undefined>;
+type BatchedLookup<Key, Row> = (key: Key) => Promise<Row | undefined>;
 
 interface Waiter<Row> {
   resolve(row: Row | undefined): void;

@@ -29,7 +29,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export interface DatabaseOptions {
+interface DatabaseOptions {
   url: string | undefined;
   poolSize: number;
   dataDir: string;
@@ -204,7 +204,7 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
 }
 
 /** Another live process holds the embedded database: an operator's mistake, not a crash. */
-export class EmbeddedDatabaseInUseError extends OperatorError {
+class EmbeddedDatabaseInUseError extends OperatorError {
   override name = "EmbeddedDatabaseInUseError";
 }
 

@@ -2,7 +2,7 @@ import { Prisma } from "../../generated/prisma/client.js";
 import { NotFoundError } from "../errors.js";
 
 /** Tables whose rows a company's writes lock by id. A fixed list: the name is written into the SQL. */
-export type CompanyRowTable =
+type CompanyRowTable =
   | "agreements"
   | "company_countries"
   | "discounts"
@@ -31,7 +31,7 @@ export interface CompanyRow {
  * turns, while rows that refer to it (carts, playlists) are written without waiting. `UPDATE` also
  * holds off those referring rows' key checks, for a delete or a change that counts them.
  */
-export type RowLockStrength = "UPDATE" | "NO KEY UPDATE";
+type RowLockStrength = "UPDATE" | "NO KEY UPDATE";
 
 /**
  * Locks one of the company's rows for the rest of the transaction, or throws a 404 with

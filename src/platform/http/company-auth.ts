@@ -7,7 +7,7 @@ import { BadRequestError, UnauthorizedError } from "../errors.js";
  * `auth: "required"` (the default wherever the hook is installed) or `"optional"` (a token, when
  * sent, must still be valid). The token decides the company: `request.companyId`.
  */
-export type CompanyAuthMode = "required" | "optional";
+type CompanyAuthMode = "required" | "optional";
 
 declare module "fastify" {
   interface FastifyContextConfig {

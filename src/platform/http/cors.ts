@@ -9,7 +9,7 @@ import { REQUEST_ID_HEADER } from "./request-id.js";
  * every one, none, or those a check accepts. The check runs for every request that carries an
  * allowed Origin, so it caches its answers.
  */
-export type CredentialedOrigins = boolean | ((origin: string) => Promise<boolean>);
+type CredentialedOrigins = boolean | ((origin: string) => Promise<boolean>);
 
 /**
  * Who may call a storefront surface (cart, public SDK) from a browser. `origins` is CORS_ORIGINS:

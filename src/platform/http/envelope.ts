@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { JsonWriter } from "../json-writer.js";
 import type { Pagination, StreamedPage } from "./pagination.js";
 
-export interface Meta {
+interface Meta {
   request_id: string;
   timestamp: string;
 }

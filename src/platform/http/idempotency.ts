@@ -20,7 +20,7 @@ import { withMetaOf } from "./envelope.js";
  * released and a retry runs afresh. Keys are scoped to the credential (a company, a cart), so
  * one client can never see another's stored response.
  */
-export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -31,7 +31,7 @@ const SWEEP_EVERY_MS = 10 * 60 * 1000;
 const SWEEP_BATCH = 1_000;
 const IDEMPOTENT_METHODS = new Set(["POST", "PATCH"]);
 
-export interface IdempotencyOptions {
+interface IdempotencyOptions {
   /**
    * The credential the request acts with, as a stable string ("company:12"); null when it has
    * none (the header is then ignored: a key without an owner could replay one client's response

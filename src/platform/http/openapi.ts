@@ -29,8 +29,8 @@ declare module "fastify" {
   }
 }
 
-export const API_TITLE = "svc-commerce API";
-export const API_VERSION = "1.0";
+const API_TITLE = "svc-commerce API";
+const API_VERSION = "1.0";
 
 const baseTransform = createJsonSchemaTransform({});
 

@@ -1,5 +1,5 @@
 /** A browser origin: how `Origin` writes it, and its parts. */
-export interface Origin {
+interface Origin {
   /** scheme://host[:port], in lower case, the scheme's default port left out. */
   serialized: string;
   scheme: "https" | "http";

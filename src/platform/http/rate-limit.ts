@@ -10,7 +10,7 @@ const REDIS_READY_TIMEOUT_MS = 2_000;
 
 /** What every rate limiter of the app shares; the rest (limits, namespace, hook, key) is the limiter's. */
 type SharedRateLimitOptions = Pick<RateLimitPluginOptions, "redis" | "skipOnError" | "errorResponseBuilder">;
-export type RateLimiterOptions = Omit<RateLimitPluginOptions, keyof SharedRateLimitOptions | "store">;
+type RateLimiterOptions = Omit<RateLimitPluginOptions, keyof SharedRateLimitOptions | "store">;
 
 declare module "fastify" {
   interface FastifyInstance {

@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
  * closed, but a client that hangs up does not stop its handler: the handler goes on with its
  * queries. Shutting down must wait for those too before the database is closed under them.
  */
-export class RunningHandlers {
+class RunningHandlers {
   private running = 0;
   private readonly waiting = new Set<() => void>();
 

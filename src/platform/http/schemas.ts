@@ -9,7 +9,7 @@ export const metaSchema = z
   })
   .meta({ id: "Meta" });
 
-export const paginationSchema = z
+const paginationSchema = z
   .object({
     current_page: z.number().int(),
     total_pages: z.number().int(),
@@ -144,6 +144,23 @@ export function blankFilter<Schema extends z.ZodType>(schema: Schema) {
  * rather than a pipe from z.string().trim(): the document keeps z.email()'s format and bounds.
  */
 export const trimmedEmail = z.preprocess((value) => (typeof value === "string" ? value.trim() : value), z.email().max(254));
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An IANA time zone name (Europe/Berlin), in any letter case, kept as sent: Intl's own spelling
+ * of it depends on the Node version (Node 20 resolves links to ICU's ids, Asia/Kolkata to the
+ * older Asia/Calcutta and EST to America/Panama; later engines keep the name given). The longest
+ * IANA name has 32 characters (America/Argentina/ComodRivadavia): 64 refuses none.
+ */
+export const timeZone = z.string().max(64, { abort: true }).refine(isTimeZone, "is not an IANA time zone");
 
 // Characters that show nothing by themselves: spaces, zero-width and format characters (U+200B,
 // U+200D, U+2060, U+FEFF, soft hyphen, bidi marks), Hangul fillers, variation selectors.

@@ -34,7 +34,7 @@ export function cartCorsPolicy(config: Config, sessionCookieOrigins: SessionCook
   };
 }
 
-export interface CartSurfaceOptions {
+interface CartSurfaceOptions {
   /** The app's rate limit of unknown paths, which this surface's own 404 answers share. */
   notFoundPreHandler: preHandlerAsyncHookHandler;
   /** cartCorsPolicy's answer, made once per app: the app answers routing errors under this surface with it too. */

@@ -13,7 +13,7 @@ declare module "fastify" {
   }
 }
 
-export interface MetadataEcho {
+interface MetadataEcho {
   svc_shop: string;
   svc_session: string;
   svc_locale?: string | null | undefined;

@@ -28,7 +28,7 @@ export function publicCorsPolicy(config: Config): CorsPolicy {
   return { origins: config.corsOrigins, credentials: true, methods: ["GET", "HEAD", "POST"], exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, ...RATE_LIMIT_HEADERS] };
 }
 
-export interface PublicSurfaceOptions {
+interface PublicSurfaceOptions {
   /** The app's rate limit of unknown paths, which this surface's own 404 answers share. */
   notFoundPreHandler: preHandlerAsyncHookHandler;
 }

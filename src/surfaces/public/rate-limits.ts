@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { useRateLimiter } from "../../platform/http/rate-limit.js";
 import { SESSION_ID_PATTERN } from "../../platform/ids.js";
 
