@@ -19,7 +19,7 @@ type CompanyRowTable =
  * One of a company's rows. `live` (a table with `deleted_at`): a soft-deleted row counts as gone,
  * so nothing is written to it.
  */
-export interface CompanyRow {
+interface CompanyRow {
   table: CompanyRowTable;
   companyId: number;
   id: number;
