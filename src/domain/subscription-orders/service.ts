@@ -8,7 +8,7 @@ import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { newUuid } from "../../platform/ids.js";
 import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
-import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
+import { firstBilling, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
@@ -174,14 +174,16 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
       items: input.items,
       itemsPath: path("items"),
     });
-    const nextBillDate = input.next_bill_date
-      ? new Date(input.next_bill_date)
-      : firstNextBillDate(today, {
-          billing_interval: interval.count,
-          billing_interval_unit: interval.unit,
-          trial_period: heldPlan.trial_period,
-          trial_period_unit: heldPlan.trial_period_unit as IntervalUnit | null,
-        });
+    const { next_bill_date: nextBillDate, billing_anchor_day } = firstBilling(
+      today,
+      {
+        billing_interval: interval.count,
+        billing_interval_unit: interval.unit,
+        trial_period: heldPlan.trial_period,
+        trial_period_unit: heldPlan.trial_period_unit as IntervalUnit | null,
+      },
+      input.next_bill_date ? new Date(input.next_bill_date) : null,
+    );
     if (!isStorableDate(nextBillDate)) throw ValidationError.field(path("next_bill_date"), UNSCHEDULABLE_BILL_DATE);
     const created = await tx.subscriptionOrder.create({
       data: {
@@ -195,6 +197,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
         subscription_interval_unit: interval.unit,
         status,
         next_bill_date: nextBillDate,
+        billing_anchor_day,
         bill_date: today,
         payment_method_id: paymentMethod?.id ?? null,
         ...addressColumns("ship_to", input.ship_to, shipToCountry.id),
@@ -373,7 +376,7 @@ export async function skipOrder(ctx: OrderChangeContext, id: number): Promise<Su
   return changeOrder(ctx, id, async (tx, row) => {
     const { count, unit } = intervalOf(row);
     const outcome = skip(
-      { status: statusOf(row), next_bill_date: row.next_bill_date, skips_count: row.skips_count },
+      { status: statusOf(row), next_bill_date: row.next_bill_date, billing_anchor_day: row.billing_anchor_day, skips_count: row.skips_count },
       {
         billing_interval: count,
         billing_interval_unit: unit,
