@@ -11,7 +11,7 @@ import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstBilling, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
-import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
+import { appendActivities, appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
 import { pricingChanged } from "./repricing.js";
@@ -435,12 +435,37 @@ export async function recordCancellationFeedback(
 }
 
 /**
- * Puts one of the customer's saved payment methods on the order (inside changeOrder). The method
- * it has already, with the status that leaves, changes nothing: no write, no activity.
+ * The latest payment change wins: a saved method put on the order (a card, or an approval's PayPal
+ * account) or a new approval started supersedes the order's approvals still pending (started,
+ * being authorized, or vaulted by PayPal but not on the order yet), each with an activity, so that
+ * completing one later cannot replace what was chosen since. Runs under the order's row lock
+ * (inside changeOrder), as completing an approval does; an authorize's claim and PayPal's stored
+ * answer change only pending approvals, so none of them brings a superseded one back. Returns
+ * whether any was superseded.
+ */
+export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ctx: OrderContext, orderId: number): Promise<boolean> {
+  const superseded = await tx.$queryRaw<Array<{ id: number; token: string }>>`
+    UPDATE paypal_approvals SET status = 'superseded', claimed_until = NULL
+    WHERE company_id = ${ctx.companyId} AND subscription_order_id = ${orderId} AND status IN ('created', 'authorizing', 'vaulted')
+    RETURNING id, token`;
+  superseded.sort((a, b) => a.id - b.id);
+  await appendActivities(
+    tx,
+    ctx,
+    superseded.map(({ token }) => ({ orderId, action: "paypal_approval_superseded", before: { paypal_token: token }, after: null })),
+  );
+  return superseded.length > 0;
+}
+
+/**
+ * Puts one of the customer's saved payment methods on the order (inside changeOrder), superseding
+ * the approvals still pending. The method it has already, with the status that leaves, changes
+ * nothing else: no write, no activity of its own.
  */
 export async function attachPaymentMethod(tx: Prisma.TransactionClient, ctx: OrderContext, row: OrderRow, paymentMethodId: number): Promise<SubscriptionOrderView> {
+  const supersededApprovals = await supersedePendingApprovals(tx, ctx, row.id);
   const status = statusAfterPayment(statusOf(row));
-  if (row.payment_method_id === paymentMethodId && row.status === status) return toView(row, ctx.clock.now());
+  if (row.payment_method_id === paymentMethodId && row.status === status) return supersededApprovals ? viewAfterChange(tx, ctx, row.id) : toView(row, ctx.clock.now());
   await tx.subscriptionOrder.update({ where: { id: row.id }, data: { payment_method_id: paymentMethodId, status } });
   await appendActivity(tx, ctx, row.id, "payment_updated", { payment_method_id: row.payment_method_id, status: row.status }, { payment_method_id: paymentMethodId, status });
   return viewAfterChange(tx, ctx, row.id);
