@@ -3,6 +3,7 @@ import type { ServiceContext, SqlServiceContext } from "../../platform/context.j
 import { FieldErrorCollector, ValidationError } from "../../platform/errors.js";
 import { type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { isStorableDate } from "../../platform/db/storable-instants.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { newUuid } from "../../platform/ids.js";
@@ -125,6 +126,8 @@ function checkNoDuplicateVariants(items: ItemToPrice[], path: (index: number) =>
 const provisionalOrderNumber = () => `pending-${newUuid()}`;
 const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
 
+const UNKNOWN_PLAN = "does not name a subscription plan of this company";
+
 export async function createSubscriptionOrder(ctx: OrderContext, input: SubscriptionOrderCreateInput): Promise<SubscriptionOrderView> {
   const errors = new FieldErrorCollector();
   const path = (member: string) => `subscription_order.${member}`;
@@ -142,7 +145,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     input.user_id ? requireUser(ctx.db, ctx.companyId, input.user_id, "rep", path("user_id"), errors) : null,
     input.buyer_id ? requireUser(ctx.db, ctx.companyId, input.buyer_id, "rep", path("buyer_id"), errors) : null,
   ]);
-  if (!plan) errors.add(path("subscription_plan_id"), "does not name a subscription plan of this company");
+  if (!plan) errors.add(path("subscription_plan_id"), UNKNOWN_PLAN);
   else if (plan.active === false) errors.add(path("subscription_plan_id"), "names an inactive subscription plan");
   if (input.payment_method_id && !paymentMethod) errors.add(path("payment_method_id"), "is not one of the customer's saved payment methods");
   if (paymentMethod && isCardExpired(paymentMethod, ctx.clock.now())) errors.add(path("payment_method_id"), "is expired");
@@ -158,12 +161,16 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   return ctx.db.$transaction(async (tx) => {
     // Held until this order commits, so that a delete of the plan waits and then counts it; a
     // plan deleted since it was read above is an unknown plan, as it would have been then.
-    const planHeld = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${plan.id} FOR KEY SHARE`;
-    if (planHeld.length === 0) throw ValidationError.field(path("subscription_plan_id"), "does not name a subscription plan of this company");
+    await lockCompanyRow(
+      tx,
+      { table: "subscription_plans", companyId: ctx.companyId, id: plan.id },
+      "KEY SHARE",
+      ValidationError.field(path("subscription_plan_id"), UNKNOWN_PLAN),
+    );
     // Read again under the lock: a plan update that committed while this waited for it may reprice
     // the plan's orders before this one exists, so this one prices with the plan as updated and
     // stores its revision.
-    const heldPlan = await tx.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id } });
+    const heldPlan = await tx.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id, company_id: ctx.companyId } });
     const interval = { count: heldPlan.billing_interval, unit: heldPlan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,

@@ -16,7 +16,7 @@ import {
   setTaxRate,
 } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
-import { queuedBehindHeldLock } from "../../helpers/lock-queue.js";
+import { lockWaiters, queuedBehindHeldLock } from "../../helpers/lock-queue.js";
 import { startSmtpSink } from "../../helpers/smtp-sink.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
@@ -1060,6 +1060,27 @@ describe("repricing stored orders", () => {
       await planUpdate.query("ROLLBACK");
       await planUpdate.release();
     }
+  });
+
+  it.skipIf(!inject("databaseServer"))("an order whose plan is deleted while the create waits for the plan's lock is refused as naming an unknown plan", async () => {
+    const doomed = await createPlan(t.db.prisma, acme.id);
+    // Deletes the plan as a plan delete does, holding its row until the create waits for it.
+    const planDelete = await t.db.sql.connect();
+    try {
+      await planDelete.query("BEGIN");
+      await planDelete.query("SELECT id FROM subscription_plans WHERE id = $1 FOR UPDATE", [doomed.id]);
+      await planDelete.query("DELETE FROM subscription_plans WHERE id = $1", [doomed.id]);
+      const creating = call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: doomed.id }) });
+      await expect.poll(() => lockWaiters(t.db.sql)).toBe(1);
+      await planDelete.query("COMMIT");
+      const refused = await creating;
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual({ "subscription_order.subscription_plan_id": ["does not name a subscription plan of this company"] });
+    } finally {
+      await planDelete.query("ROLLBACK");
+      await planDelete.release();
+    }
+    expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
   });
 
   it("reprices only when the update changes the price adjustment; an order whose items no longer price keeps its amounts", async () => {
