@@ -45,6 +45,8 @@ export interface FakePaypal {
   answers: Partial<Record<FakePaypalStep, FakePaypalAnswer>>;
   /** PayPal stops accepting every access token issued so far (revoked, or the client secret rotated). */
   revokeAccessTokens(): void;
+  /** Holds PayPal's answers to a step until the returned function is called: PayPal thinking. */
+  holdAnswers(step: FakePaypalStep): () => void;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,7 @@ function paypalError(response: ServerResponse, status: number, name: string, mes
 export async function startFakePaypal(): Promise<FakePaypal> {
   const issuedTokens = new Set<string>();
   const hanging = new Set<ServerResponse>();
+  const held = new Map<FakePaypalStep, Promise<void>>();
   const fake: Omit<FakePaypal, "url" | "close"> = {
     mode: "ok",
     requests: [],
@@ -84,6 +87,14 @@ export async function startFakePaypal(): Promise<FakePaypal> {
     requestIds: [],
     answers: {},
     revokeAccessTokens: () => issuedTokens.clear(),
+    holdAnswers(step) {
+      let release = () => {};
+      held.set(step, new Promise<void>((resolve) => (release = resolve)));
+      return () => {
+        held.delete(step);
+        release();
+      };
+    },
   };
 
   const server = createServer(async (request, response) => {
@@ -105,6 +116,7 @@ export async function startFakePaypal(): Promise<FakePaypal> {
     }
     if (fake.mode === "fail") return paypalError(response, 500, "INTERNAL_SERVER_ERROR", "An internal server error occurred.");
     const step = request.method === "POST" ? STEPS[url.pathname] : undefined;
+    if (step) await held.get(step);
     const given = step && fake.answers[step];
 
     if (step === "oauth-token") {

@@ -16,8 +16,8 @@ export interface HeldLock {
 /** The company advisory lock `(hashtext(key), companyId)` services take with pg_advisory_xact_lock. */
 export const advisoryLock = (key: string, companyId: number): HeldLock => ({ sql: "SELECT pg_advisory_xact_lock(hashtext($1), $2)", params: [key, companyId] });
 
-/** How many sessions of the database `observer` is connected to wait for a lock. */
-export async function lockWaiters(observer: SqlConnection): Promise<number | undefined> {
+/** How many sessions of the database `observer` (a connection or a pool) is connected to wait for a lock. */
+export async function lockWaiters(observer: Pick<SqlConnection, "query">): Promise<number | undefined> {
   const [row] = await observer.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
   return row?.waiting;
 }

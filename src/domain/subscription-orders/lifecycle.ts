@@ -50,13 +50,16 @@ export interface SkipPlan {
 interface SkipState {
   status: SubscriptionStatus;
   next_bill_date: Date;
+  /** The day of month monthly and yearly bills fall on (BillingStart). */
+  billing_anchor_day: number;
   skips_count: number;
 }
 
 type SkipOutcome = { ok: true; next_bill_date: Date; skips_count: number } | { ok: false; refusal: Refusal };
 
 /**
- * Skipping moves the next bill one billing interval later. Only a subscription that is going to
+ * Skipping moves the next bill one billing interval later, to the order's anchor day by a month
+ * or a year (Jan 31 -> Feb 28 -> Mar 31). Only a subscription that is going to
  * bill can skip: a paused one bills nothing, a past-due one must settle its bill first.
  * max_skips counts over the subscription's lifetime.
  */
@@ -76,7 +79,7 @@ export function skip(state: SkipState, plan: SkipPlan): SkipOutcome {
       refusal: { kind: "invalid", code: "max_skips_reached", message: `The subscription plan allows at most ${plan.max_skips} skip(s), all used` },
     };
   }
-  const nextBillDate = addInterval(state.next_bill_date, plan.billing_interval, plan.billing_interval_unit);
+  const nextBillDate = addInterval(state.next_bill_date, plan.billing_interval, plan.billing_interval_unit, state.billing_anchor_day);
   // Schedule arithmetic runs past year 9999; the database does not.
   if (!isStorableDate(nextBillDate)) {
     return { ok: false, refusal: { kind: "invalid", code: "next_bill_date_out_of_range", message: UNSCHEDULABLE_BILL_DATE, field: "next_bill_date" } };
@@ -98,9 +101,24 @@ interface FirstBillPlan {
   trial_period_unit: IntervalUnit | null;
 }
 
-/** A new subscription bills next after its trial, else one billing interval after today. */
-export function firstNextBillDate(today: Date, plan: FirstBillPlan): Date {
+/** When a new subscription bills first, and the day of month its monthly or yearly bills keep. */
+interface BillingStart {
+  next_bill_date: Date;
+  billing_anchor_day: number;
+}
+
+/**
+ * A new subscription bills first on the date sent, else after its trial, else one billing
+ * interval after today. Its bills keep the day of month of the date its schedule counts from:
+ * the first bill's, or today's when the first bill is counted from today, as a billing cycle
+ * anchored on the day it starts (created on Jan 31, monthly: Feb 28, then Mar 31).
+ */
+export function firstBilling(today: Date, plan: FirstBillPlan, sent: Date | null): BillingStart {
+  if (sent !== null) return { next_bill_date: sent, billing_anchor_day: sent.getUTCDate() };
   const day = utcDay(today);
-  if (plan.trial_period !== null && plan.trial_period_unit !== null) return addInterval(day, plan.trial_period, plan.trial_period_unit);
-  return addInterval(day, plan.billing_interval, plan.billing_interval_unit);
+  if (plan.trial_period !== null && plan.trial_period_unit !== null) {
+    const trialEnd = addInterval(day, plan.trial_period, plan.trial_period_unit);
+    return { next_bill_date: trialEnd, billing_anchor_day: trialEnd.getUTCDate() };
+  }
+  return { next_bill_date: addInterval(day, plan.billing_interval, plan.billing_interval_unit), billing_anchor_day: day.getUTCDate() };
 }

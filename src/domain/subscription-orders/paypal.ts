@@ -10,7 +10,7 @@ import { refuseEdit, type SubscriptionStatus } from "./lifecycle.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivity, type OrderContext, raise, requireOrderRow, statusOf } from "./records.js";
 import type { SubscriptionOrderView } from "./schemas.js";
-import { attachPaymentMethod } from "./service.js";
+import { attachPaymentMethod, supersedePendingApprovals } from "./service.js";
 import { toView } from "./views.js";
 
 export async function startPaypalApproval(
@@ -27,6 +27,7 @@ export async function startPaypalApproval(
     // The order may have been cancelled while PayPal answered.
     const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
     if (lateRefusal) raise(lateRefusal);
+    await supersedePendingApprovals(tx, ctx, id);
     try {
       await tx.paypalApproval.create({
         data: { company_id: ctx.companyId, subscription_order_id: id, token: setup.id, status: "created", payer_action_url: setup.approveUrl, created_at: ctx.clock.now() },
@@ -53,8 +54,16 @@ export async function startPaypalApproval(
 // failed), one of them claims it and asks PayPal itself. A claim whose holder died lapses after
 // the longest PayPal call plus this margin for storing the answer; only a holder stalled longer
 // than that between PayPal's answer and storing it lets another call ask PayPal again.
+// A later payment change supersedes an approval in any of those states but completed
+// (supersedePendingApprovals, under the order's lock): from then on no call asks PayPal for it,
+// and a holder's answer is not stored, nor its account put on the order.
 const CLAIM_MARGIN_MS = 5_000;
 const CLAIM_POLL_MS = 50;
+
+const superseded = () =>
+  new ConflictError("A later payment change on this subscription order superseded this PayPal approval: start a new one with update_payment", {
+    code: "paypal_approval_superseded",
+  });
 
 /**
  * Completes an approval: PayPal turns the approved setup token into a saved PayPal account,
@@ -69,6 +78,7 @@ export async function authorizePaypal(ctx: OrderChangeContext, paypal: PaypalCli
   const claimMs = paypal.longestCallMs + CLAIM_MARGIN_MS;
   for (let waitedMs = 0; ; waitedMs += CLAIM_POLL_MS) {
     const { status, claimed_until } = await ctx.db.paypalApproval.findUniqueOrThrow({ where: { id: approval.id }, select: { status: true, claimed_until: true } });
+    if (status === "superseded") throw superseded();
     if (status === "completed") return toView(await requireOrderRow(ctx.db, ctx.companyId, id), ctx.clock.now());
     if (status === "vaulted") return completeApproval(ctx, id, approval.id);
     if (status === "created" || (claimed_until !== null && claimed_until < ctx.clock.now())) {
@@ -117,7 +127,8 @@ async function vaultApproval(ctx: OrderContext, paypal: PaypalClient, claim: { a
     throw error;
   }
   // Stored whoever holds the claim by now: PayPal vaults a setup token once, so this is the only
-  // answer there will be, also when this call stalled past its claim and another one took it.
+  // answer there will be, also when this call stalled past its claim and another one took it. Not
+  // on an approval superseded meanwhile: completing it answers that.
   await ctx.db.paypalApproval.updateMany({
     where: { id: claim.approvalId, status: { in: ["created", "authorizing"] } },
     data: { status: "vaulted", claimed_until: null, payment_token_id: saved.id, paypal_email: saved.email },
@@ -128,8 +139,9 @@ async function vaultApproval(ctx: OrderContext, paypal: PaypalClient, claim: { a
 async function completeApproval(ctx: OrderChangeContext, orderId: number, approvalId: number): Promise<SubscriptionOrderView> {
   return changeOrder(ctx, orderId, async (tx, locked) => {
     const approval = await tx.paypalApproval.findUniqueOrThrow({ where: { id: approvalId }, select: { status: true, payment_token_id: true, paypal_email: true } });
-    // Another call completed it while this one waited for the lock.
+    // Another call completed it while this one waited for the lock, or a later payment change superseded it.
     if (approval.status === "completed") return toView(locked, ctx.clock.now());
+    if (approval.status === "superseded") throw superseded();
     const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
     if (lateRefusal) raise(lateRefusal);
     const method = await tx.paymentMethod.create({

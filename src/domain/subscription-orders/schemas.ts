@@ -197,7 +197,7 @@ const activityView = z
   .object({
     id: z.number().int(),
     action: z.string().describe(
-      "What happened: created, items_updated, shipping_address_updated, paypal_approval_started, payment_updated, skipped, cancelled, cancellation_feedback, reminder_email_queued, repriced",
+      "What happened: created, items_updated, shipping_address_updated, paypal_approval_started, paypal_approval_superseded, payment_updated, skipped, cancelled, cancellation_feedback, reminder_email_queued, repriced",
     ),
     performed_by: z.object({ type: z.string(), id: z.string().nullable() }).describe(
       "Who did it: an API token (type `api_token`, id its display prefix), or the service itself (type `system`, id `repricing_catch_up`: a plan's repricing finished at server start)",

@@ -3,15 +3,16 @@ import type { ServiceContext, SqlServiceContext } from "../../platform/context.j
 import { FieldErrorCollector, ValidationError } from "../../platform/errors.js";
 import { type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
+import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { isStorableDate } from "../../platform/db/storable-instants.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { newUuid } from "../../platform/ids.js";
 import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
-import { firstNextBillDate, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
+import { firstBilling, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
-import { appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
+import { appendActivities, appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
 import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
 import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
 import { pricingChanged } from "./repricing.js";
@@ -125,6 +126,8 @@ function checkNoDuplicateVariants(items: ItemToPrice[], path: (index: number) =>
 const provisionalOrderNumber = () => `pending-${newUuid()}`;
 const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
 
+const UNKNOWN_PLAN = "does not name a subscription plan of this company";
+
 export async function createSubscriptionOrder(ctx: OrderContext, input: SubscriptionOrderCreateInput): Promise<SubscriptionOrderView> {
   const errors = new FieldErrorCollector();
   const path = (member: string) => `subscription_order.${member}`;
@@ -142,7 +145,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     input.user_id ? requireUser(ctx.db, ctx.companyId, input.user_id, "rep", path("user_id"), errors) : null,
     input.buyer_id ? requireUser(ctx.db, ctx.companyId, input.buyer_id, "rep", path("buyer_id"), errors) : null,
   ]);
-  if (!plan) errors.add(path("subscription_plan_id"), "does not name a subscription plan of this company");
+  if (!plan) errors.add(path("subscription_plan_id"), UNKNOWN_PLAN);
   else if (plan.active === false) errors.add(path("subscription_plan_id"), "names an inactive subscription plan");
   if (input.payment_method_id && !paymentMethod) errors.add(path("payment_method_id"), "is not one of the customer's saved payment methods");
   if (paymentMethod && isCardExpired(paymentMethod, ctx.clock.now())) errors.add(path("payment_method_id"), "is expired");
@@ -158,12 +161,16 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
   return ctx.db.$transaction(async (tx) => {
     // Held until this order commits, so that a delete of the plan waits and then counts it; a
     // plan deleted since it was read above is an unknown plan, as it would have been then.
-    const planHeld = await tx.$queryRaw<unknown[]>`SELECT id FROM subscription_plans WHERE id = ${plan.id} FOR KEY SHARE`;
-    if (planHeld.length === 0) throw ValidationError.field(path("subscription_plan_id"), "does not name a subscription plan of this company");
+    await lockCompanyRow(
+      tx,
+      { table: "subscription_plans", companyId: ctx.companyId, id: plan.id },
+      "KEY SHARE",
+      ValidationError.field(path("subscription_plan_id"), UNKNOWN_PLAN),
+    );
     // Read again under the lock: a plan update that committed while this waited for it may reprice
     // the plan's orders before this one exists, so this one prices with the plan as updated and
     // stores its revision.
-    const heldPlan = await tx.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id } });
+    const heldPlan = await tx.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id, company_id: ctx.companyId } });
     const interval = { count: heldPlan.billing_interval, unit: heldPlan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,
@@ -174,14 +181,16 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
       items: input.items,
       itemsPath: path("items"),
     });
-    const nextBillDate = input.next_bill_date
-      ? new Date(input.next_bill_date)
-      : firstNextBillDate(today, {
-          billing_interval: interval.count,
-          billing_interval_unit: interval.unit,
-          trial_period: heldPlan.trial_period,
-          trial_period_unit: heldPlan.trial_period_unit as IntervalUnit | null,
-        });
+    const { next_bill_date: nextBillDate, billing_anchor_day } = firstBilling(
+      today,
+      {
+        billing_interval: interval.count,
+        billing_interval_unit: interval.unit,
+        trial_period: heldPlan.trial_period,
+        trial_period_unit: heldPlan.trial_period_unit as IntervalUnit | null,
+      },
+      input.next_bill_date ? new Date(input.next_bill_date) : null,
+    );
     if (!isStorableDate(nextBillDate)) throw ValidationError.field(path("next_bill_date"), UNSCHEDULABLE_BILL_DATE);
     const created = await tx.subscriptionOrder.create({
       data: {
@@ -195,6 +204,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
         subscription_interval_unit: interval.unit,
         status,
         next_bill_date: nextBillDate,
+        billing_anchor_day,
         bill_date: today,
         payment_method_id: paymentMethod?.id ?? null,
         ...addressColumns("ship_to", input.ship_to, shipToCountry.id),
@@ -373,7 +383,7 @@ export async function skipOrder(ctx: OrderChangeContext, id: number): Promise<Su
   return changeOrder(ctx, id, async (tx, row) => {
     const { count, unit } = intervalOf(row);
     const outcome = skip(
-      { status: statusOf(row), next_bill_date: row.next_bill_date, skips_count: row.skips_count },
+      { status: statusOf(row), next_bill_date: row.next_bill_date, billing_anchor_day: row.billing_anchor_day, skips_count: row.skips_count },
       {
         billing_interval: count,
         billing_interval_unit: unit,
@@ -432,12 +442,37 @@ export async function recordCancellationFeedback(
 }
 
 /**
- * Puts one of the customer's saved payment methods on the order (inside changeOrder). The method
- * it has already, with the status that leaves, changes nothing: no write, no activity.
+ * The latest payment change wins: a saved method put on the order (a card, or an approval's PayPal
+ * account) or a new approval started supersedes the order's approvals still pending (started,
+ * being authorized, or vaulted by PayPal but not on the order yet), each with an activity, so that
+ * completing one later cannot replace what was chosen since. Runs under the order's row lock
+ * (inside changeOrder), as completing an approval does; an authorize's claim and PayPal's stored
+ * answer change only pending approvals, so none of them brings a superseded one back. Returns
+ * whether any was superseded.
+ */
+export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ctx: OrderContext, orderId: number): Promise<boolean> {
+  const superseded = await tx.$queryRaw<Array<{ id: number; token: string }>>`
+    UPDATE paypal_approvals SET status = 'superseded', claimed_until = NULL
+    WHERE company_id = ${ctx.companyId} AND subscription_order_id = ${orderId} AND status IN ('created', 'authorizing', 'vaulted')
+    RETURNING id, token`;
+  superseded.sort((a, b) => a.id - b.id);
+  await appendActivities(
+    tx,
+    ctx,
+    superseded.map(({ token }) => ({ orderId, action: "paypal_approval_superseded", before: { paypal_token: token }, after: null })),
+  );
+  return superseded.length > 0;
+}
+
+/**
+ * Puts one of the customer's saved payment methods on the order (inside changeOrder), superseding
+ * the approvals still pending. The method it has already, with the status that leaves, changes
+ * nothing else: no write, no activity of its own.
  */
 export async function attachPaymentMethod(tx: Prisma.TransactionClient, ctx: OrderContext, row: OrderRow, paymentMethodId: number): Promise<SubscriptionOrderView> {
+  const supersededApprovals = await supersedePendingApprovals(tx, ctx, row.id);
   const status = statusAfterPayment(statusOf(row));
-  if (row.payment_method_id === paymentMethodId && row.status === status) return toView(row, ctx.clock.now());
+  if (row.payment_method_id === paymentMethodId && row.status === status) return supersededApprovals ? viewAfterChange(tx, ctx, row.id) : toView(row, ctx.clock.now());
   await tx.subscriptionOrder.update({ where: { id: row.id }, data: { payment_method_id: paymentMethodId, status } });
   await appendActivity(tx, ctx, row.id, "payment_updated", { payment_method_id: row.payment_method_id, status: row.status }, { payment_method_id: paymentMethodId, status });
   return viewAfterChange(tx, ctx, row.id);

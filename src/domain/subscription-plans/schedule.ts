@@ -17,13 +17,13 @@ function assertValidDate(date: Date): void {
   if (Number.isNaN(date.getTime())) throw new RangeError("invalid date");
 }
 
-function addMonthsClamped(date: Date, months: number): Date {
+function addMonthsOnDay(date: Date, months: number, anchorDay: number): Date {
   const monthsSinceYearZero = date.getUTCFullYear() * 12 + date.getUTCMonth() + months;
   const year = Math.floor(monthsSinceYearZero / 12);
   const monthIndex = monthsSinceYearZero - year * 12;
-  // A subscription started on the 31st bills on the last day of shorter months rather than
+  // A subscription billed on the 31st bills on the last day of shorter months rather than
   // spilling into the next month (which is what Date's own overflow would do).
-  const day = Math.min(date.getUTCDate(), daysInMonth(year, monthIndex));
+  const day = Math.min(anchorDay, daysInMonth(year, monthIndex));
   const result = new Date(date.getTime());
   // setUTCFullYear, unlike Date.UTC, does not reinterpret years 0..99 as 1900..1999.
   result.setUTCFullYear(year, monthIndex, day);
@@ -32,21 +32,25 @@ function addMonthsClamped(date: Date, months: number): Date {
 
 /**
  * date + count units, in UTC, time of day preserved. Days and weeks are exact 24-hour days;
- * months and years keep the day of month, clamped to the target month's last day
- * (Jan 31 + 1 month = Feb 28, or Feb 29 in a leap year; Feb 29 + 1 year = Feb 28).
+ * months and years land on `anchorDay` (by default date's own day of month), or on the target
+ * month's last day when it is shorter: Jan 31 + 1 month = Feb 28 (Feb 29 in a leap year), and
+ * Feb 28 + 1 month anchored on the 31st = Mar 31, so a schedule that remembers its anchor day
+ * (Stripe's billing_cycle_anchor) does not drift to the 28th after one February. Feb 29 + 1
+ * year = Feb 28; anchored on the 29th, Feb 28 + 1 year is Feb 29 in a leap year.
  */
-export function addInterval(date: Date, count: number, unit: IntervalUnit): Date {
+export function addInterval(date: Date, count: number, unit: IntervalUnit, anchorDay = date.getUTCDate()): Date {
   assertValidDate(date);
   if (!Number.isSafeInteger(count)) throw new RangeError(`interval count must be an integer, got ${count}`);
+  if (!Number.isInteger(anchorDay) || anchorDay < 1 || anchorDay > 31) throw new RangeError(`anchor day must be a day of a month (1 to 31), got ${anchorDay}`);
   switch (unit) {
     case "day":
       return new Date(date.getTime() + count * MS_PER_DAY);
     case "week":
       return new Date(date.getTime() + count * 7 * MS_PER_DAY);
     case "month":
-      return addMonthsClamped(date, count);
+      return addMonthsOnDay(date, count, anchorDay);
     case "year":
-      return addMonthsClamped(date, count * 12);
+      return addMonthsOnDay(date, count * 12, anchorDay);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Prisma } from "../../generated/prisma/client.js";
-import { NotFoundError } from "../errors.js";
+import { type AppError, NotFoundError } from "../errors.js";
 
 /** Tables whose rows a company's writes lock by id. A fixed list: the name is written into the SQL. */
 type CompanyRowTable =
@@ -29,21 +29,25 @@ interface CompanyRow {
 /**
  * `NO KEY UPDATE` is the lock an UPDATE of the row's other columns takes: writers of the row take
  * turns, while rows that refer to it (carts, playlists) are written without waiting. `UPDATE` also
- * holds off those referring rows' key checks, for a delete or a change that counts them.
+ * holds off those referring rows' key checks, for a delete or a change that counts them. `KEY
+ * SHARE` is the lock a referring row's key check takes: it holds off only `UPDATE` (a delete, or a
+ * change that counts the referring rows), for a transaction that is about to refer to the row.
  */
-type RowLockStrength = "UPDATE" | "NO KEY UPDATE";
+type RowLockStrength = "UPDATE" | "NO KEY UPDATE" | "KEY SHARE";
 
 /**
- * Locks one of the company's rows for the rest of the transaction, or throws a 404 with
- * `notFoundMessage` when the company has no such row (another company's included). Concurrent
- * writers of the row take turns here, each reading what the one before it left: `columns` are
- * read in the same statement, under the lock, and answered (typed by the caller, as `Read`).
+ * Locks one of the company's rows for the rest of the transaction, or throws when the company has
+ * no such row (another company's included): a 404 with `notFound` as its message, or `notFound`
+ * itself when it is an error (a row the request names as a reference is a 422 on its field).
+ * Concurrent writers of the row take turns here, each reading what the one before it left:
+ * `columns` are read in the same statement, under the lock, and answered (typed by the caller, as
+ * `Read`).
  */
 export async function lockCompanyRow<Read extends object = Record<never, never>>(
   tx: Prisma.TransactionClient,
   row: CompanyRow,
   strength: RowLockStrength,
-  notFoundMessage: string,
+  notFound: string | AppError,
   columns: ReadonlyArray<keyof Read & string> = [],
 ): Promise<Read> {
   const [locked] = await tx.$queryRaw<Read[]>(
@@ -51,7 +55,7 @@ export async function lockCompanyRow<Read extends object = Record<never, never>>
       WHERE id = ${row.id} AND company_id = ${row.companyId}${row.live ? Prisma.sql` AND deleted_at IS NULL` : Prisma.empty}
       FOR ${Prisma.raw(strength)}`,
   );
-  if (locked === undefined) throw new NotFoundError(notFoundMessage);
+  if (locked === undefined) throw typeof notFound === "string" ? new NotFoundError(notFound) : notFound;
   return locked;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  firstNextBillDate,
+  firstBilling,
   refuseCancel,
   refuseEdit,
   skip,
@@ -14,10 +14,13 @@ import type { IntervalUnit } from "../../../src/domain/subscription-plans/schedu
 
 const day = (iso: string) => new Date(`${iso}T00:00:00.000Z`);
 const monthly: SkipPlan = { billing_interval: 1, billing_interval_unit: "month", allow_skipping: true, max_skips: null };
-const skipFrom = (iso: string, plan: Partial<SkipPlan> = {}, state: { status?: SubscriptionStatus; skips_count?: number } = {}) =>
-  skip({ status: state.status ?? "active", next_bill_date: day(iso), skips_count: state.skips_count ?? 0 }, { ...monthly, ...plan });
-const skippedTo = (iso: string, interval: number, unit: IntervalUnit) => {
-  const outcome = skipFrom(iso, { billing_interval: interval, billing_interval_unit: unit });
+const skipFrom = (iso: string, plan: Partial<SkipPlan> = {}, state: { status?: SubscriptionStatus; skips_count?: number; billing_anchor_day?: number } = {}) =>
+  skip(
+    { status: state.status ?? "active", next_bill_date: day(iso), billing_anchor_day: state.billing_anchor_day ?? day(iso).getUTCDate(), skips_count: state.skips_count ?? 0 },
+    { ...monthly, ...plan },
+  );
+const skippedTo = (iso: string, interval: number, unit: IntervalUnit, anchorDay?: number) => {
+  const outcome = skipFrom(iso, { billing_interval: interval, billing_interval_unit: unit }, { billing_anchor_day: anchorDay });
   if (!outcome.ok) throw new Error("expected the skip to be allowed");
   return outcome.next_bill_date.toISOString().slice(0, 10);
 };
@@ -41,6 +44,19 @@ describe("skip: the next bill moves one billing interval", () => {
     ["2096-02-29", 4, "year", "2100-02-28"], // 2100 is not a leap year
   ])("%s + %i %s = %s", (from, interval, unit, expected) => {
     expect(skippedTo(from, interval, unit)).toBe(expected);
+  });
+
+  it.each<[string, number, IntervalUnit, number, string]>([
+    ["2026-02-28", 1, "month", 31, "2026-03-31"], // back to the anchor day after February
+    ["2026-04-30", 1, "month", 31, "2026-05-31"],
+    ["2026-02-28", 1, "month", 30, "2026-03-30"],
+    ["2028-02-29", 1, "month", 31, "2028-03-31"],
+    ["2029-02-28", 1, "year", 29, "2030-02-28"],
+    ["2031-02-28", 1, "year", 29, "2032-02-29"], // Feb 29 again in a leap year
+    ["2026-02-28", 1, "week", 31, "2026-03-07"], // weeks and days have no anchor
+    ["2026-02-28", 3, "day", 31, "2026-03-03"],
+  ])("%s + %i %s, anchored on day %i = %s", (from, interval, unit, anchorDay, expected) => {
+    expect(skippedTo(from, interval, unit, anchorDay)).toBe(expected);
   });
 
   it("counts the skip and keeps the bill on a calendar day", () => {
@@ -105,12 +121,22 @@ describe("the status machine", () => {
   });
 });
 
-describe("firstNextBillDate", () => {
+describe("firstBilling", () => {
   const plan = { billing_interval: 1, billing_interval_unit: "month" as const, trial_period: null, trial_period_unit: null };
+  const now = new Date("2026-01-31T23:30:00.000Z");
 
-  it("is one billing interval after today's UTC day, or after the trial", () => {
-    expect(firstNextBillDate(new Date("2026-01-31T23:30:00.000Z"), plan)).toEqual(day("2026-02-28"));
-    expect(firstNextBillDate(new Date("2026-01-31T23:30:00.000Z"), { ...plan, trial_period: 14, trial_period_unit: "day" })).toEqual(day("2026-02-14"));
+  it("is one billing interval after today's UTC day, anchored on today's day", () => {
+    expect(firstBilling(now, plan, null)).toEqual({ next_bill_date: day("2026-02-28"), billing_anchor_day: 31 });
+    expect(firstBilling(now, { ...plan, billing_interval: 2, billing_interval_unit: "week" }, null)).toEqual({ next_bill_date: day("2026-02-14"), billing_anchor_day: 31 });
+  });
+
+  it("is after the trial, anchored on the trial's last day", () => {
+    expect(firstBilling(now, { ...plan, trial_period: 14, trial_period_unit: "day" }, null)).toEqual({ next_bill_date: day("2026-02-14"), billing_anchor_day: 14 });
+    expect(firstBilling(now, { ...plan, trial_period: 1, trial_period_unit: "month" }, null)).toEqual({ next_bill_date: day("2026-02-28"), billing_anchor_day: 28 });
+  });
+
+  it("is the date sent, anchored on its day", () => {
+    expect(firstBilling(now, { ...plan, trial_period: 14, trial_period_unit: "day" }, day("2026-04-30"))).toEqual({ next_bill_date: day("2026-04-30"), billing_anchor_day: 30 });
   });
 
   it("utcDay drops the time of day in UTC", () => {

@@ -80,6 +80,75 @@ describe("addInterval by years", () => {
   });
 });
 
+// A schedule keeps its anchor day (Stripe's billing_cycle_anchor): one short month does not move
+// every later bill to its last day.
+describe("addInterval with an anchor day", () => {
+  const anchored = (iso: string, count: number, unit: IntervalUnit, anchorDay: number) => addInterval(utc(iso), count, unit, anchorDay).toISOString().slice(0, 10);
+
+  it.each<[string, number, IntervalUnit, number, string]>([
+    ["2026-01-31", 1, "month", 31, "2026-02-28"],
+    ["2026-02-28", 1, "month", 31, "2026-03-31"], // back to the anchor after February
+    ["2026-03-31", 1, "month", 31, "2026-04-30"],
+    ["2026-04-30", 1, "month", 31, "2026-05-31"],
+    ["2028-01-31", 1, "month", 31, "2028-02-29"], // a leap year's February
+    ["2028-02-29", 1, "month", 31, "2028-03-31"],
+    ["2026-02-28", 1, "month", 30, "2026-03-30"],
+    ["2026-02-28", 1, "month", 28, "2026-03-28"],
+    ["2026-02-28", 3, "month", 31, "2026-05-31"],
+    ["2026-04-30", -2, "month", 31, "2026-02-28"],
+    ["2026-01-15", 1, "month", 15, "2026-02-15"],
+    ["2024-02-29", 1, "year", 29, "2025-02-28"],
+    ["2025-02-28", 1, "year", 29, "2026-02-28"],
+    ["2027-02-28", 1, "year", 29, "2028-02-29"], // Feb 29 again in the next leap year
+    ["2096-02-29", 4, "year", 29, "2100-02-28"], // 2100 is not a leap year
+    ["2099-02-28", 1, "year", 29, "2100-02-28"],
+    ["2100-02-28", 4, "year", 29, "2104-02-29"],
+  ])("%s + %i %s, anchored on day %i = %s", (start, count, unit, anchorDay, expected) => {
+    expect(anchored(start, count, unit, anchorDay)).toBe(expected);
+  });
+
+  it("preserves the time of day", () => {
+    expect(addInterval(utc("2026-02-28T13:45:30.123Z"), 1, "month", 31).toISOString()).toBe("2026-03-31T13:45:30.123Z");
+  });
+
+  it("has no say over days and weeks", () => {
+    expect(anchored("2026-01-31", 28, "day", 31)).toBe("2026-02-28");
+    expect(anchored("2026-02-28", 1, "week", 31)).toBe("2026-03-07");
+    expect(anchored("2026-02-28", 2, "week", 1)).toBe("2026-03-14");
+  });
+
+  it("lands on the anchor day or the target month's last day, and steps one at a time land where one step of all of them does", () => {
+    const daysIn = (year: number, monthIndex: number) => new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1900, max: 2400 }),
+        fc.integer({ min: 0, max: 11 }),
+        fc.integer({ min: 1, max: 31 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.constantFrom<IntervalUnit>("month", "year"),
+        (year, monthIndex, anchorDay, steps, unit) => {
+          // A date the schedule could hold: its anchor day, or its month's last day when shorter.
+          const start = new Date(Date.UTC(year, monthIndex, Math.min(anchorDay, daysIn(year, monthIndex))));
+          let stepped = start;
+          for (let step = 0; step < steps; step += 1) stepped = addInterval(stepped, 1, unit, anchorDay);
+          const direct = addInterval(start, steps, unit, anchorDay);
+          expect(stepped.toISOString()).toBe(direct.toISOString());
+          const monthsMoved = (direct.getUTCFullYear() - year) * 12 + direct.getUTCMonth() - monthIndex;
+          expect(monthsMoved).toBe(unit === "month" ? steps : steps * 12);
+          expect(direct.getUTCDate()).toBe(Math.min(anchorDay, daysIn(direct.getUTCFullYear(), direct.getUTCMonth())));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("rejects an anchor day that no month has", () => {
+    for (const anchorDay of [0, 32, 1.5, Number.NaN]) {
+      expect(() => addInterval(utc("2026-01-31T00:00:00Z"), 1, "month", anchorDay), String(anchorDay)).toThrow(RangeError);
+    }
+  });
+});
+
 describe("addInterval input handling", () => {
   it("does not change the date it is given", () => {
     const start = utc("2024-01-31T00:00:00.000Z");

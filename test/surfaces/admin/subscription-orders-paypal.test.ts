@@ -1,8 +1,9 @@
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 import { type FakePaypal, fakePaypalEnv, startFakePaypal } from "../../helpers/fake-paypal.js";
-import { type CompanyFixture, countryId, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
+import { type CompanyFixture, countryId, createCard, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
+import { lockWaiters } from "../../helpers/lock-queue.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
@@ -60,7 +61,7 @@ async function approveAt(payerActionUrl: string): Promise<string> {
   return new URL(redirect).searchParams.get("approval_token_id") as string;
 }
 const snapshot = async () => {
-  const row = await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: order.id }, include: { activities: true, paypal_approvals: true } });
+  const row = await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: order.id }, include: { activities: true, paypal_approvals: { orderBy: { id: "asc" } } } });
   const methods = await t.db.prisma.paymentMethod.count({ where: { user_id: customer.id } });
   return { status: row.status, payment_method_id: row.payment_method_id, activities: row.activities.length, approvals: row.paypal_approvals.map((a) => a.status), methods };
 };
@@ -114,8 +115,6 @@ describe("PayPal through update_payment and authorize_paypal", () => {
   it.skipIf(!inject("databaseServer"))("a call after the first's claim lapsed while it waited for the order's lock does not ask PayPal again; both answer with the order", async () => {
     const token = await approveAt((await startApproval()).body.payer_action_url);
     const vaultCalls = () => paypal.requests.filter((request) => request === "POST /v3/vault/payment-tokens").length;
-    const lockWaiters = async () =>
-      (await t.db.sql.query<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0]?.waiting;
     paypal.requests.length = 0;
     // The order's changes of this process take turns in the app's RowQueue before the lock.
     const queued = vi.spyOn(t.app.rowQueue, "run");
@@ -125,7 +124,7 @@ describe("PayPal through update_payment and authorize_paypal", () => {
       await planUpdate.query("BEGIN");
       await planUpdate.query("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", [order.id]);
       const first = authorize(token);
-      await expect.poll(lockWaiters).toBe(1);
+      await expect.poll(() => lockWaiters(t.db.sql)).toBe(1);
       expect(vaultCalls()).toBe(1);
       clockAheadMs = 4 * TIMEOUT_MS + 5_000 + 1_000;
       let secondAnswered = false;
@@ -293,6 +292,130 @@ describe("PayPal through update_payment and authorize_paypal", () => {
   });
 });
 
+// Found by a review: the approval completed last won, whenever it was started. With approvals A
+// then B started, authorizing B and then A put A's PayPal account on the order; an approval
+// started before a switch to a saved card, authorized afterwards, replaced the card.
+describe("the latest payment change wins over a PayPal approval still pending", () => {
+  const SUPERSEDED = {
+    error_code: "paypal_approval_superseded",
+    errors: null,
+    error_message: "A later payment change on this subscription order superseded this PayPal approval: start a new one with update_payment",
+  };
+  const vaultCalls = () => paypal.requests.filter((request) => request === "POST /v3/vault/payment-tokens").length;
+  const useCard = (cardId: number) => call("PATCH", `${BASE}/${order.id}/update_payment`, { token: acme.token, body: { payment_method: "credit_card", card_id: cardId } });
+  const actions = async () =>
+    (await t.db.prisma.subscriptionOrderActivity.findMany({ where: { subscription_order_id: order.id }, orderBy: { id: "asc" } })).map(({ action, before, after }) => ({ action, before, after }));
+
+  it("a newer approval supersedes an older one: the older's token is a 409 without asking PayPal, before and after the newer is authorized", async () => {
+    const older = await approveAt((await startApproval()).body.payer_action_url);
+    const newer = await approveAt((await startApproval()).body.payer_action_url);
+    paypal.requests.length = 0;
+    const early = await Promise.all([authorize(older), authorize(older)]);
+    expect(early.map((response) => [response.status, response.body])).toEqual([
+      [409, expect.objectContaining(SUPERSEDED)],
+      [409, expect.objectContaining(SUPERSEDED)],
+    ]);
+    const authorized = await authorize(newer);
+    expect(authorized.status).toBe(200);
+    const before = await snapshot();
+    expect(before).toMatchObject({ status: "active", payment_method_id: authorized.body.subscription_order.payment_method.id, approvals: ["superseded", "completed"], methods: 1 });
+    const late = await authorize(older);
+    expect([late.status, late.body]).toEqual([409, expect.objectContaining(SUPERSEDED)]);
+    expect(vaultCalls()).toBe(1);
+    expect(await snapshot()).toEqual(before);
+    expect((await actions()).map(({ action }) => action)).toEqual(["created", "paypal_approval_started", "paypal_approval_superseded", "paypal_approval_started", "payment_updated"]);
+    expect((await actions())[2]).toEqual({ action: "paypal_approval_superseded", before: { paypal_token: older }, after: null });
+  });
+
+  it("a saved card put on the order supersedes an approval started before it, also the card the order has already", async () => {
+    const card = await createCard(t.db.prisma, customer.id);
+    const token = await approveAt((await startApproval()).body.payer_action_url);
+    const switched = await useCard(card.id);
+    expect(switched.status).toBe(200);
+    expect(switched.body.subscription_order).toMatchObject({ status: "active", payment_method: { id: card.id, kind: "credit_card" } });
+    paypal.requests.length = 0;
+    const before = await snapshot();
+    const refused = await authorize(token);
+    expect([refused.status, refused.body]).toEqual([409, expect.objectContaining(SUPERSEDED)]);
+    expect(paypal.requests).toEqual([]);
+    expect(await snapshot()).toEqual(before);
+    expect(before).toMatchObject({ payment_method_id: card.id, approvals: ["superseded"], methods: 1 });
+
+    // The card it has, sent again after a new approval: the approval goes, nothing else changes.
+    const again = await approveAt((await startApproval()).body.payer_action_url);
+    const kept = await useCard(card.id);
+    expect(kept.status).toBe(200);
+    expect(kept.body.subscription_order.activities.slice(-2).map(({ action }: { action: string }) => action)).toEqual(["paypal_approval_started", "paypal_approval_superseded"]);
+    expect([(await authorize(again)).status, await snapshot()]).toEqual([409, expect.objectContaining({ payment_method_id: card.id, approvals: ["superseded", "superseded"], methods: 1 })]);
+    // With nothing to supersede, the card it has changes nothing, as before.
+    const unchanged = await snapshot();
+    expect((await useCard(card.id)).status).toBe(200);
+    expect(await snapshot()).toEqual(unchanged);
+  });
+
+  // A second app on the same database, as another instance: its PayPal calls may take 10 s, so a
+  // test can hold PayPal's answer while the order changes.
+  describe("while the authorize is under way", () => {
+    let patient: TestApp;
+    let patientCall: Call;
+    beforeAll(async () => {
+      patient = await startTestApp({ env: fakePaypalEnv(paypal.url, 10_000), clock, database: t.db });
+      patientCall = httpClient(patient.url);
+    });
+    afterAll(async () => {
+      await patient.close();
+    });
+    const authorizeThere = (token: string) => patientCall("GET", `${BASE}/${order.id}/authorize_paypal?token=${encodeURIComponent(token)}`, { token: acme.token });
+
+    it.each(["a saved card", "a new approval"])("%s put on the order while PayPal vaults the approval wins: the authorize answers 409 and puts nothing on the order", async (change) => {
+      const card = await createCard(t.db.prisma, customer.id);
+      const token = await approveAt((await startApproval()).body.payer_action_url);
+      paypal.requests.length = 0;
+      const release = paypal.holdAnswers("payment-token");
+      const authorizing = authorizeThere(token);
+      try {
+        await expect.poll(vaultCalls).toBe(1);
+        const changed = change === "a saved card" ? await useCard(card.id) : await startApproval();
+        expect(changed.status).toBe(200);
+      } finally {
+        release();
+      }
+      const response = await authorizing;
+      expect([response.status, response.body]).toEqual([409, expect.objectContaining(SUPERSEDED)]);
+      expect(await snapshot()).toMatchObject(
+        change === "a saved card"
+          ? { status: "active", payment_method_id: card.id, approvals: ["superseded"], methods: 1 }
+          : { status: "pending", payment_method_id: null, approvals: ["superseded", "created"], methods: 1 },
+      );
+      expect(vaultCalls()).toBe(1);
+    });
+
+    it.skipIf(!inject("databaseServer"))("a saved card that takes the order's lock first wins over an approval PayPal has vaulted, waiting for the lock", async () => {
+      const card = await createCard(t.db.prisma, customer.id);
+      const token = await approveAt((await startApproval()).body.payer_action_url);
+      const approvalStatus = async () => (await t.db.prisma.paypalApproval.findUniqueOrThrow({ where: { token } })).status;
+      // Holds the order's row as another change does.
+      const otherChange = await t.db.sql.connect();
+      try {
+        await otherChange.query("BEGIN");
+        await otherChange.query("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", [order.id]);
+        const switching = useCard(card.id);
+        await expect.poll(() => lockWaiters(t.db.sql)).toBe(1);
+        const authorizing = authorizeThere(token);
+        await expect.poll(approvalStatus).toBe("vaulted");
+        await expect.poll(() => lockWaiters(t.db.sql)).toBe(2);
+        await otherChange.query("COMMIT");
+        const [switched, authorized] = await Promise.all([switching, authorizing]);
+        expect(switched.status).toBe(200);
+        expect([authorized.status, authorized.body]).toEqual([409, expect.objectContaining(SUPERSEDED)]);
+      } finally {
+        await otherChange.query("ROLLBACK");
+        await otherChange.release();
+      }
+      expect(await snapshot()).toMatchObject({ status: "active", payment_method_id: card.id, approvals: ["superseded"], methods: 1 });
+    });
+  });
+});
 
 // Found by an audit: PayPal's answers were cast to objects. `null` was a TypeError (500), and a
 // setup token whose approve link the response cannot write (payer_action_url is a URL) had its

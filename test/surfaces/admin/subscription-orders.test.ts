@@ -16,7 +16,7 @@ import {
   setTaxRate,
 } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
-import { queuedBehindHeldLock } from "../../helpers/lock-queue.js";
+import { lockWaiters, queuedBehindHeldLock } from "../../helpers/lock-queue.js";
 import { startSmtpSink } from "../../helpers/smtp-sink.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
@@ -676,8 +676,66 @@ describe("PATCH .../skip_order", () => {
       before: { next_bill_date: "2026-01-31", skips_count: 0 },
       after: { next_bill_date: "2026-02-28", skips_count: 1 },
     });
-    // The day of month comes from the stored date, so a month end stays clamped (Feb 28 -> Mar 28).
-    expect((await patch(order.id, "skip_order")).body.subscription_order.next_bill_date).toBe("2026-03-28");
+    // The order keeps its anchor day: February's last day does not become every later month's.
+    expect((await patch(order.id, "skip_order")).body.subscription_order.next_bill_date).toBe("2026-03-31");
+  });
+
+  // Found by a review: a skip counted from the stored date, so one February moved a subscription
+  // billed on the 31st to the 28th for good (Jan 31 -> Feb 28 -> Mar 28).
+  describe("keeps the order's anchor day across short months", () => {
+    const skips = async (id: number, count: number) => {
+      const dates: string[] = [];
+      for (let skip = 0; skip < count; skip += 1) {
+        const response = await patch(id, "skip_order");
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        dates.push(response.body.subscription_order.next_bill_date);
+      }
+      return dates;
+    };
+
+    it("monthly, through February of a common year and of a leap year", async () => {
+      const monthly = await createPlan(t.db.prisma, acme.id);
+      const common = await createOrder({ subscription_plan_id: monthly.id, next_bill_date: "2027-01-31" });
+      expect(await skips(common.id, 4)).toEqual(["2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31"]);
+      const leap = await createOrder({ subscription_plan_id: monthly.id, next_bill_date: "2028-01-31" });
+      expect(await skips(leap.id, 3)).toEqual(["2028-02-29", "2028-03-31", "2028-04-30"]);
+      const thirtieth = await createOrder({ subscription_plan_id: monthly.id, next_bill_date: "2027-01-30" });
+      expect(await skips(thirtieth.id, 2)).toEqual(["2027-02-28", "2027-03-30"]);
+      expect((await call("GET", `${BASE}/${common.id}`, { token: acme.token })).body.subscription_order).toMatchObject({ next_bill_date: "2027-05-31", skips_count: 4 });
+    });
+
+    it("from the day a subscription without a trial was created, whose first bill falls in a shorter month", async () => {
+      const monthly = await createPlan(t.db.prisma, acme.id);
+      clock.set(new Date("2026-01-31T12:00:00.000Z"));
+      const order = await createOrder({ subscription_plan_id: monthly.id });
+      expect(order).toMatchObject({ bill_date: "2026-01-31", next_bill_date: "2026-02-28" });
+      expect(await skips(order.id, 2)).toEqual(["2026-03-31", "2026-04-30"]);
+    });
+
+    it("yearly from Feb 29: Feb 28 in common years, Feb 29 in the next leap year", async () => {
+      const yearly = await createPlan(t.db.prisma, acme.id, { unit: "year" });
+      const order = await createOrder({ subscription_plan_id: yearly.id, next_bill_date: "2028-02-29" });
+      expect(await skips(order.id, 4)).toEqual(["2029-02-28", "2030-02-28", "2031-02-28", "2032-02-29"]);
+    });
+
+    it("not by days or weeks", async () => {
+      const weekly = await createPlan(t.db.prisma, acme.id, { unit: "week" });
+      const order = await createOrder({ subscription_plan_id: weekly.id, next_bill_date: "2027-01-31" });
+      expect(await skips(order.id, 2)).toEqual(["2027-02-07", "2027-02-14"]);
+    });
+
+    it("and still stores no bill date past 9999-12-31", async () => {
+      const monthly = await createPlan(t.db.prisma, acme.id);
+      clock.set(new Date("9999-10-31T12:00:00.000Z"));
+      const order = await createOrder({ subscription_plan_id: monthly.id });
+      expect(order.next_bill_date).toBe("9999-11-30");
+      expect(await skips(order.id, 1)).toEqual(["9999-12-31"]);
+      const response = await patch(order.id, "skip_order");
+      expect(response.status).toBe(422);
+      expect(response.body).toMatchObject({ error_code: "next_bill_date_out_of_range", errors: { next_bill_date: ["would be after 9999-12-31, the last day a bill can be scheduled"] } });
+      const row = await stored(order.id);
+      expect([row.next_bill_date.toISOString().slice(0, 10), row.skips_count, row.activities.length]).toEqual(["9999-12-31", 1, 2]);
+    });
   });
 
   it("skips by the plan's unit: two weeks", async () => {
@@ -1002,6 +1060,27 @@ describe("repricing stored orders", () => {
       await planUpdate.query("ROLLBACK");
       await planUpdate.release();
     }
+  });
+
+  it.skipIf(!inject("databaseServer"))("an order whose plan is deleted while the create waits for the plan's lock is refused as naming an unknown plan", async () => {
+    const doomed = await createPlan(t.db.prisma, acme.id);
+    // Deletes the plan as a plan delete does, holding its row until the create waits for it.
+    const planDelete = await t.db.sql.connect();
+    try {
+      await planDelete.query("BEGIN");
+      await planDelete.query("SELECT id FROM subscription_plans WHERE id = $1 FOR UPDATE", [doomed.id]);
+      await planDelete.query("DELETE FROM subscription_plans WHERE id = $1", [doomed.id]);
+      const creating = call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: doomed.id }) });
+      await expect.poll(() => lockWaiters(t.db.sql)).toBe(1);
+      await planDelete.query("COMMIT");
+      const refused = await creating;
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual({ "subscription_order.subscription_plan_id": ["does not name a subscription plan of this company"] });
+    } finally {
+      await planDelete.query("ROLLBACK");
+      await planDelete.release();
+    }
+    expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
   });
 
   it("reprices only when the update changes the price adjustment; an order whose items no longer price keeps its amounts", async () => {
