@@ -15,6 +15,21 @@ import type { SkippedItem } from "./schemas.js";
 /** A line's quantity may not grow beyond this, however many adds arrive. */
 const MAX_LINE_QUANTITY = 100_000;
 
+/**
+ * Lines a cart may hold, bundled items and pack lines included. Every mutation reprices the whole
+ * cart and rewrites its stored view, so its cost grows with the lines: an audit filled an
+ * anonymous cart with 2,000 lines (a 1.45 MB view, 0.2-0.4 s per mutation), and nothing but the
+ * company's catalog bounded it. 500 is Shopify's cap on a cart's lines.
+ */
+const MAX_CART_LINES = 500;
+
+/** The 422 of a change that would take a cart past MAX_CART_LINES; a cart already past it may still shrink. */
+function checkLineCount(before: number, after: number, path: string): void {
+  if (after > MAX_CART_LINES && after > before) {
+    throw ValidationError.field(path, `a cart holds at most ${MAX_CART_LINES} lines: it has ${before} and this request would make it ${after}`);
+  }
+}
+
 interface ItemEntry {
   variant_id: number;
   quantity: number;
@@ -175,6 +190,7 @@ export async function applyItemEntries(
     }
   }
   if (skipped.length > 0 && skipped.length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
+  checkLineCount(lines.length, lines.length - deleted.size + created.length, pathPrefix);
   created.forEach((line, index) => {
     const id = reservedLineIds[index];
     if (id !== undefined) line.id = id;
@@ -349,6 +365,11 @@ export function setBundledItems(
       } else {
         created.push(newLine(variant.id, entry.quantity, { parent_id: parent.id, display_to_customer: entry.display_to_customer }));
       }
+    }
+    if (created.length > deleted.size) {
+      const [held] = await sql.query<{ lines: number }>("SELECT count(*)::int AS lines FROM cart_items WHERE cart_id = $1", [cart.id]);
+      const before = held?.lines ?? 0;
+      checkLineCount(before, before - deleted.size + created.length, "bundled_items");
     }
     const now = ctx.clock.now();
     await deleteLines(sql, [...deleted].map((line) => line.id));
