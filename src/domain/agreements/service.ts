@@ -232,6 +232,7 @@ function requireKnown(ids: number[], known: Set<number>): void {
 export async function bulkDeleteAgreements(ctx: ServiceContext, agreementIds: number[]): Promise<{ agreement_ids: number[] }> {
   const ids = [...new Set(agreementIds)];
   await ctx.db.$transaction(async (tx) => {
+    // Not lockCompanyRow: several rows, in id order, and one missing is a 422 naming it, not a 404.
     const locked = await tx.$queryRaw<{ id: number }[]>`
       SELECT id FROM agreements WHERE company_id = ${ctx.companyId} AND id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
     requireKnown(ids, new Set(locked.map((row) => row.id)));
@@ -251,6 +252,7 @@ interface CloneSource {
  * each copy is of one state of its original.
  */
 async function lockForCopy(tx: Prisma.TransactionClient, companyId: number, ids: number[]): Promise<CloneSource[]> {
+  // Not lockCompanyRow: several rows, in id order, and one missing is a 422 naming it, not a 404.
   const rows = await tx.$queryRaw<CloneSource[]>`
     SELECT id, title FROM agreements WHERE company_id = ${companyId} AND id = ANY(${ids}::int[]) ORDER BY id FOR SHARE`;
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -304,9 +306,12 @@ async function copyAgreements(tx: Prisma.TransactionClient, originals: CloneSour
 }
 
 export async function cloneAgreement(ctx: SqlServiceContext, id: number): Promise<AgreementView> {
-  const [copyId] = await ctx.db.$transaction(async (tx) => copyAgreements(tx, await lockForCopy(tx, ctx.companyId, [id]), ctx.clock.now()), AGREEMENT_TRANSACTION);
-  if (copyId === undefined) throw new NotFoundError("Agreement not found");
-  return findAgreementView(ctx, copyId, ENGLISH);
+  const [copyId] = await ctx.db.$transaction(async (tx) => {
+    // Share-locked as bulk_clone's originals are (lockForCopy): the copy is of one state of the original.
+    const original = await lockCompanyRow<CloneSource>(tx, { table: "agreements", companyId: ctx.companyId, id }, "SHARE", "Agreement not found", ["title"]);
+    return copyAgreements(tx, [original], ctx.clock.now());
+  }, AGREEMENT_TRANSACTION);
+  return findAgreementView(ctx, copyId as number, ENGLISH);
 }
 
 export async function bulkCloneAgreements(ctx: SqlServiceContext, agreementIds: number[]): Promise<AgreementView[]> {
