@@ -7,6 +7,7 @@ import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
 import { ENGLISH } from "../../platform/http/language.js";
+import { missingIds, uniqueIds } from "../catalog/references.js";
 import { copyTitle, writtenLanguage } from "./content.js";
 import { findAgreementPage } from "./list.js";
 import type {
@@ -34,8 +35,7 @@ async function referenceErrors(db: Client, companyId: number, input: Pick<Agreem
     ? await db.companyCountry.findMany({ where: { id: { in: input.company_country_ids }, company_id: companyId }, select: { id: true } })
     : [];
   if (input.enrollment_pack_id != null && !pack) errors.add("agreement.enrollment_pack_id", "does not name an enrollment pack of this company");
-  const known = new Set(countries.map((country) => country.id));
-  const unknown = [...new Set(input.company_country_ids ?? [])].filter((id) => !known.has(id));
+  const unknown = missingIds(uniqueIds(input.company_country_ids) ?? [], countries);
   if (unknown.length > 0) errors.add("agreement.company_country_ids", `unknown company country ids: ${formatIds(unknown)}`);
   return errors.fieldErrors;
 }
@@ -218,9 +218,9 @@ export async function deleteAgreement(ctx: ServiceContext, id: number): Promise<
   return { id };
 }
 
-/** Every id must be among `known`, or nothing happens: 422 naming the others. */
-function requireKnown(ids: number[], known: Set<number>): void {
-  const unknown = ids.filter((id) => !known.has(id));
+/** Every id must be among `found`, or nothing happens: 422 naming the others. */
+function requireFound(ids: number[], found: { id: number }[]): void {
+  const unknown = missingIds(ids, found);
   if (unknown.length > 0) throw ValidationError.field("agreement_ids", `unknown agreement ids: ${formatIds(unknown)}`);
 }
 
@@ -235,7 +235,7 @@ export async function bulkDeleteAgreements(ctx: ServiceContext, agreementIds: nu
     // Not lockCompanyRow: several rows, in id order, and one missing is a 422 naming it, not a 404.
     const locked = await tx.$queryRaw<{ id: number }[]>`
       SELECT id FROM agreements WHERE company_id = ${ctx.companyId} AND id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
-    requireKnown(ids, new Set(locked.map((row) => row.id)));
+    requireFound(ids, locked);
     await tx.agreement.deleteMany({ where: { id: { in: ids }, company_id: ctx.companyId } });
   }, AGREEMENT_TRANSACTION);
   return { agreement_ids: ids };
@@ -318,7 +318,7 @@ export async function bulkCloneAgreements(ctx: SqlServiceContext, agreementIds: 
   const ids = [...new Set(agreementIds)];
   const copyIds = await ctx.db.$transaction(async (tx) => {
     const originals = await lockForCopy(tx, ctx.companyId, ids);
-    requireKnown(ids, new Set(originals.map((original) => original.id)));
+    requireFound(ids, originals);
     return copyAgreements(tx, originals, ctx.clock.now());
   }, AGREEMENT_TRANSACTION);
   return findAgreementViews(ctx, copyIds, ENGLISH);
