@@ -12,6 +12,7 @@ import { roleInput } from "./domain/roles/schemas.js";
 import { createRole, listRoles } from "./domain/roles/service.js";
 import { createUser } from "./domain/users/service.js";
 import { issueCompanyToken, revokeCompanyToken } from "./platform/auth/company-tokens.js";
+import { isUserRole } from "./platform/auth/user-tokens.js";
 import { systemClock } from "./platform/clock.js";
 import { connectDatabase, type Database } from "./platform/db/database.js";
 import { migrate, type MigrationResult } from "./platform/db/migrator.js";
@@ -186,7 +187,7 @@ const commands: Record<string, Command> = {
     options: ["company", "role", "email", "first-name", "last-name", "username", "share-guid", "external-id"],
     prepare(o) {
       const role = required(o, "role");
-      if (role !== "rep" && role !== "customer") throw new UsageError("--role must be rep or customer");
+      if (!isUserRole(role)) throw new UsageError("--role must be rep or customer");
       const companyId = positiveInt(o, "company");
       const identifiers = validated(userIdentifiers, { email: required(o, "email"), username: o.username, "share-guid": o["share-guid"], "external-id": o["external-id"] });
       const input = {

@@ -169,14 +169,14 @@ abstract class ServiceUnavailableError extends AppError {
  * in a RowQueue or the transaction itself waited too long.
  */
 export class DatabaseBusyError extends ServiceUnavailableError {
-  constructor() {
-    super("The database did not finish in time, retry shortly", "database_busy");
+  constructor(options?: AppErrorOptions) {
+    super("The database did not finish in time, retry shortly", "database_busy", options);
   }
 }
 
 /** The database cannot be reached, or a connection to it not set up. */
 export class DatabaseUnavailableError extends ServiceUnavailableError {
-  constructor(message = "Database unavailable, retry shortly", options?: AppErrorOptions) {
-    super(message, "database_unavailable", options);
+  constructor(options?: AppErrorOptions) {
+    super("Database unavailable, retry shortly", "database_unavailable", options);
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createUser, type UserRole } from "../../src/domain/users/service.js";
+import { createUser } from "../../src/domain/users/service.js";
+import type { UserRole } from "../../src/platform/auth/user-tokens.js";
 import type { Db } from "../../src/platform/db/database.js";
 
 /** A user of a company with a unique email, made through the users service. */

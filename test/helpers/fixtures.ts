@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createCompany } from "../../src/domain/companies/service.js";
 import { createSavedCard } from "../../src/domain/payment-methods/service.js";
-import { createUser, type UserInput, type UserRole } from "../../src/domain/users/service.js";
+import { createUser, type UserInput } from "../../src/domain/users/service.js";
 import { issueCompanyToken } from "../../src/platform/auth/company-tokens.js";
-import { signUserToken, userTokenKey } from "../../src/platform/auth/user-tokens.js";
+import { signUserToken, type UserRole, userTokenKey } from "../../src/platform/auth/user-tokens.js";
 import type { Db } from "../../src/platform/db/database.js";
 import { TEST_JWT_SECRET } from "./secrets.js";
 

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import pg from "pg";
 import pino from "pino";
@@ -383,7 +384,7 @@ describe("operations", () => {
       expect(ready.status).toBe(503);
       expect(ready.headers["retry-after"]).toBe("5");
       expectErrorBody(ready.body, "database_unavailable");
-      expect(ready.body.error_message).toBe("Database unreachable");
+      expect(ready.body.error_message).toBe("Database unavailable, retry shortly");
       const admin = await downCall("GET", "/api/droplet_installations", { token: acme.token });
       expect(admin.status).toBe(503);
       expect(admin.headers["retry-after"]).toBe("5");
@@ -405,6 +406,45 @@ describe("operations", () => {
     } finally {
       await down.close();
       await unreachable.close();
+    }
+  });
+
+  // Found by a review: /ready answered a pool that was only busy as database_unavailable
+  // "Database unreachable", where every other route answers database_busy.
+  it.skipIf(!inject("databaseServer"))("/ready answers 503 database_busy, as every route does, when every pooled connection is busy", async () => {
+    const busy = await openDatabase({ url: inject("databaseServer")?.url, poolSize: 1, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+    const app = await startTestApp({ database: busy });
+    const held = await busy.sql.connect();
+    try {
+      const ready = await httpClient(app.url)("GET", "/ready");
+      expect(ready.status).toBe(503);
+      expect(ready.headers["retry-after"]).toBe("5");
+      expectErrorBody(ready.body, "database_busy");
+      expect(ready.body.error_message).toBe("The database did not finish in time, retry shortly");
+    } finally {
+      await held.release();
+      await app.close();
+      await busy.close();
+    }
+  });
+
+  it("/ready answers 503 database_unavailable, not busy, when the server accepts no connection in time", async () => {
+    const accepted = new Set<Socket>();
+    const silent = createServer((socket) => accepted.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const hung = await openDatabase({ url: `postgresql://postgres@127.0.0.1:${(silent.address() as AddressInfo).port}/none`, poolSize: 1, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+    const app = await startTestApp({ database: hung });
+    try {
+      const ready = await httpClient(app.url)("GET", "/ready");
+      expect(ready.status).toBe(503);
+      expectErrorBody(ready.body, "database_unavailable");
+      expect(ready.body.error_message).toBe("Database unavailable, retry shortly");
+    } finally {
+      // Ends the connection attempt still waiting for the server, which the pool's close waits for.
+      for (const socket of accepted) socket.destroy();
+      await app.close();
+      await hung.close();
+      silent.close();
     }
   });
 });

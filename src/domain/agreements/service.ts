@@ -7,6 +7,7 @@ import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
 import { ENGLISH } from "../../platform/http/language.js";
+import { missingIds, uniqueIds } from "../catalog/references.js";
 import { copyTitle, writtenLanguage } from "./content.js";
 import { findAgreementPage } from "./list.js";
 import type {
@@ -34,8 +35,7 @@ async function referenceErrors(db: Client, companyId: number, input: Pick<Agreem
     ? await db.companyCountry.findMany({ where: { id: { in: input.company_country_ids }, company_id: companyId }, select: { id: true } })
     : [];
   if (input.enrollment_pack_id != null && !pack) errors.add("agreement.enrollment_pack_id", "does not name an enrollment pack of this company");
-  const known = new Set(countries.map((country) => country.id));
-  const unknown = [...new Set(input.company_country_ids ?? [])].filter((id) => !known.has(id));
+  const unknown = missingIds(uniqueIds(input.company_country_ids) ?? [], countries);
   if (unknown.length > 0) errors.add("agreement.company_country_ids", `unknown company country ids: ${formatIds(unknown)}`);
   return errors.fieldErrors;
 }
@@ -218,9 +218,9 @@ export async function deleteAgreement(ctx: ServiceContext, id: number): Promise<
   return { id };
 }
 
-/** Every id must be among `known`, or nothing happens: 422 naming the others. */
-function requireKnown(ids: number[], known: Set<number>): void {
-  const unknown = ids.filter((id) => !known.has(id));
+/** Every id must be among `found`, or nothing happens: 422 naming the others. */
+function requireFound(ids: number[], found: { id: number }[]): void {
+  const unknown = missingIds(ids, found);
   if (unknown.length > 0) throw ValidationError.field("agreement_ids", `unknown agreement ids: ${formatIds(unknown)}`);
 }
 
@@ -232,9 +232,10 @@ function requireKnown(ids: number[], known: Set<number>): void {
 export async function bulkDeleteAgreements(ctx: ServiceContext, agreementIds: number[]): Promise<{ agreement_ids: number[] }> {
   const ids = [...new Set(agreementIds)];
   await ctx.db.$transaction(async (tx) => {
+    // Not lockCompanyRow: several rows, in id order, and one missing is a 422 naming it, not a 404.
     const locked = await tx.$queryRaw<{ id: number }[]>`
       SELECT id FROM agreements WHERE company_id = ${ctx.companyId} AND id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
-    requireKnown(ids, new Set(locked.map((row) => row.id)));
+    requireFound(ids, locked);
     await tx.agreement.deleteMany({ where: { id: { in: ids }, company_id: ctx.companyId } });
   }, AGREEMENT_TRANSACTION);
   return { agreement_ids: ids };
@@ -251,6 +252,7 @@ interface CloneSource {
  * each copy is of one state of its original.
  */
 async function lockForCopy(tx: Prisma.TransactionClient, companyId: number, ids: number[]): Promise<CloneSource[]> {
+  // Not lockCompanyRow: several rows, in id order, and one missing is a 422 naming it, not a 404.
   const rows = await tx.$queryRaw<CloneSource[]>`
     SELECT id, title FROM agreements WHERE company_id = ${companyId} AND id = ANY(${ids}::int[]) ORDER BY id FOR SHARE`;
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -304,16 +306,19 @@ async function copyAgreements(tx: Prisma.TransactionClient, originals: CloneSour
 }
 
 export async function cloneAgreement(ctx: SqlServiceContext, id: number): Promise<AgreementView> {
-  const [copyId] = await ctx.db.$transaction(async (tx) => copyAgreements(tx, await lockForCopy(tx, ctx.companyId, [id]), ctx.clock.now()), AGREEMENT_TRANSACTION);
-  if (copyId === undefined) throw new NotFoundError("Agreement not found");
-  return findAgreementView(ctx, copyId, ENGLISH);
+  const [copyId] = await ctx.db.$transaction(async (tx) => {
+    // Share-locked as bulk_clone's originals are (lockForCopy): the copy is of one state of the original.
+    const original = await lockCompanyRow<CloneSource>(tx, { table: "agreements", companyId: ctx.companyId, id }, "SHARE", "Agreement not found", ["title"]);
+    return copyAgreements(tx, [original], ctx.clock.now());
+  }, AGREEMENT_TRANSACTION);
+  return findAgreementView(ctx, copyId as number, ENGLISH);
 }
 
 export async function bulkCloneAgreements(ctx: SqlServiceContext, agreementIds: number[]): Promise<AgreementView[]> {
   const ids = [...new Set(agreementIds)];
   const copyIds = await ctx.db.$transaction(async (tx) => {
     const originals = await lockForCopy(tx, ctx.companyId, ids);
-    requireKnown(ids, new Set(originals.map((original) => original.id)));
+    requireFound(ids, originals);
     return copyAgreements(tx, originals, ctx.clock.now());
   }, AGREEMENT_TRANSACTION);
   return findAgreementViews(ctx, copyIds, ENGLISH);

@@ -1,10 +1,10 @@
 import { UnauthorizedError } from "../../platform/errors.js";
-import { type UserClaims, verifyUserToken } from "../../platform/auth/user-tokens.js";
+import { type UserClaims, type UserRole, verifyUserToken } from "../../platform/auth/user-tokens.js";
 import type { CartContext, CartTx } from "./context.js";
 
 interface Buyer {
   userId: number;
-  role: "rep" | "customer";
+  role: UserRole;
   email: string;
 }
 

@@ -11,6 +11,7 @@ import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_P
 import { normalizeCode } from "./discount-rules.js";
 import type { DiscountCreateInput, DiscountListQuery, DiscountUpdateInput, DiscountView } from "./discount-schemas.js";
 import { findCurrency, UNKNOWN_CURRENCY } from "./reference-data.js";
+import { missingIds } from "./references.js";
 
 type DiscountRow = NonNullable<Awaited<ReturnType<typeof findRow>>>;
 type Kind = DiscountView["kind"];
@@ -30,14 +31,17 @@ function findRow(db: Prisma.TransactionClient, companyId: number, id: number) {
 }
 
 /**
- * Of `ids`, those naming live products of the company. A code keeps the ids of products deleted
- * after it named them: carts may hold lines of them, and an id that matches no live product is what
- * keeps a code whose products were all deleted from meaning every product.
+ * The company's live products among `ids`. A code keeps the ids of products deleted after it named
+ * them: carts may hold lines of them, and an id that matches no live product is what keeps a code
+ * whose products were all deleted from meaning every product.
  */
+async function findLiveProducts(db: Prisma.TransactionClient, companyId: number, ids: number[]): Promise<{ id: number }[]> {
+  if (ids.length === 0) return [];
+  return db.product.findMany({ where: { company_id: companyId, deleted_at: null, id: { in: ids } }, select: { id: true } });
+}
+
 async function liveProductIds(db: Prisma.TransactionClient, companyId: number, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const products = await db.product.findMany({ where: { company_id: companyId, deleted_at: null, id: { in: ids } }, select: { id: true } });
-  return new Set(products.map((product) => product.id));
+  return new Set((await findLiveProducts(db, companyId, ids)).map((product) => product.id));
 }
 
 async function toViews(db: Prisma.TransactionClient, companyId: number, rows: DiscountRow[]): Promise<DiscountView[]> {
@@ -155,11 +159,11 @@ async function checkState(db: Prisma.TransactionClient, companyId: number, state
   // Sequential: inside an update's transaction there is one connection to run them on.
   const taken = await db.discount.findFirst({ where: { company_id: companyId, code: state.code, ...(current ? { NOT: { id: current.id } } : {}) }, select: { id: true } });
   const newProductIds = state.product_ids.filter((id) => !current?.product_ids.includes(id));
-  const known = await liveProductIds(db, companyId, newProductIds);
+  const liveProducts = await findLiveProducts(db, companyId, newProductIds);
   const currency = state.currency_code === null || state.kind !== "fixed_amount" ? null : await findCurrency(db, state.currency_code);
   checkCurrency(state, currency, errors);
   if (taken) errors.add("discount.code", "has already been taken");
-  const unknown = newProductIds.filter((id) => !known.has(id));
+  const unknown = missingIds(newProductIds, liveProducts);
   if (unknown.length > 0) errors.add("discount.product_ids", `contains ids that are not products of this company: ${unknown.join(", ")}`);
   errors.throwIfAny();
 }

@@ -8,6 +8,7 @@ import { ConflictError, FieldErrorCollector, NotFoundError } from "../../platfor
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { decimalText, isUnboundAmount, MAX_UNBOUND_AMOUNT, MAX_UNBOUND_DECIMAL_PLACES } from "./amounts.js";
 import type { EnrollmentPackCreateInput, EnrollmentPackListQuery, EnrollmentPackUpdateInput, EnrollmentPackView } from "./enrollment-pack-schemas.js";
+import { missingIds, uniqueIds } from "./references.js";
 
 // A deleted variant stays linked (carts may hold the pack, and it keeps the pack from being sold)
 // until `variant_ids` is replaced, so the view lists it apart from the variants on sale.
@@ -53,11 +54,10 @@ async function checkInput(ctx: ServiceContext, input: EnrollmentPackUpdateInput)
   if (input.price !== undefined && !isUnboundAmount(input.price)) {
     errors.add("enrollment_pack.price", `must be an amount of at most ${MAX_UNBOUND_AMOUNT}, with at most ${MAX_UNBOUND_DECIMAL_PLACES} decimal places`);
   }
-  const variantIds = input.variant_ids && [...new Set(input.variant_ids)];
+  const variantIds = uniqueIds(input.variant_ids);
   if (variantIds && variantIds.length > 0) {
     const found = await ctx.db.variant.findMany({ where: { company_id: ctx.companyId, deleted_at: null, id: { in: variantIds } }, select: { id: true } });
-    const known = new Set(found.map((variant) => variant.id));
-    const unknown = variantIds.filter((id) => !known.has(id));
+    const unknown = missingIds(variantIds, found);
     if (unknown.length > 0) errors.add("enrollment_pack.variant_ids", `contains ids that are not variants of this company: ${unknown.join(", ")}`);
   }
   errors.throwIfAny();

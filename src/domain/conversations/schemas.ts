@@ -13,8 +13,6 @@ export const conversationListQuery = paginationQuery().extend({
 
 export const conversationIdParams = z.object({ id: idParam });
 
-const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
-
 // Storefronts put it in a style attribute: a hex colour or a word of letters cannot close the
 // declaration or load anything, whereas "red; background: url(...)" could.
 const avatarColor = z
@@ -31,7 +29,7 @@ export const conversationCreateBody = z.object({
     image_url: httpUrl.nullable().optional(),
     avatar_url: httpUrl.nullable().optional(),
     avatar_background_color: avatarColor.nullable().optional(),
-    avatar_emoji: optionalText(32),
+    avatar_emoji: blankableName(32).nullable().optional(),
   }),
   recipients: z.array(z.object({ uid: int32Id })).min(1).max(1000),
   user: z.object({ email: z.string().trim().min(1).max(320).describe("The creator: a user of the company") }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
+import { blankableName, blankFilter, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
 import { VALUE_TYPES } from "./values.js";
 
 const OWNER_TYPES = ["media", "playlist"] as const;
@@ -20,7 +20,11 @@ const editableFields = {
   key: name.describe("Unique per namespace and owner"),
   value: z.string().max(MAX_VALUE_LENGTH).describe("Text, read as value_type says"),
   value_type: z.enum(VALUE_TYPES).describe("How to read value: string, integer (a whole number), boolean (\"true\"/\"false\") or json (JSON text)"),
-  description: z.string().trim().max(1000).nullable().optional(),
+  description: blankableName(1000)
+    .transform((text) => text || null)
+    .nullable()
+    .optional()
+    .describe("A blank one (spaces or invisible characters only) is none: null"),
 };
 
 export const metafieldCreateBody = z.object({

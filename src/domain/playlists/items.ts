@@ -9,6 +9,7 @@ type Tx = Prisma.TransactionClient;
  * first too, and one order keeps two such writers from waiting for each other.
  */
 export async function lockPlaylistsHolding(tx: Tx, companyId: number, mediaId: number, locked: number[] = []): Promise<number[]> {
+  // Not lockCompanyRow: the playlists holding the media, any number of them, in id order; none is a 404.
   const rows = await tx.$queryRaw<{ id: number }[]>`
     SELECT p.id FROM playlists p
      WHERE p.company_id = ${companyId} AND p.id <> ALL(${locked}::int[])

@@ -5,6 +5,7 @@ import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { ConflictError, FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { missingIds } from "../catalog/references.js";
 import type { PricedPlan } from "../subscription-orders/pricing.js";
 import type { OrderContext } from "../subscription-orders/records.js";
 import { repricePlanOrders } from "../subscription-orders/repricing.js";
@@ -110,8 +111,7 @@ const NEW_PLAN: PlanSettings = {
 async function foreignProductIds(db: Client, companyId: number, productIds: number[]): Promise<Set<number>> {
   if (productIds.length === 0) return new Set();
   const own = await db.product.findMany({ where: { id: { in: productIds }, company_id: companyId, deleted_at: null }, select: { id: true } });
-  const known = new Set(own.map((product) => product.id));
-  return new Set(productIds.filter((id) => !known.has(id)));
+  return new Set(missingIds(productIds, own));
 }
 
 interface ExistingLink {

@@ -1,9 +1,8 @@
+import type { UserRole } from "../../platform/auth/user-tokens.js";
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ConflictError, ValidationError } from "../../platform/errors.js";
 import { requireCompany } from "../companies/service.js";
-
-export type UserRole = "rep" | "customer";
 
 export interface UserInput {
   companyId: number;

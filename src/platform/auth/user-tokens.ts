@@ -8,7 +8,13 @@ import { int32Id } from "../http/schemas.js";
  * pinned (no `none`, no RS/HS confusion) and `exp` is required: a token that never expires is
  * refused rather than trusted forever.
  */
-type UserRole = "rep" | "customer";
+const USER_ROLES = ["rep", "customer"] as const;
+
+export type UserRole = (typeof USER_ROLES)[number];
+
+export function isUserRole(value: string): value is UserRole {
+  return (USER_ROLES as readonly string[]).includes(value);
+}
 
 export interface UserClaims {
   userId: number;
@@ -23,7 +29,7 @@ const claimsSchema = z.object({
   // names nobody: it is an invalid token, where the user lookup failed on it as a 500.
   sub: z.string().regex(/^\d+$/).transform(Number).pipe(int32Id),
   company_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]),
-  role: z.enum(["rep", "customer"]),
+  role: z.enum(USER_ROLES),
   exp: z.number(),
 });
 

@@ -34,8 +34,13 @@ export class CheckoutPool extends pg.Pool {
     super.connect((error, client, done) => callback(error === undefined ? undefined : this.#explained(error), client, done));
   }
 
+  /** Whether a connection the server accepted is open: a checkout waiting now waits for a busy one. */
+  get hasOpenConnection(): boolean {
+    return this.#openConnections > 0;
+  }
+
   #explained(error: unknown): Error {
-    if (!(error instanceof Error) || error.message !== CHECKOUT_TIMED_OUT || this.#openConnections > 0) return error as Error;
+    if (!(error instanceof Error) || error.message !== CHECKOUT_TIMED_OUT || this.hasOpenConnection) return error as Error;
     return new Error("Connection terminated due to connection timeout: the server accepted no connection of the pool within the wait");
   }
 }

@@ -26,6 +26,12 @@ export interface Database {
   kind: "postgres" | "embedded";
   /** Where it lives, without credentials: for logs. */
   description: string;
+  /**
+   * Whether the server accepted a connection that is still open (the embedded database always
+   * has one): a statement with no answer yet then waits for a busy database, not for one that
+   * accepts no connection (CheckoutPool).
+   */
+  hasOpenConnection(): boolean;
   close(): Promise<void>;
 }
 
@@ -98,6 +104,7 @@ function openPostgres(url: string, { poolSize, logger, lockTimeoutMs = DEFAULT_L
     sql,
     kind: "postgres",
     description: postgresDescription(url),
+    hasOpenConnection: () => pool.hasOpenConnection,
     async close() {
       await prisma.$disconnect();
       await pool.end();
@@ -195,6 +202,7 @@ export async function openEmbedded(dataDir: string): Promise<Database> {
     },
     kind: "embedded",
     description: location ? `embedded PostgreSQL (PGlite) in ${join(dataDir, "pglite")}` : "embedded PostgreSQL (PGlite) in memory",
+    hasOpenConnection: () => true,
     async close() {
       await prisma.$disconnect();
       await client.close();

@@ -1,3 +1,5 @@
+import { DatabaseBusyError, DatabaseUnavailableError } from "../errors.js";
+
 /**
  * Recognises database failures that are not bugs: the server being unreachable, or up but too
  * busy to give a connection, a lock or finish a transaction in time (503s the client may retry), a
@@ -87,6 +89,13 @@ export function isDatabaseBusy(error: unknown): boolean {
     if (meta?.timeout !== undefined || (typeof link.message === "string" && link.message.includes(NO_CONNECTION_IN_TIME))) return true;
   }
   return false;
+}
+
+/** The 503 every route answers a database's failure with (unavailable, else busy); undefined for another error. */
+export function databaseFailure(error: unknown): DatabaseUnavailableError | DatabaseBusyError | undefined {
+  if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError({ cause: error });
+  if (isDatabaseBusy(error)) return new DatabaseBusyError({ cause: error });
+  return undefined;
 }
 
 /** A unique constraint violation (Prisma P2002 or SQLSTATE 23505). */

@@ -29,11 +29,13 @@ interface CompanyRow {
 /**
  * `NO KEY UPDATE` is the lock an UPDATE of the row's other columns takes: writers of the row take
  * turns, while rows that refer to it (carts, playlists) are written without waiting. `UPDATE` also
- * holds off those referring rows' key checks, for a delete or a change that counts them. `KEY
- * SHARE` is the lock a referring row's key check takes: it holds off only `UPDATE` (a delete, or a
- * change that counts the referring rows), for a transaction that is about to refer to the row.
+ * holds off those referring rows' key checks, for a delete or a change that counts them. `SHARE`
+ * is a reader's: the row's writers wait for it, other readers holding it do not (copies of one
+ * row). `KEY SHARE` is the lock a referring row's key check takes: it holds off only `UPDATE` (a
+ * delete, or a change that counts the referring rows), for a transaction that is about to refer
+ * to the row.
  */
-type RowLockStrength = "UPDATE" | "NO KEY UPDATE" | "KEY SHARE";
+type RowLockStrength = "UPDATE" | "NO KEY UPDATE" | "SHARE" | "KEY SHARE";
 
 /**
  * Locks one of the company's rows for the rest of the transaction, or throws when the company has

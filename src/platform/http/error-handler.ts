@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { isDatabaseBusy, isDatabaseUnavailable, isForeignKeyViolation, isRecordGone, isUniqueViolation, isWriteConflict } from "../db/errors.js";
-import { AppError, DatabaseBusyError, DatabaseUnavailableError, FieldErrorCollector, type FieldErrors } from "../errors.js";
+import { databaseFailure, isForeignKeyViolation, isRecordGone, isUniqueViolation, isWriteConflict } from "../db/errors.js";
+import { AppError, FieldErrorCollector, type FieldErrors } from "../errors.js";
 import { meta } from "./envelope.js";
 import type { ErrorBody } from "./schemas.js";
 
@@ -124,8 +124,8 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
     }
     return { status, body: body(request, fastifyError.message, "bad_request", null), headers: {} };
   }
-  if (isDatabaseUnavailable(error)) return appErrorReply(new DatabaseUnavailableError(), request);
-  if (isDatabaseBusy(error)) return appErrorReply(new DatabaseBusyError(), request);
+  const failure = databaseFailure(error);
+  if (failure) return appErrorReply(failure, request);
   if (isWriteConflict(error)) {
     return { status: 409, body: body(request, "Conflicts with a concurrent change, retry the request", "write_conflict", null), headers: { "retry-after": "1" } };
   }

@@ -136,6 +136,19 @@ describe("POST /api/company/messaging/conversations.json", () => {
     expect(await t.db.prisma.conversation.count()).toBe(before);
   });
 
+  it("reads an avatar_emoji with no visible character as none (null), and keeps an emoji's own joiners, selectors and tags", async () => {
+    for (const blank of ["", "   ", "\u200b", " \u200b\u2060\ufeff "]) {
+      const id = await start("GroupConversation", [bob.id], alice, { avatar_emoji: blank });
+      expect((await call("GET", show(id), { token: acme.token })).body.avatar_emoji, JSON.stringify(blank)).toBeNull();
+      expect((await t.db.prisma.conversation.findUniqueOrThrow({ where: { id } })).avatar_emoji, JSON.stringify(blank)).toBeNull();
+    }
+    // A heart with its emoji presentation selector, a family of joined people, the flag of England (tag characters).
+    for (const emoji of ["\u2764\ufe0f", "\u{1F468}\u200d\u{1F469}\u200d\u{1F467}", "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}"]) {
+      const id = await start("GroupConversation", [bob.id], alice, { avatar_emoji: `\u200b ${emoji} ` });
+      expect((await call("GET", show(id), { token: acme.token })).body.avatar_emoji).toBe(emoji);
+    }
+  });
+
   it("derives kind and the enabled flags from each of the five types", async () => {
     const expected = {
       DirectConversation: ["direct", false, false, true],

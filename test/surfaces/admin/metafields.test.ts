@@ -48,6 +48,22 @@ describe("POST /api/metafields", () => {
     expect(onPlaylist.body.metafield).toMatchObject({ owner_type: "playlist", owner_id: playlist.id, value: "3", value_type: "integer", description: null });
   });
 
+  it("reads a description with no visible character (spaces, zero-width characters) as none, on create and update, and trims one around a given description", async () => {
+    for (const [index, blank] of ["", "   ", "\u200b", " \u200b\u2060\ufeff "].entries()) {
+      const created = await create(onMedia({ key: `blank${index}`, description: blank }));
+      expect(created.body.metafield.description, JSON.stringify(blank)).toBeNull();
+      const { id } = (await create(onMedia({ key: `described${index}`, description: "Shown on the card" }))).body.metafield;
+      const cleared = await call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { description: blank } } });
+      expect(cleared.body.metafield.description, JSON.stringify(blank)).toBeNull();
+    }
+    expect(await t.db.prisma.metafield.count({ where: { description: { not: null } } })).toBe(0);
+    const trimmed = await create(onMedia({ key: "trimmed", description: "\u200b Shown on the card \u2060" }));
+    expect(trimmed.body.metafield.description).toBe("Shown on the card");
+    const tooLong = await create(onMedia({ key: "long", description: "d".repeat(1001) }));
+    expect(tooLong.status).toBe(422);
+    expect(Object.keys(tooLong.body.errors)).toEqual(["metafield.description"]);
+  });
+
   it("keeps a key unique per namespace and owner: 409 for a second, other namespaces and owners are free", async () => {
     expect((await create(onMedia())).status).toBe(201);
     const before = await stored();
