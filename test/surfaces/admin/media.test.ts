@@ -86,7 +86,7 @@ describe("POST /api/media", () => {
     await create({ title: "One", media_type: "share", slug: "taken" });
     const response = await create({ title: "Two", media_type: "share", slug: "taken" });
     expect(response.status).toBe(422);
-    expect(response.body.errors).toEqual({ "media.slug": ["is already taken"] });
+    expect(response.body.errors).toEqual({ "media.slug": ["has already been taken"] });
     expect(await t.db.prisma.media.count()).toBe(1);
   });
 
@@ -374,7 +374,7 @@ describe("PUT /api/media/{id}", () => {
     expect(renamed.body.media).toMatchObject({ slug: "first", custom_slug: true });
     const taken = await call("PUT", `/api/media/${two.id}`, { token: acme.token, body: { media: { slug: "first", title: "Changed" } } });
     expect(taken.status).toBe(422);
-    expect(taken.body.errors).toEqual({ "media.slug": ["is already taken"] });
+    expect(taken.body.errors).toEqual({ "media.slug": ["has already been taken"] });
     expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: two.id } })).toMatchObject({ slug: "two", title: "Two" });
   });
 

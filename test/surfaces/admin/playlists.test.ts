@@ -124,6 +124,19 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
     expect(await t.db.prisma.media.count({ where: { company_id: acme.id } })).toBe(3);
   });
 
+  it("answers a taken slug on create and on update as every taken value is answered: 422 on playlist.slug, changing nothing", async () => {
+    await createPlaylistViaApi(call, acme.token, { title: "First", slug: "taken", media_ids: [] });
+    const second = await createPlaylistViaApi(call, acme.token, { title: "Second", media_ids: [] });
+    const created = await create({ title: "x", slug: "taken", media_ids: [] });
+    const updated = await call("PUT", `/api/playlists/${second.id}`, { token: acme.token, body: { playlist: { slug: "taken", title: "Changed" } } });
+    for (const response of [created, updated]) {
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "playlist.slug": ["has already been taken"] });
+    }
+    expect(await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: second.id } })).toMatchObject({ slug: "second", title: "Second" });
+    expect(await t.db.prisma.playlist.count()).toBe(2);
+  });
+
   it("answers 404 for another company's playlist on every operation, changing nothing", async () => {
     const playlist = await createPlaylistViaApi(call, acme.token, { title: "Mine", media_ids: [m1.id] });
     const path = `/api/playlists/${playlist.id}`;
