@@ -54,7 +54,9 @@ export const pageCreateBody = z.object({
 
 export const pageUpdateBody = z.object({
   lang: writtenLanguage.describe("The language of title and html_code, a language or BCP 47 tag stored as its language (fr_CA as fr, zh-Hant-TW as zh)"),
-  custom_page: z.object({ ...pageFields, label_id: int32Id }).describe("image_url is not accepted on update: a sent value is ignored"),
+  custom_page: z
+    .object({ ...pageFields, label_id: int32Id.nullable().describe("Required; null removes the page's label") })
+    .describe("image_url is not accepted on update: a sent value is ignored"),
 });
 
 export const customPageSchema = z

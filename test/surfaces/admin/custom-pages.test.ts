@@ -384,6 +384,23 @@ describe("PUT /api/company/custom_pages/{pageId}", () => {
     expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id: formerDefault } })).default).toBe(false);
   });
 
+  it("takes label_id null, which a page without a label reads as: a page goes back as read, and a label is removed", async () => {
+    const id = await createId("About us");
+    const { id: _id, position: _position, lang: _lang, image_url: _imageUrl, created_at: _createdAt, updated_at: _updatedAt, ...asRead } = (
+      await call("GET", `${PAGES}/${id}`, { token: acme.token })
+    ).body.custom_page;
+    expect(asRead.label_id).toBeNull();
+    const roundTrip = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: { ...asRead, title: "About us (edited)" } } });
+    expect(roundTrip.status).toBe(200);
+    expect(roundTrip.body.custom_page).toMatchObject({ title: "About us (edited)", label_id: null });
+
+    expect((await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(acmeLabel) } })).body.custom_page.label_id).toBe(acmeLabel);
+    const cleared = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(null) } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.custom_page.label_id).toBeNull();
+    expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id } })).label_id).toBeNull();
+  });
+
   it("answers 422 for another company's label or lowercase rule breaks, changing nothing", async () => {
     const id = await createId("About us");
     const before = await t.db.prisma.customPage.findUniqueOrThrow({ where: { id }, include: { translations: true } });
