@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ENGLISH, isLanguageCode, languageParam } from "../../platform/http/language.js";
 import { jsonStringMaxBytes } from "../../platform/http/body-limit.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { countryCodeProblem, isLowercaseCountryCode } from "./country-codes.js";
 
 // A page's translations are written in ISO 639 languages only (`lang` is stored as text: two
@@ -37,7 +37,7 @@ const HTML_CODE_MAX_LENGTH = 1_000_000;
 export const PAGE_BODY_MAX_BYTES = jsonStringMaxBytes(HTML_CODE_MAX_LENGTH) + 65_536;
 
 const pageFields = {
-  title: z.string().trim().min(1).max(255),
+  title: visibleName(255),
   html_code: z.string().max(HTML_CODE_MAX_LENGTH).describe("Stored as given and never rendered by this service: storefronts must sandbox it"),
   active: z.boolean(),
   use_svc_menu: z.boolean(),

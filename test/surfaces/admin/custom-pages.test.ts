@@ -401,6 +401,20 @@ describe("PUT /api/company/custom_pages/{pageId}", () => {
     expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id } })).label_id).toBeNull();
   });
 
+  // Found by an audit: a title of zero-width characters was stored, where an agreement's was refused.
+  it("reads the title as a name people read: one with no visible character is blank (422), others are trimmed of invisible characters", async () => {
+    for (const title of ["\u200b\u2060", "  "]) {
+      const response = await create({ title });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "custom_page.title": ["must not be blank"] });
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+    const id = await createId("\u200bAbout us\u2060");
+    expect((await call("GET", `${PAGES}/${id}`, { token: acme.token })).body.custom_page.title).toBe("About us");
+    const renamed = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(null, { title: "\ufeff" }) } });
+    expect(renamed.body.errors).toEqual({ "custom_page.title": ["must not be blank"] });
+  });
+
   it("answers 422 for another company's label or lowercase rule breaks, changing nothing", async () => {
     const id = await createId("About us");
     const before = await t.db.prisma.customPage.findUniqueOrThrow({ where: { id }, include: { translations: true } });

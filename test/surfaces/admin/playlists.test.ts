@@ -81,6 +81,20 @@ describe("POST /api/playlists", () => {
     expect(await t.db.prisma.playlist.count()).toBe(0);
   });
 
+  // Found by an audit: a title of zero-width characters was stored and shown by the public SDK.
+  it("reads the title as a name people read: one with no visible character is blank (422), others are trimmed of invisible characters", async () => {
+    for (const title of ["\u200b\u2060", "  "]) {
+      const response = await create({ title, media_ids: [] });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "playlist.title": ["must not be blank"] });
+    }
+    expect(await t.db.prisma.playlist.count()).toBe(0);
+    const created = await create({ title: "\ufeffOnboarding\u200b", media_ids: [] });
+    expect(created.body.playlist).toMatchObject({ title: "Onboarding", slug: "onboarding" });
+    const renamed = await call("PUT", `/api/playlists/${created.body.playlist.id}`, { token: acme.token, body: { playlist: { title: "\u200b" } } });
+    expect(renamed.body.errors).toEqual({ "playlist.title": ["must not be blank"] });
+  });
+
   it("answers 422 for unknown, foreign or repeated media, a bad slug and a taken slug, creating nothing", async () => {
     await create({ title: "First", slug: "taken", media_ids: [] });
     for (const [playlist, field] of [
