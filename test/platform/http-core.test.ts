@@ -197,8 +197,8 @@ describe("errors in the documented shape", () => {
       headers: { "content-type": "application/json" },
     });
     // Read as {droplet_uuid: "x"}: a droplet that does not exist.
-    expect(admin.status).toBe(422);
-    expect(admin.body.errors).toEqual({ droplet_uuid: ["does not name a droplet"] });
+    expect(admin.status).toBe(404);
+    expect(admin.body.error_code).toBe("not_found");
   });
 
   it("a record deleted by a concurrent request before a service's write is a 404, not a 500", async () => {

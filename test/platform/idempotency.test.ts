@@ -125,9 +125,9 @@ describe("Idempotency-Key on POST", () => {
   });
 
   it("releases the key after an answer that depends on the state of things (404, 409): a retry runs again", async () => {
-    const skipUnknownOrder = () => call("PATCH", "/api/v2/subscription_orders/999999/skip_order", { token: acme.token, headers: { "idempotency-key": "missing-1" }, rawBody: "" });
-    expect((await skipUnknownOrder()).status).toBe(404);
-    const again = await skipUnknownOrder();
+    const unknownDroplet = { droplet_uuid: "00000000-0000-4000-8000-000000000000" };
+    expect((await install(unknownDroplet, "missing-1")).status).toBe(404);
+    const again = await install(unknownDroplet, "missing-1");
     expect(again.status).toBe(404);
     expect(again.headers["idempotent-replayed"]).toBeUndefined();
 

@@ -37,12 +37,13 @@ function expectHardened(response: HttpResponse, what: string) {
 
 describe("security headers", () => {
   it("are on every response: success, each error, preflight, docs and the document", async () => {
+    const installation = { droplet_uuid: "00000000-0000-4000-8000-000000000000" };
     const responses: [string, HttpResponse][] = [
       ["200 health", await call("GET", "/health")],
       ["200 admin list", await call("GET", "/api/droplet_installations", { token: acme.token })],
       ["401", await call("GET", "/api/droplet_installations")],
       ["404 route", await call("GET", "/nothing/here")],
-      ["404 resource", await call("GET", "/api/droplet_installations/00000000-0000-4000-8000-000000000000", { token: acme.token })],
+      ["404 resource", await call("POST", "/api/droplet_installations", { token: acme.token, body: installation })],
       ["400", await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "{", headers: { "content-type": "application/json" } })],
       ["413", await call("POST", "/api/droplet_installations", { token: acme.token, body: { droplet_uuid: "x".repeat(4096) } })],
       ["415", await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } })],

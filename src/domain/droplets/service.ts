@@ -99,7 +99,7 @@ export async function listInstallations(ctx: ServiceContext, query: Installation
 
 export async function createInstallation(ctx: ServiceContext, input: InstallationCreateInput): Promise<InstallationView> {
   const droplet = isUuid(input.droplet_uuid) ? await ctx.db.droplet.findUnique({ where: { uuid: input.droplet_uuid } }) : null;
-  if (!droplet) throw ValidationError.field("droplet_uuid", "does not name a droplet");
+  if (!droplet) throw new NotFoundError("Droplet not found");
   if (input.role_id != null) await requireRole(ctx, input.role_id, "role_id");
   const scopes = input.scopes ?? droplet.scopes;
   requireDeclared(droplet.scopes, scopes, "scopes");

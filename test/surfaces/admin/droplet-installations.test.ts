@@ -55,11 +55,11 @@ describe("POST /api/droplet_installations", () => {
     expect(response.body.droplet_installation.effective_scopes).toEqual(["orders:read"]);
   });
 
-  it("answers 422 on droplet_uuid for an unknown droplet uuid, including one that is not a uuid, as for an unknown role", async () => {
+  it("answers 404 for an unknown droplet uuid, including one that is not a uuid", async () => {
     for (const droplet_uuid of [UNKNOWN_UUID, "not-a-uuid"]) {
       const response = await install({ droplet_uuid });
-      expect(response.status).toBe(422);
-      expect(response.body).toMatchObject({ error_code: "validation_failed", errors: { droplet_uuid: ["does not name a droplet"] } });
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ error_code: "not_found", errors: null });
     }
     expect(await t.db.prisma.dropletInstallation.count()).toBe(0);
   });
