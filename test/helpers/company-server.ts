@@ -30,8 +30,8 @@ export function pageFields(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** The update shape of a page body: no image_url, label_id required. */
-export function pageUpdateFields(labelId: number, overrides: Record<string, unknown> = {}) {
+/** The update shape of a page body: no image_url, label_id required (null: no label). */
+export function pageUpdateFields(labelId: number | null, overrides: Record<string, unknown> = {}) {
   const { image_url: _imageUrl, ...fields } = pageFields();
   return { ...fields, label_id: labelId, ...overrides };
 }

@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { ForbiddenError, ValidationError } from "../../platform/errors.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { recordAttribution } from "./attribution.js";
 import type { CartContext } from "./context.js";
@@ -36,7 +36,7 @@ export type PaymentMethodCredential = { companyId: number } | { customerId: numb
 /**
  * Rule 5: selects one of the cart customer's saved payment methods; the cart moves to state
  * payment_method. Another company's token finds no cart (404); a customer token of someone
- * else is a 403; a method outside the customer's account is a 404.
+ * else is a 403; a method outside the customer's account is a 422, as every unknown reference.
  */
 export function setSavedPaymentMethod(ctx: CartContext, cartToken: string, credential: PaymentMethodCredential, paymentMethodId: number): Promise<CartOutcome> {
   return mutateCartWithPrisma(
@@ -51,7 +51,7 @@ export function setSavedPaymentMethod(ctx: CartContext, cartToken: string, crede
         where: { id: paymentMethodId, user_id: cart.customerId, company_id: cart.companyId },
         select: { id: true, exp_month: true, exp_year: true },
       });
-      if (method === null) throw new NotFoundError("Payment method not found in the customer's account");
+      if (method === null) throw ValidationError.field("payment_method_id", "is not one of the customer's saved payment methods");
       if (isCardExpired(method, ctx.clock.now())) throw ValidationError.field("payment_method_id", "is expired");
       await tx.cart.update({ where: { id: cart.id }, data: { payment_method_id: method.id, state: "payment_method" } });
     },

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { int32Id, searchQuery, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { decimalString } from "./fields.js";
 
 const enrollmentPackFields = {
-  title: z.string().trim().min(1).max(255),
+  title: visibleName(255),
   price: decimalString.describe('Charged in the currency of the enrollment cart, up to 3 decimals ("49.00")'),
   variant_ids: z.array(int32Id).max(100).optional().describe("Variants the pack contains (one of each); on update the list replaces them"),
   active: z.boolean().optional().describe("default true"),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { blankableName, httpUrl, int32Id, searchQuery, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { countryCode, decimalString, int32 } from "./fields.js";
 
 const priceInput = z.object({
@@ -11,7 +11,11 @@ const priceInput = z.object({
 
 const variantFields = {
   sku: z.string().trim().min(1).max(100).describe("Unique within the company"),
-  title: z.string().trim().max(255).nullable().optional(),
+  // A title of spaces or invisible characters only is none, as null is.
+  title: blankableName(255)
+    .transform((title) => title || null)
+    .nullable()
+    .optional(),
   prices: z
     .array(priceInput)
     .min(1)
@@ -42,7 +46,7 @@ const variantUpdateInput = z
 export const MAX_VARIANTS_PER_PRODUCT = 100;
 
 const productFields = {
-  title: z.string().trim().min(1).max(255),
+  title: visibleName(255),
   description: z.string().max(20_000).nullable().optional(),
   image_url: httpUrl.nullable().optional(),
   active: z.boolean().optional().describe("default true"),

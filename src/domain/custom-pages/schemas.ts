@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ENGLISH, isLanguageCode, languageParam } from "../../platform/http/language.js";
 import { jsonStringMaxBytes } from "../../platform/http/body-limit.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { httpUrl, idParam, int32Id, timestamp } from "../../platform/http/schemas.js";
+import { httpUrl, idParam, int32Id, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { countryCodeProblem, isLowercaseCountryCode } from "./country-codes.js";
 
 // A page's translations are written in ISO 639 languages only (`lang` is stored as text: two
@@ -37,7 +37,7 @@ const HTML_CODE_MAX_LENGTH = 1_000_000;
 export const PAGE_BODY_MAX_BYTES = jsonStringMaxBytes(HTML_CODE_MAX_LENGTH) + 65_536;
 
 const pageFields = {
-  title: z.string().trim().min(1).max(255),
+  title: visibleName(255),
   html_code: z.string().max(HTML_CODE_MAX_LENGTH).describe("Stored as given and never rendered by this service: storefronts must sandbox it"),
   active: z.boolean(),
   use_svc_menu: z.boolean(),
@@ -54,7 +54,9 @@ export const pageCreateBody = z.object({
 
 export const pageUpdateBody = z.object({
   lang: writtenLanguage.describe("The language of title and html_code, a language or BCP 47 tag stored as its language (fr_CA as fr, zh-Hant-TW as zh)"),
-  custom_page: z.object({ ...pageFields, label_id: int32Id }).describe("image_url is not accepted on update: a sent value is ignored"),
+  custom_page: z
+    .object({ ...pageFields, label_id: int32Id.nullable().describe("Required; null removes the page's label") })
+    .describe("image_url is not accepted on update: a sent value is ignored"),
 });
 
 export const customPageSchema = z

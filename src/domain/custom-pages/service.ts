@@ -184,7 +184,7 @@ export async function createPage(ctx: ServiceContext, lang: string, input: PageC
 export async function updatePage(ctx: ServiceContext, id: number, lang: string, input: PageUpdateInput): Promise<CustomPageView> {
   return inPageLock(ctx, async (tx) => {
     const current = await requirePage(tx, ctx.companyId, id);
-    await requireLabel(tx, ctx.companyId, input.label_id, "custom_page.label_id");
+    if (input.label_id !== null) await requireLabel(tx, ctx.companyId, input.label_id, "custom_page.label_id");
     if (input.default && !current.default) await clearDefault(tx, ctx.companyId);
     const row = await tx.customPage.update({
       where: { id: current.id },

@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../../platform/context.js";
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { ConflictError, ValidationError } from "../../platform/errors.js";
+import { ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 import type { LabelView } from "./schemas.js";
 
@@ -22,12 +22,12 @@ export async function listLabels(ctx: ServiceContext, page: PageRequest): Promis
   return { rows, pagination: pagination(page, total) };
 }
 
-/** A name the company has in any case is a 409: the unique index on (company_id, lower(name)) decides, also between racing creates. */
+/** A name the company has in any case is taken (422 on label.name): the unique index on (company_id, lower(name)) decides, also between racing creates. */
 export async function createLabel(ctx: ServiceContext, name: string): Promise<LabelView> {
   try {
     return await ctx.db.label.create({ data: { company_id: ctx.companyId, name }, select: labelColumns });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError("A label with this name already exists", { code: "label_taken" });
+    if (isUniqueViolation(error)) throw ValidationError.field("label.name", "has already been taken");
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ENGLISH, isLanguageCode, languageOf, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, httpUrl, instantInput, int32Id, searchQuery, timestamp } from "../../platform/http/schemas.js";
+import { blankFilter, httpUrl, instantInput, int32Id, searchQuery, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
@@ -45,7 +45,7 @@ const jsonObject = z
   .record(z.string().max(100), z.unknown())
   .refine((value) => JSON.stringify(value).length <= MAX_JSON_LENGTH, `must serialize to at most ${MAX_JSON_LENGTH} characters`);
 const ids = z.array(int32Id).max(100);
-const title = z.string().trim().min(1).max(255);
+const title = visibleName(255);
 /** Rich text: `{html}`, or the html as a plain string (stored the same way). */
 const descriptionInput = z.union([z.string().max(100_000), z.object({ html: z.string().max(100_000) })], { error: "must be a string or {html}" });
 

@@ -218,7 +218,7 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
     }, LOCK_WAITING_TRANSACTION);
     return toMediaView(row);
   } catch (error) {
-    if (writesSlug && isUniqueViolation(error)) throw ValidationError.field("media.slug", "is already taken");
+    if (writesSlug && isUniqueViolation(error)) throw ValidationError.field("media.slug", "has already been taken");
     throw error;
   }
 }

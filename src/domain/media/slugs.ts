@@ -70,7 +70,7 @@ export async function writeWithSlug<Row>(slugWrite: SlugWrite<Row>): Promise<Row
       return slugWrite.write(tx, nextFreeSlug(base, await slugWrite.takenWithPrefix(tx, base)), false);
     }, LOCK_WAITING_TRANSACTION);
   } catch (error) {
-    if (requested !== undefined && isUniqueViolation(error)) throw ValidationError.field(field, "is already taken");
+    if (requested !== undefined && isUniqueViolation(error)) throw ValidationError.field(field, "has already been taken");
     throw error;
   }
 }

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { isForeignKeyViolation, isUniqueViolation } from "../../platform/db/errors.js";
 import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
-import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
+import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
 import { type MetafieldCreateInput, type MetafieldListQuery, type MetafieldUpdateInput, type MetafieldView, OWNER_COLUMN, type OwnerType } from "./schemas.js";
 import { type ValueType, valueRefusal } from "./values.js";
@@ -45,14 +45,14 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<Metafield> {
 }
 
 /**
- * A key is unique per namespace and owner: a second one is a conflict with what exists. An owner
+ * A key is unique per namespace and owner: a second one is taken (422 on metafield.key). An owner
  * deleted after requireOwner found it is refused as if it had not been found.
  */
 async function written<Result>(write: () => Promise<Result>): Promise<Result> {
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError("This owner already has a metafield with this namespace and key", { code: "metafield_taken" });
+    if (isUniqueViolation(error)) throw ValidationError.field("metafield.key", "has already been taken");
     if (isForeignKeyViolation(error)) throw ValidationError.field("metafield.owner_id", "does not name a media or playlist of this company");
     throw error;
   }

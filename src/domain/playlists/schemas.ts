@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { instantInput, int32Id, timestamp } from "../../platform/http/schemas.js";
+import { instantInput, int32Id, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { publicEnrollmentPackSchema, publicMediaView, publicProductSchema, slugSchema } from "../media/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
@@ -8,7 +8,7 @@ import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schem
 const ids = z.array(int32Id);
 
 const playlistFields = {
-  title: z.string().trim().min(1).max(255),
+  title: visibleName(255),
   slug: slugSchema.optional().describe("Generated from the title when omitted; custom_slug says which"),
   active: z.boolean().optional(),
   publish_at: instantInput.nullable().optional().describe("Not public before this instant"),

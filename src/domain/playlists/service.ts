@@ -125,7 +125,7 @@ export async function updatePlaylist(ctx: ServiceContext, id: number, input: Pla
     }, LOCK_WAITING_TRANSACTION);
     return toView(row);
   } catch (error) {
-    if (isUniqueViolation(error)) throw ValidationError.field("playlist.slug", "is already taken");
+    if (isUniqueViolation(error)) throw ValidationError.field("playlist.slug", "has already been taken");
     throw error;
   }
 }

@@ -54,9 +54,8 @@ export async function conversationRoutes(fastify: FastifyInstance): Promise<void
     },
   );
 
-  // The id is digits only, so "abc.json" matches no route (404) instead of failing validation.
   app.get(
-    "/api/company/messaging/conversations/:id(^\\d+).json",
+    "/api/company/messaging/conversations/:id.json",
     {
       schema: { tags, security, servers, summary: "Show a conversation", params: conversationIdParams, response: { 200: oneConversation } },
     },

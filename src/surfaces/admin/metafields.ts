@@ -39,7 +39,7 @@ export async function metafieldRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         tags,
         security,
-        summary: "Create a metafield on a media or playlist (409 when its owner has the namespace and key already)",
+        summary: "Create a metafield on a media or playlist (422 when its owner has the namespace and key already)",
         description,
         body: metafieldCreateBody,
         response: { 201: withMeta({ metafield: metafieldSchema }) },

@@ -31,7 +31,7 @@ export async function cartBuyerRoutes(fastify: FastifyInstance): Promise<void> {
         tags,
         security: [{ bearer: [] }, { userToken: [] }],
         summary: "Use one of the customer's saved payment methods",
-        description: "Bearer: a company API token of the cart's company, or the cart customer's user token. The method must be in the customer's account (404 otherwise).",
+        description: "Bearer: a company API token of the cart's company, or the cart customer's user token. The method must be one of the customer's saved payment methods (422 otherwise).",
         params: cartTokenParams,
         body: savedPaymentMethodBody,
         response,

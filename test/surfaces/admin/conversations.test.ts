@@ -308,11 +308,13 @@ describe("GET /api/company/messaging/conversations/{id}.json", () => {
   it("answers 404 for another company's id, unknown ids and ids that are not numbers; 401 without a token", async () => {
     const id = await start("DirectConversation", [bob.id]);
     expect((await call("GET", show(id), { token: globex.token })).status).toBe(404);
-    for (const path of [show(999_999), show("abc"), show("12abc"), show(99_999_999_999)]) {
+    // A malformed id names nothing, as on every other path: not_found, not route_not_found (an audit).
+    for (const path of [show(999_999), show("abc"), show("12abc"), show("-1"), show("1.5"), show("1e3"), show(99_999_999_999)]) {
       const response = await call("GET", path, { token: acme.token });
       expect(response.status, path).toBe(404);
-      expect(response.body.error_code).toMatch(/not_found/);
+      expect(response.body.error_code, path).toBe("not_found");
     }
+    expect((await call("GET", show("abc"), { token: acme.token })).body).toMatchObject({ error_message: "Not found", errors: null });
     expect((await call("GET", `/api/company/messaging/conversations/${id}`, { token: acme.token })).status).toBe(404);
     expect((await call("GET", show(id))).status).toBe(401);
   });

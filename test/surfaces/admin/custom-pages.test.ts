@@ -384,6 +384,37 @@ describe("PUT /api/company/custom_pages/{pageId}", () => {
     expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id: formerDefault } })).default).toBe(false);
   });
 
+  it("takes label_id null, which a page without a label reads as: a page goes back as read, and a label is removed", async () => {
+    const id = await createId("About us");
+    const { id: _id, position: _position, lang: _lang, image_url: _imageUrl, created_at: _createdAt, updated_at: _updatedAt, ...asRead } = (
+      await call("GET", `${PAGES}/${id}`, { token: acme.token })
+    ).body.custom_page;
+    expect(asRead.label_id).toBeNull();
+    const roundTrip = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: { ...asRead, title: "About us (edited)" } } });
+    expect(roundTrip.status).toBe(200);
+    expect(roundTrip.body.custom_page).toMatchObject({ title: "About us (edited)", label_id: null });
+
+    expect((await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(acmeLabel) } })).body.custom_page.label_id).toBe(acmeLabel);
+    const cleared = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(null) } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.custom_page.label_id).toBeNull();
+    expect((await t.db.prisma.customPage.findUniqueOrThrow({ where: { id } })).label_id).toBeNull();
+  });
+
+  // Found by an audit: a title of zero-width characters was stored, where an agreement's was refused.
+  it("reads the title as a name people read: one with no visible character is blank (422), others are trimmed of invisible characters", async () => {
+    for (const title of ["\u200b\u2060", "  "]) {
+      const response = await create({ title });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "custom_page.title": ["must not be blank"] });
+    }
+    expect(await t.db.prisma.customPage.count()).toBe(0);
+    const id = await createId("\u200bAbout us\u2060");
+    expect((await call("GET", `${PAGES}/${id}`, { token: acme.token })).body.custom_page.title).toBe("About us");
+    const renamed = await call("PUT", `${PAGES}/${id}`, { token: acme.token, body: { lang: "en", custom_page: pageUpdateFields(null, { title: "\ufeff" }) } });
+    expect(renamed.body.errors).toEqual({ "custom_page.title": ["must not be blank"] });
+  });
+
   it("answers 422 for another company's label or lowercase rule breaks, changing nothing", async () => {
     const id = await createId("About us");
     const before = await t.db.prisma.customPage.findUniqueOrThrow({ where: { id }, include: { translations: true } });

@@ -48,6 +48,19 @@ describe("POST /api/enrollment_packs", () => {
     expect((await create({ title: "Bare", price: "1.125" })).body.enrollment_pack).toMatchObject({ price: "1.125", variant_ids: [] });
   });
 
+  // Found by an audit: a title of zero-width characters was stored, where an agreement's was refused.
+  it("reads the title as a name people read: one with no visible character is blank (422), others are trimmed of invisible characters", async () => {
+    for (const title of ["\u200b\u2060", "  "]) {
+      const response = await create({ title, price: "1.00", variant_ids: [variantA] });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "enrollment_pack.title": ["must not be blank"] });
+    }
+    expect(await t.db.prisma.enrollmentPack.count()).toBe(0);
+    const created = await create({ title: "\u200bStarter kit\ufeff", price: "1.00", variant_ids: [variantA] });
+    expect(created.body.enrollment_pack.title).toBe("Starter kit");
+    expect((await update(created.body.enrollment_pack.id, { title: "\u2060" })).body.errors).toEqual({ "enrollment_pack.title": ["must not be blank"] });
+  });
+
   it("answers 422 for another company's or unknown variants and over-precise prices, writing nothing", async () => {
     const response = await create({ title: "Bad", price: "49.0001", variant_ids: [variantA, foreignVariant, 999999] });
     expect(response.status).toBe(422);

@@ -30,28 +30,28 @@ describe("/api/company/labels", () => {
     expect(response.body.meta.pagination).toMatchObject({ current_page: 1, total_count: 2 });
   });
 
-  it("answers 409 for a name the company already uses; another company may use it", async () => {
+  it("answers 422 on label.name for a name the company already uses, as every taken value is answered; another company may use it", async () => {
     const response = await createLabel({ label: { name: "Blog" } });
-    expect(response.status).toBe(409);
-    expect(response.body.error_code).toBe("label_taken");
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ error_code: "validation_failed", errors: { "label.name": ["has already been taken"] } });
     expect((await createLabel({ label: { name: "Blog" } }, globex.token)).status).toBe(201);
   });
 
-  it("answers 409 for a name that differs only in case, creating nothing", async () => {
+  it("answers 422 for a name that differs only in case, creating nothing", async () => {
     const company = await createCompanyWithToken(t.db.prisma, "Casing");
     expect((await createLabel({ label: { name: "Promo" } }, company.token)).status).toBe(201);
     for (const name of ["promo", "PROMO", "  pRoMo "]) {
       const response = await createLabel({ label: { name } }, company.token);
-      expect(response.status, name).toBe(409);
-      expect(response.body.error_code, name).toBe("label_taken");
+      expect(response.status, name).toBe(422);
+      expect(response.body.errors, name).toEqual({ "label.name": ["has already been taken"] });
     }
     expect(await t.db.prisma.label.findMany({ where: { company_id: company.id }, select: { name: true } })).toEqual([{ name: "Promo" }]);
   });
 
-  it("creates one label when names differing only in case race: one 201, the others 409", async () => {
+  it("creates one label when names differing only in case race: one 201, the others 422", async () => {
     const company = await createCompanyWithToken(t.db.prisma, "Racing");
     const responses = await Promise.all(["Promo", "promo", "PROMO", "pRoMo"].map((name) => createLabel({ label: { name } }, company.token)));
-    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409]);
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 422, 422, 422]);
     expect(await t.db.prisma.label.count({ where: { company_id: company.id } })).toBe(1);
   });
 
@@ -72,8 +72,8 @@ describe("/api/company/labels", () => {
     expect(combining.body.label.name).toBe("\u00c9picerie");
     for (const name of ["\u00c9picerie", "\u00e9picerie", "e\u0301picerie"]) {
       const response = await createLabel({ label: { name } }, company.token);
-      expect(response.status, name).toBe(409);
-      expect(response.body.error_code, name).toBe("label_taken");
+      expect(response.status, name).toBe(422);
+      expect(response.body.errors, name).toEqual({ "label.name": ["has already been taken"] });
     }
     expect(await t.db.prisma.label.findMany({ where: { company_id: company.id }, select: { name: true } })).toEqual([{ name: "\u00c9picerie" }]);
   });
@@ -83,7 +83,7 @@ describe("/api/company/labels", () => {
     expect((await createLabel({ label: { name: "Promo" } }, company.token)).status).toBe(201);
     for (const name of ["Promo\u200b", "\ufeff\u200dPromo\u2060", "\u3000Promo\u00ad "]) {
       const response = await createLabel({ label: { name } }, company.token);
-      expect(response.status, JSON.stringify(name)).toBe(409);
+      expect(response.status, JSON.stringify(name)).toBe(422);
     }
     const hearts = await createLabel({ label: { name: "\u200bLove \u2764\ufe0f\u200b" } }, company.token);
     expect(hearts.status).toBe(201);

@@ -86,7 +86,7 @@ describe("POST /api/media", () => {
     await create({ title: "One", media_type: "share", slug: "taken" });
     const response = await create({ title: "Two", media_type: "share", slug: "taken" });
     expect(response.status).toBe(422);
-    expect(response.body.errors).toEqual({ "media.slug": ["is already taken"] });
+    expect(response.body.errors).toEqual({ "media.slug": ["has already been taken"] });
     expect(await t.db.prisma.media.count()).toBe(1);
   });
 
@@ -114,6 +114,23 @@ describe("POST /api/media", () => {
       expect(Object.keys(response.body.errors), JSON.stringify(media)).toEqual([field]);
     }
     expect(await t.db.prisma.media.count()).toBe(0);
+  });
+
+  // Found by an audit: a title of zero-width characters was stored and shown by the public SDK,
+  // where an agreement's or a shipping method's was refused.
+  it("reads titles, translated ones too, as names people read: a title with no visible character is blank (422), others are trimmed of invisible characters", async () => {
+    const invisible = await create({ title: "\u200b\u2060", media_type: "share", translations: { fr: { title: "\ufeff " } } });
+    expect(invisible.status).toBe(422);
+    expect(invisible.body.errors).toEqual({ "media.title": ["must not be blank"], "media.translations.fr.title": ["must not be blank"] });
+    expect((await create({ title: "  ", media_type: "share" })).body.errors).toEqual({ "media.title": ["must not be blank"] });
+    expect(await t.db.prisma.media.count()).toBe(0);
+
+    const created = await create({ title: "\u200bLaunch\u2060 ", media_type: "share", translations: { fr: { title: "\u200bE\u0301te\u0301" } } });
+    expect(created.status).toBe(201);
+    expect(created.body.media).toMatchObject({ title: "Launch", slug: "launch", translations: { fr: { title: "\u00c9t\u00e9" } } });
+    const renamed = await call("PUT", `/api/media/${created.body.media.id}`, { token: acme.token, body: { media: { title: "\u3000", translations: { de: { title: "\u2060" } } } } });
+    expect(renamed.body.errors).toEqual({ "media.title": ["must not be blank"], "media.translations.de.title": ["must not be blank"] });
+    expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: created.body.media.id } })).toMatchObject({ title: "Launch" });
   });
 
   it("answers one 422 naming every reference of another company's, with its ids, creating nothing", async () => {
@@ -374,7 +391,7 @@ describe("PUT /api/media/{id}", () => {
     expect(renamed.body.media).toMatchObject({ slug: "first", custom_slug: true });
     const taken = await call("PUT", `/api/media/${two.id}`, { token: acme.token, body: { media: { slug: "first", title: "Changed" } } });
     expect(taken.status).toBe(422);
-    expect(taken.body.errors).toEqual({ "media.slug": ["is already taken"] });
+    expect(taken.body.errors).toEqual({ "media.slug": ["has already been taken"] });
     expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: two.id } })).toMatchObject({ slug: "two", title: "Two" });
   });
 

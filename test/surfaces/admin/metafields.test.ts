@@ -64,12 +64,12 @@ describe("POST /api/metafields", () => {
     expect(Object.keys(tooLong.body.errors)).toEqual(["metafield.description"]);
   });
 
-  it("keeps a key unique per namespace and owner: 409 for a second, other namespaces and owners are free", async () => {
+  it("keeps a key unique per namespace and owner: 422 on metafield.key for a second, other namespaces and owners are free", async () => {
     expect((await create(onMedia())).status).toBe(201);
     const before = await stored();
     const second = await create(onMedia({ value: "Hot" }));
-    expect(second.status).toBe(409);
-    expect(second.body.error_code).toBe("metafield_taken");
+    expect(second.status).toBe(422);
+    expect(second.body).toMatchObject({ error_code: "validation_failed", errors: { "metafield.key": ["has already been taken"] } });
     expect(await stored()).toBe(before);
     expect((await create(onMedia({ namespace: "seo" }))).status).toBe(201);
     expect((await create({ ...onMedia(), owner_type: "playlist", owner_id: playlist.id })).status).toBe(201);
@@ -187,7 +187,8 @@ describe("GET, PUT and DELETE /api/metafields/{id}", () => {
     await expectRefused(await call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value: "seven" } } }), 422, { "metafield.value": [] });
     await expectRefused(await call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { value_type: "boolean" } } }), 422, { "metafield.value": [] });
     const taken = await call("PUT", `/api/metafields/${id}`, { token: acme.token, body: { metafield: { key: "ribbon" } } });
-    expect(taken.status).toBe(409);
+    expect(taken.status).toBe(422);
+    expect(taken.body.errors).toEqual({ "metafield.key": ["has already been taken"] });
     expect(await stored()).toBe(before);
   });
 

@@ -81,6 +81,20 @@ describe("POST /api/playlists", () => {
     expect(await t.db.prisma.playlist.count()).toBe(0);
   });
 
+  // Found by an audit: a title of zero-width characters was stored and shown by the public SDK.
+  it("reads the title as a name people read: one with no visible character is blank (422), others are trimmed of invisible characters", async () => {
+    for (const title of ["\u200b\u2060", "  "]) {
+      const response = await create({ title, media_ids: [] });
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "playlist.title": ["must not be blank"] });
+    }
+    expect(await t.db.prisma.playlist.count()).toBe(0);
+    const created = await create({ title: "\ufeffOnboarding\u200b", media_ids: [] });
+    expect(created.body.playlist).toMatchObject({ title: "Onboarding", slug: "onboarding" });
+    const renamed = await call("PUT", `/api/playlists/${created.body.playlist.id}`, { token: acme.token, body: { playlist: { title: "\u200b" } } });
+    expect(renamed.body.errors).toEqual({ "playlist.title": ["must not be blank"] });
+  });
+
   it("answers 422 for unknown, foreign or repeated media, a bad slug and a taken slug, creating nothing", async () => {
     await create({ title: "First", slug: "taken", media_ids: [] });
     for (const [playlist, field] of [
@@ -122,6 +136,19 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
     expect(deleted.body.id).toBe(playlist.id);
     expect(await t.db.prisma.playlist.count()).toBe(0);
     expect(await t.db.prisma.media.count({ where: { company_id: acme.id } })).toBe(3);
+  });
+
+  it("answers a taken slug on create and on update as every taken value is answered: 422 on playlist.slug, changing nothing", async () => {
+    await createPlaylistViaApi(call, acme.token, { title: "First", slug: "taken", media_ids: [] });
+    const second = await createPlaylistViaApi(call, acme.token, { title: "Second", media_ids: [] });
+    const created = await create({ title: "x", slug: "taken", media_ids: [] });
+    const updated = await call("PUT", `/api/playlists/${second.id}`, { token: acme.token, body: { playlist: { slug: "taken", title: "Changed" } } });
+    for (const response of [created, updated]) {
+      expect(response.status).toBe(422);
+      expect(response.body.errors).toEqual({ "playlist.slug": ["has already been taken"] });
+    }
+    expect(await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: second.id } })).toMatchObject({ slug: "second", title: "Second" });
+    expect(await t.db.prisma.playlist.count()).toBe(2);
   });
 
   it("answers 404 for another company's playlist on every operation, changing nothing", async () => {

@@ -180,6 +180,30 @@ describe("POST /api/products", () => {
     expect(await rowCounts()).toEqual({ products: 0, variants: 0, prices: 0 });
   });
 
+  // Found by an audit: a title of zero-width characters was stored (carts showed it as product_title),
+  // where an agreement's or a shipping method's was refused.
+  it("reads titles as names people read: NFC, trimmed of invisible characters; a product title with no visible character is blank, a variant's is none", async () => {
+    const invisible = await create({ title: "\u200b\u2060", variants: [{ sku: "ZW-1", prices: [{ country_code: "US", price: "1.00" }] }] });
+    expect(invisible.status).toBe(422);
+    expect(invisible.body.errors).toEqual({ "product.title": ["must not be blank"] });
+    expect((await create({ title: "  ", variants: variantsNamed("SP", 1) })).body.errors).toEqual({ "product.title": ["must not be blank"] });
+    expect(await rowCounts()).toEqual({ products: 0, variants: 0, prices: 0 });
+
+    const created = await create({
+      title: "\ufeffShirt\u200b ",
+      variants: [
+        { sku: "ZW-2", title: "\u200bPetite\u0301\u2060", prices: [{ country_code: "US", price: "1.00" }] },
+        { sku: "ZW-3", title: "\u200b\u00ad ", prices: [{ country_code: "US", price: "1.00" }] },
+      ],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.product.title).toBe("Shirt");
+    expect(created.body.product.variants.map((variant: { title: string | null }) => variant.title)).toEqual(["Petit\u00e9", null]);
+    const renamed = await update(created.body.product.id, { title: "\u3000\u200b" });
+    expect(renamed.body.errors).toEqual({ "product.title": ["must not be blank"] });
+    expect((await t.db.prisma.product.findUniqueOrThrow({ where: { id: created.body.product.id } })).title).toBe("Shirt");
+  });
+
   it("keeps skus unique per company: taken, repeated in the request, or held by a deleted product", async () => {
     const existing = await createTestProduct(t.db.prisma, acme.id, { variants: [{ sku: "TAKEN", prices: [{ country_code: "US", price: "1.00" }] }] });
     const before = await rowCounts();

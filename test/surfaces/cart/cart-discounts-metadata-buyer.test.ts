@@ -404,7 +404,7 @@ describe("POST set_saved_payment_method", () => {
     expect(await stored(cart.cart_token)).toMatchObject({ payment_method_id: null, state: "start" });
   });
 
-  it("refuses: 401 without or with a bad credential, 403 for a rep or another customer, 404 for another company's token or a method outside the account", async () => {
+  it("refuses: 401 without or with a bad credential, 403 for a rep or another customer, 404 for another company's token, 422 for a method outside the account", async () => {
     const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const stranger = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const rep = await createUserWithToken(t.db.prisma, acme.id, "rep");
@@ -420,7 +420,11 @@ describe("POST set_saved_payment_method", () => {
     expect((await call("POST", path, { token: rep.token, body })).status).toBe(403);
     expect((await call("POST", path, { token: stranger.token, body })).status).toBe(403);
     expect((await call("POST", path, { token: globex.token, body })).status).toBe(404);
-    expect((await call("POST", path, { token: acme.token, body: { payment_method_id: strangersCard.id } })).status).toBe(404);
+    for (const payment_method_id of [strangersCard.id, 999_999]) {
+      const outside = await call("POST", path, { token: acme.token, body: { payment_method_id } });
+      expect(outside.status).toBe(422);
+      expect(outside.body).toMatchObject({ error_code: "validation_failed", errors: { payment_method_id: ["is not one of the customer's saved payment methods"] } });
+    }
     expect((await call("POST", path, { token: acme.token, body: {} })).status).toBe(422);
     expect((await call("POST", path, { body: {} })).status).toBe(401);
     expect((await call("POST", path, { token: rep.token, body: {} })).status).toBe(403);
