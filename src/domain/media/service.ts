@@ -10,7 +10,7 @@ import { type Page, pageWindow, pagination } from "../../platform/http/paginatio
 import { productAndPackErrors, uniqueIds } from "../catalog/references.js";
 import { lockPlaylistsHolding, renumberItems } from "../playlists/items.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
-import type { MediaCreateInput, MediaListQuery, MediaUpdateInput, MediaView } from "./schemas.js";
+import { MAX_TRANSLATION_CHARACTERS, type MediaCreateInput, type MediaListQuery, type MediaUpdateInput, type MediaView } from "./schemas.js";
 import { lockSlugs, writeWithSlug } from "./slugs.js";
 
 const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } as const;
@@ -133,6 +133,27 @@ function translationRows(translations: MediaUpdateInput["translations"]) {
   );
 }
 
+/**
+ * The media's translations, as this transaction leaves them, hold at most MAX_TRANSLATION_CHARACTERS
+ * characters of titles and descriptions; else a 422 that rolls the write back. Counted in the
+ * database after the write, so languages stored and not named, descriptions an entry leaves out
+ * and languages removed in the same update all count as they will be stored; an update counts
+ * under the media's row lock, so two concurrent ones that each fit but not together cannot both
+ * pass.
+ */
+async function requireTranslationsWithinCap(tx: Prisma.TransactionClient, mediaId: number): Promise<void> {
+  const [total] = await tx.$queryRaw<Array<{ characters: bigint }>>`
+    SELECT coalesce(sum(char_length(title) + coalesce(char_length(description), 0)), 0)::bigint AS characters
+    FROM media_translations WHERE media_id = ${mediaId}`;
+  const characters = Number(total?.characters ?? 0);
+  if (characters > MAX_TRANSLATION_CHARACTERS) {
+    throw ValidationError.field(
+      "media.translations",
+      `must hold at most ${MAX_TRANSLATION_CHARACTERS} characters of titles and descriptions in all languages together (these would hold ${characters})`,
+    );
+  }
+}
+
 export async function createMedia(ctx: ServiceContext, input: MediaCreateInput): Promise<MediaView> {
   await requireReferences(ctx, input);
   const data = columns(input) as Omit<Prisma.MediaUncheckedCreateInput, "company_id" | "slug"> & { title: string; media_type: string };
@@ -145,11 +166,14 @@ export async function createMedia(ctx: ServiceContext, input: MediaCreateInput):
     title: input.title,
     takenWithPrefix: async (tx, prefix) =>
       (await tx.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
-    write: (tx, slug, custom) =>
-      tx.media.create({
+    write: async (tx, slug, custom) => {
+      const row = await tx.media.create({
         data: { ...data, company_id: ctx.companyId, slug, custom_slug: custom, translations: { create: translationRows(input.translations) } },
         include: withTranslations,
-      }),
+      });
+      if (row.translations.length > 0) await requireTranslationsWithinCap(tx, row.id);
+      return row;
+    },
   });
   return toMediaView(row);
 }
@@ -209,6 +233,7 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
           update: { title: translation.title, description: translation.description },
         });
       }
+      if (upserts.length > 0) await requireTranslationsWithinCap(tx, current.id);
       // updated_at is set, not left to @updatedAt, which skips an update whose only change is to translations.
       return tx.media.update({
         where: { id: current.id },
