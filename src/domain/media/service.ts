@@ -6,7 +6,7 @@ import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
-import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { LIST_CHUNK_BYTES, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
 import { productAndPackErrors, uniqueIds } from "../catalog/references.js";
 import { lockPlaylistsHolding, renumberItems } from "../playlists/items.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
@@ -189,17 +189,69 @@ function titleSearch(query: string, language: string | undefined): Prisma.MediaW
   return { OR: [{ title }, { translations: { some: { language_iso: language, title } } }] };
 }
 
-export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Promise<Page<MediaView>> {
+/**
+ * The ids of a list page's media in chunks of about LIST_CHUNK_BYTES of their large members (one
+ * media at least): description, JSON members and translations. The sizes come from the values'
+ * headers (octet_length reads no TOASTed text) and json_octets, which the row keeps: none of the
+ * content is read for them. An id whose media is gone is sized 0 (the chunk's read leaves it out).
+ */
+async function listChunks(ctx: ServiceContext, ids: number[]): Promise<number[][]> {
+  const sizes = await ctx.db.$queryRaw<Array<{ id: number; bytes: bigint }>>`
+    SELECT m.id,
+      coalesce(octet_length(m.description), 0) + m.json_octets
+        + coalesce(sum(octet_length(t.title) + coalesce(octet_length(t.description), 0)), 0) AS bytes
+    FROM media m LEFT JOIN media_translations t ON t.media_id = m.id
+    WHERE m.company_id = ${ctx.companyId} AND m.id = ANY(${ids}::int[])
+    GROUP BY m.id`;
+  const bytesOf = new Map(sizes.map(({ id, bytes }) => [id, Number(bytes)]));
+  const chunks: number[][] = [];
+  let bytesInLast = 0;
+  for (const id of ids) {
+    const last = chunks.at(-1);
+    if (last === undefined || bytesInLast >= LIST_CHUNK_BYTES) {
+      chunks.push([id]);
+      bytesInLast = 0;
+    } else {
+      last.push(id);
+    }
+    bytesInLast += bytesOf.get(id) ?? 0;
+  }
+  return chunks;
+}
+
+/** The chunk's media in its order, in one statement; one deleted since the list read its id is left out. */
+async function readChunk(ctx: ServiceContext, ids: number[]): Promise<MediaRow[]> {
+  const rows = await ctx.db.media.findMany({ where: { id: { in: ids }, company_id: ctx.companyId }, include: withTranslations });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The list's media, `first` and then each further chunk read when the client has taken the ones before it. */
+async function* viewsInChunks(ctx: ServiceContext, first: MediaRow[], rest: number[][], language: string | undefined): AsyncGenerator<MediaView> {
+  for (const row of first) yield toMediaView(row, language);
+  for (const ids of rest) {
+    for (const row of await readChunk(ctx, ids)) yield toMediaView(row, language);
+  }
+}
+
+/**
+ * A list page whose media are read as the answer is written (sendStreamedList), a chunk at a
+ * time; the first chunk is read before it answers. A media may hold a few megabytes (subtitles,
+ * up to MAX_TRANSLATION_CHARACTERS of translations), and a page a hundred of them.
+ */
+export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Promise<StreamedPage<MediaView>> {
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
     ...(query.media_type ? { media_type: query.media_type } : {}),
     ...(query.search_query ? titleSearch(query.search_query, query.language_iso) : {}),
   };
-  const [rows, total] = await Promise.all([
-    ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
+  const [page, total] = await Promise.all([
+    ctx.db.media.findMany({ where, select: { id: true }, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.media.count({ where }),
   ]);
-  return { rows: rows.map((row) => toMediaView(row, query.language_iso)), pagination: pagination(query, total) };
+  const [firstIds = [], ...rest] = page.length === 0 ? [] : await listChunks(ctx, page.map((row) => row.id));
+  const first = firstIds.length === 0 ? [] : await readChunk(ctx, firstIds);
+  return { rows: viewsInChunks(ctx, first, rest, query.language_iso), pagination: pagination(query, total) };
 }
 
 /**

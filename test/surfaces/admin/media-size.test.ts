@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { MAX_TRANSLATION_CHARACTERS } from "../../../src/domain/media/schemas.js";
+import { readByStalledClient } from "../../helpers/database-reads.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { inTurnBehindHeldLock } from "../../helpers/lock-queue.js";
@@ -102,5 +103,93 @@ describe("the translations a media holds", () => {
     expect(responses.map((response) => response.status)).toEqual([200, 422]);
     expect(responses[1]!.body.errors).toEqual({ "media.translations": [TOO_LARGE] });
     expect(await storedCharacters(media.id)).toBe(16 * DESCRIPTION);
+  });
+});
+
+// Found by an audit: the list was read whole and answered as one string, so 8 lists of 100 media
+// with 1 MB of subtitles each took the server to 2.3 GB.
+describe("a list of large media", () => {
+  const MILLION = 1_000_000;
+  const SUBTITLE_LANGUAGES = ["fr", "de", "es", "it", "pt"];
+  const TRANSLATED = LANGUAGES.slice(0, 10);
+
+  /** Each media's large content: a million times the last letter of its title, as subtitles or as translations' descriptions. */
+  const fill = {
+    subtitles: (companyId: number) =>
+      t.db.sql.query("UPDATE media SET subtitles = (SELECT jsonb_object_agg(language, repeat(right(title, 1), $2)) FROM unnest($3::text[]) AS language) WHERE company_id = $1", [
+        companyId,
+        MILLION / SUBTITLE_LANGUAGES.length,
+        SUBTITLE_LANGUAGES,
+      ]),
+    translations: (companyId: number) =>
+      t.db.sql.query(
+        "INSERT INTO media_translations (media_id, language_iso, title, description) SELECT m.id, language, 'T', repeat(right(m.title, 1), $2) FROM media m, unnest($3::text[]) AS language WHERE m.company_id = $1",
+        [companyId, MILLION / TRANSLATED.length, TRANSLATED],
+      ),
+  };
+
+  /** `count` media, newest first as the list shows them, with a million characters each of `content`. */
+  async function createLargeMedia(count: number, content: keyof typeof fill): Promise<string[]> {
+    const titles = Array.from({ length: count }, (_, index) => `Media ${index + 1} ${String.fromCharCode(97 + (index % 26))}`);
+    for (const title of titles) await createMediaViaApi(call, acme.token, { title });
+    await fill[content](acme.id);
+    return titles.reverse();
+  }
+
+  interface LargeMedia {
+    id: number;
+    title: string;
+    subtitles: Record<string, string> | null;
+    translations: Record<string, { description: { html: string } | null }>;
+  }
+
+  function holdsItsContent(media: LargeMedia, content: keyof typeof fill): boolean {
+    const letter = media.title.at(-1) ?? "";
+    if (content === "subtitles") return SUBTITLE_LANGUAGES.every((language) => media.subtitles?.[language] === letter.repeat(MILLION / SUBTITLE_LANGUAGES.length));
+    return TRANSLATED.every((language) => media.translations[language]?.description?.html === letter.repeat(MILLION / TRANSLATED.length));
+  }
+
+  it.skipIf(!inject("databaseServer")).each(["subtitles", "translations"] as const)(
+    "reads the media's %s as the client takes the answer: a client that stops reading holds the server to a few media; one deleted meanwhile is left out",
+    async (content) => {
+      const titles = await createLargeMedia(40, content);
+      const oldest = (await t.db.prisma.media.findFirstOrThrow({ where: { company_id: acme.id }, orderBy: { id: "asc" } })).id;
+      const { readBeforeResuming, answer } = await readByStalledClient<{ media: LargeMedia[]; meta: { pagination: unknown } }>(
+        `${t.url}/api/media?per_page=100`,
+        acme.token,
+        (value) => value.length >= MILLION,
+        async () => {
+          expect((await call("DELETE", `/api/media/${oldest}`, { token: acme.token })).status).toBe(200);
+        },
+      );
+      // A chunk is about 1 MiB (two of these media); the sockets hold a few megabytes.
+      expect(readBeforeResuming).toBeGreaterThan(0);
+      expect(readBeforeResuming).toBeLessThan(30);
+      expect(answer.media.map((media) => media.title)).toEqual(titles.slice(0, 39));
+      expect(answer.media.every((media) => holdsItsContent(media, content))).toBe(true);
+      expect(answer.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 40, per_page: 100 });
+    },
+  );
+
+  it("answers every media of a list past one chunk in order, as the show does, an empty page of the list as an empty array, and HEAD with no body", async () => {
+    const titles = await createLargeMedia(5, "subtitles");
+    await t.db.sql.query("INSERT INTO media_translations (media_id, language_iso, title) SELECT id, 'fr', 'Titre ' || title FROM media WHERE company_id = $1", [acme.id]);
+    const list = await call("GET", "/api/media?per_page=4&page=1&language_iso=fr", { token: acme.token });
+    expect(list.status).toBe(200);
+    expect(list.body.media.map((media: { title: string }) => media.title)).toEqual(titles.slice(0, 4).map((title) => `Titre ${title}`));
+    expect(list.body.media.every((media: LargeMedia) => holdsItsContent(media, "subtitles"))).toBe(true);
+    // Member for member, in the same order.
+    const first = list.body.media[0];
+    const { meta: _meta, ...shown } = (await call("GET", `/api/media/${first.id}?language_iso=fr`, { token: acme.token })).body;
+    expect(JSON.stringify(first)).toBe(JSON.stringify(shown));
+    expect(list.body.meta).toEqual({ request_id: list.headers["x-request-id"], timestamp: expect.any(String), pagination: { current_page: 1, total_pages: 2, total_count: 5, per_page: 4 } });
+    const last = await call("GET", "/api/media?per_page=4&page=2", { token: acme.token });
+    expect(last.body.media.map((media: { title: string }) => media.title)).toEqual(titles.slice(4));
+    const beyond = await call("GET", "/api/media?page=3&per_page=4", { token: acme.token });
+    expect(beyond.status).toBe(200);
+    expect(beyond.text).toBe(`{"media":[],"meta":${JSON.stringify(beyond.body.meta)}}`);
+    const head = await call("HEAD", "/api/media", { token: acme.token });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe("");
   });
 });
