@@ -1,4 +1,7 @@
 import pg from "pg";
+import { request } from "undici";
+import { expect } from "vitest";
+import { sleep } from "./raw-http.js";
 
 interface DataRowMessage {
   fields: Array<string | Buffer | null>;
@@ -25,4 +28,35 @@ export async function valuesReadDuring(work: (valuesSoFar: readonly string[]) =>
     query.handleDataRow = handleDataRow;
   }
   return values;
+}
+
+/**
+ * A GET of a streamed list by a client that stops reading: sends it, reads none of the answer
+ * until the values of rows the server has read (those `counts` picks) stop growing, the server
+ * having filled the sockets' buffers and waiting, then runs `meanwhile` and reads the answer
+ * whole. Answers how many such values were read before the client resumed, and the answer.
+ */
+export async function readByStalledClient<Body>(
+  url: string,
+  token: string,
+  counts: (value: string) => boolean,
+  meanwhile: () => Promise<void>,
+): Promise<{ readBeforeResuming: number; answer: Body }> {
+  let readBeforeResuming = 0;
+  let answer: Body | undefined;
+  await valuesReadDuring(async (values) => {
+    const read = () => values.filter(counts).length;
+    const response = await request(url, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    let settled = -1;
+    while (settled !== read()) {
+      settled = read();
+      await sleep(300);
+    }
+    readBeforeResuming = settled;
+    await meanwhile();
+    answer = (await response.body.json()) as Body;
+  });
+  return { readBeforeResuming, answer: answer as Body };
 }

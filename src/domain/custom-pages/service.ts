@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { lockCompanyQueue } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
+import { LIST_CHUNK_BYTES, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
 import { requireLabel } from "../labels/service.js";
 import { type CustomPageView, type PageCreateInput, type PageListQuery, type PageUpdateInput } from "./schemas.js";
 import { ENGLISH } from "../../platform/http/language.js";
@@ -83,15 +83,6 @@ function uniqueCountries(codes: string[]): string[] {
   return [...new Set(codes)];
 }
 
-/**
- * About how many bytes of titles and html a list reads in one statement (a page past it is read
- * alone). A list page may hold 100 pages of up to a million characters each: answered whole, a
- * list of 16 such pages was 51 MB of JSON and 8 of them at once took the server to 1.1 GB (an
- * audit). Read and written a chunk at a time, a list holds about this much however long it is,
- * and most lists (pages of tens of kilobytes) are still one statement.
- */
-const LIST_CHUNK_BYTES = 1 << 20;
-
 interface TranslationChunk {
   byId: Map<number, ShownTranslation & { id: number }>;
   /** The index in the list's translation ids of the first one this chunk does not cover. */
@@ -138,7 +129,12 @@ async function* viewsInChunks(db: Db, rows: PageRow[], lang: string, ids: number
   }
 }
 
-/** A list page whose titles and html are read as the answer is written (sendStreamedList); the first chunk is read before it answers. */
+/**
+ * A list page whose titles and html are read as the answer is written (sendStreamedList); the
+ * first chunk is read before it answers. A list page may hold 100 pages of up to a million
+ * characters each: answered whole, a list of 16 such pages was 51 MB of JSON and 8 of them at
+ * once took the server to 1.1 GB (an audit).
+ */
 export async function listPages(ctx: ServiceContext, query: PageListQuery): Promise<StreamedPage<CustomPageView>> {
   const where = { company_id: ctx.companyId };
   const [rows, total] = await Promise.all([

@@ -37,6 +37,16 @@ function byLanguage<Value extends z.ZodType>(value: Value) {
     return current;
   });
 }
+/**
+ * What a media's translations hold in all, titles and descriptions of every language together, in
+ * characters (code points, as PostgreSQL's char_length counts them), checked on the stored result
+ * of a create or update: every one of the 183 ISO 639-1 languages with about 10,900 characters
+ * of title and description (twice YouTube's 5,000 per language), or 19 languages at the
+ * description's own maximum of 100,000. Without it updates gathered up to 18.3 M characters (see
+ * docs/decisions.md, Media and playlists).
+ */
+export const MAX_TRANSLATION_CHARACTERS = 2_000_000;
+
 const webUrl = httpUrl.nullable();
 const shortText = z.string().trim().max(255).nullable();
 const label = z.string().trim().min(1).max(100);
@@ -83,7 +93,9 @@ const mediaFields = {
   translations: byLanguage(z.object({ title, description: descriptionInput.nullable().optional().describe("Left out on update: unchanged; null clears it") }).nullable())
     .refine((translations) => !translations[ENGLISH], { path: [ENGLISH], message: "English is the media's own title and description: set those instead" })
     .optional()
-    .describe("ISO 639-1 language code (not en: English is the media's own title and description) to translated title and description; null removes a translation"),
+    .describe(
+      `ISO 639-1 language code (not en: English is the media's own title and description) to translated title and description; null removes a translation. A media's translations hold at most ${MAX_TRANSLATION_CHARACTERS} characters of titles and descriptions in all languages together, those stored and not named included`,
+    ),
   prompts: z.array(jsonObject).max(50).optional(),
   tags: z.array(label).max(50).optional(),
   ranks: z.array(label).max(50).optional(),

@@ -6,11 +6,11 @@ import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
-import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
+import { LIST_CHUNK_BYTES, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
 import { productAndPackErrors, uniqueIds } from "../catalog/references.js";
 import { lockPlaylistsHolding, renumberItems } from "../playlists/items.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
-import type { MediaCreateInput, MediaListQuery, MediaUpdateInput, MediaView } from "./schemas.js";
+import { MAX_TRANSLATION_CHARACTERS, type MediaCreateInput, type MediaListQuery, type MediaUpdateInput, type MediaView } from "./schemas.js";
 import { lockSlugs, writeWithSlug } from "./slugs.js";
 
 const withTranslations = { translations: { orderBy: { language_iso: "asc" } } } as const;
@@ -133,6 +133,27 @@ function translationRows(translations: MediaUpdateInput["translations"]) {
   );
 }
 
+/**
+ * The media's translations, as this transaction leaves them, hold at most MAX_TRANSLATION_CHARACTERS
+ * characters of titles and descriptions; else a 422 that rolls the write back. Counted in the
+ * database after the write, so languages stored and not named, descriptions an entry leaves out
+ * and languages removed in the same update all count as they will be stored; an update counts
+ * under the media's row lock, so two concurrent ones that each fit but not together cannot both
+ * pass.
+ */
+async function requireTranslationsWithinCap(tx: Prisma.TransactionClient, mediaId: number): Promise<void> {
+  const [total] = await tx.$queryRaw<Array<{ characters: bigint }>>`
+    SELECT coalesce(sum(char_length(title) + coalesce(char_length(description), 0)), 0)::bigint AS characters
+    FROM media_translations WHERE media_id = ${mediaId}`;
+  const characters = Number(total?.characters ?? 0);
+  if (characters > MAX_TRANSLATION_CHARACTERS) {
+    throw ValidationError.field(
+      "media.translations",
+      `must hold at most ${MAX_TRANSLATION_CHARACTERS} characters of titles and descriptions in all languages together (these would hold ${characters})`,
+    );
+  }
+}
+
 export async function createMedia(ctx: ServiceContext, input: MediaCreateInput): Promise<MediaView> {
   await requireReferences(ctx, input);
   const data = columns(input) as Omit<Prisma.MediaUncheckedCreateInput, "company_id" | "slug"> & { title: string; media_type: string };
@@ -145,11 +166,14 @@ export async function createMedia(ctx: ServiceContext, input: MediaCreateInput):
     title: input.title,
     takenWithPrefix: async (tx, prefix) =>
       (await tx.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
-    write: (tx, slug, custom) =>
-      tx.media.create({
+    write: async (tx, slug, custom) => {
+      const row = await tx.media.create({
         data: { ...data, company_id: ctx.companyId, slug, custom_slug: custom, translations: { create: translationRows(input.translations) } },
         include: withTranslations,
-      }),
+      });
+      if (row.translations.length > 0) await requireTranslationsWithinCap(tx, row.id);
+      return row;
+    },
   });
   return toMediaView(row);
 }
@@ -165,17 +189,69 @@ function titleSearch(query: string, language: string | undefined): Prisma.MediaW
   return { OR: [{ title }, { translations: { some: { language_iso: language, title } } }] };
 }
 
-export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Promise<Page<MediaView>> {
+/**
+ * The ids of a list page's media in chunks of about LIST_CHUNK_BYTES of their large members (one
+ * media at least): description, JSON members and translations. The sizes come from the values'
+ * headers (octet_length reads no TOASTed text) and json_octets, which the row keeps: none of the
+ * content is read for them. An id whose media is gone is sized 0 (the chunk's read leaves it out).
+ */
+async function listChunks(ctx: ServiceContext, ids: number[]): Promise<number[][]> {
+  const sizes = await ctx.db.$queryRaw<Array<{ id: number; bytes: bigint }>>`
+    SELECT m.id,
+      coalesce(octet_length(m.description), 0) + m.json_octets
+        + coalesce(sum(octet_length(t.title) + coalesce(octet_length(t.description), 0)), 0) AS bytes
+    FROM media m LEFT JOIN media_translations t ON t.media_id = m.id
+    WHERE m.company_id = ${ctx.companyId} AND m.id = ANY(${ids}::int[])
+    GROUP BY m.id`;
+  const bytesOf = new Map(sizes.map(({ id, bytes }) => [id, Number(bytes)]));
+  const chunks: number[][] = [];
+  let bytesInLast = 0;
+  for (const id of ids) {
+    const last = chunks.at(-1);
+    if (last === undefined || bytesInLast >= LIST_CHUNK_BYTES) {
+      chunks.push([id]);
+      bytesInLast = 0;
+    } else {
+      last.push(id);
+    }
+    bytesInLast += bytesOf.get(id) ?? 0;
+  }
+  return chunks;
+}
+
+/** The chunk's media in its order, in one statement; one deleted since the list read its id is left out. */
+async function readChunk(ctx: ServiceContext, ids: number[]): Promise<MediaRow[]> {
+  const rows = await ctx.db.media.findMany({ where: { id: { in: ids }, company_id: ctx.companyId }, include: withTranslations });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The list's media, `first` and then each further chunk read when the client has taken the ones before it. */
+async function* viewsInChunks(ctx: ServiceContext, first: MediaRow[], rest: number[][], language: string | undefined): AsyncGenerator<MediaView> {
+  for (const row of first) yield toMediaView(row, language);
+  for (const ids of rest) {
+    for (const row of await readChunk(ctx, ids)) yield toMediaView(row, language);
+  }
+}
+
+/**
+ * A list page whose media are read as the answer is written (sendStreamedList), a chunk at a
+ * time; the first chunk is read before it answers. A media may hold a few megabytes (subtitles,
+ * up to MAX_TRANSLATION_CHARACTERS of translations), and a page a hundred of them.
+ */
+export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Promise<StreamedPage<MediaView>> {
   const where: Prisma.MediaWhereInput = {
     company_id: ctx.companyId,
     ...(query.media_type ? { media_type: query.media_type } : {}),
     ...(query.search_query ? titleSearch(query.search_query, query.language_iso) : {}),
   };
-  const [rows, total] = await Promise.all([
-    ctx.db.media.findMany({ where, include: withTranslations, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
+  const [page, total] = await Promise.all([
+    ctx.db.media.findMany({ where, select: { id: true }, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.media.count({ where }),
   ]);
-  return { rows: rows.map((row) => toMediaView(row, query.language_iso)), pagination: pagination(query, total) };
+  const [firstIds = [], ...rest] = page.length === 0 ? [] : await listChunks(ctx, page.map((row) => row.id));
+  const first = firstIds.length === 0 ? [] : await readChunk(ctx, firstIds);
+  return { rows: viewsInChunks(ctx, first, rest, query.language_iso), pagination: pagination(query, total) };
 }
 
 /**
@@ -209,6 +285,7 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
           update: { title: translation.title, description: translation.description },
         });
       }
+      if (upserts.length > 0) await requireTranslationsWithinCap(tx, current.id);
       // updated_at is set, not left to @updatedAt, which skips an update whose only change is to translations.
       return tx.media.update({
         where: { id: current.id },

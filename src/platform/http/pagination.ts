@@ -58,3 +58,10 @@ export interface StreamedPage<Row> {
   rows: AsyncIterable<Row>;
   pagination: Pagination;
 }
+
+/**
+ * About how many bytes of its rows' large members a streamed list reads in one statement (a row
+ * past it is read alone). Read and written a chunk at a time, a list holds about this much
+ * however long it is, and most lists (rows of tens of kilobytes) are still one statement.
+ */
+export const LIST_CHUNK_BYTES = 1 << 20;

@@ -4,12 +4,14 @@ import { z } from "zod";
 import { languageIsoQuery, mediaCreateBody, mediaListQuery, mediaUpdateBody, mediaView } from "../../domain/media/schemas.js";
 import * as media from "../../domain/media/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
-import { envelope, listEnvelope } from "../../platform/http/envelope.js";
+import { envelope, sendStreamedList } from "../../platform/http/envelope.js";
 import { idParam, metaSchema, withListMeta, withMeta } from "../../platform/http/schemas.js";
+import { jsonWriterFor } from "../../platform/json-writer.js";
 
 const tags = ["Media"];
 const security = [{ bearer: [] }];
 const params = z.object({ id: idParam });
+const writeMedia = jsonWriterFor(mediaView);
 
 export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -19,9 +21,9 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: { tags, security, summary: "List media, newest first", querystring: mediaListQuery, response: { 200: withListMeta({ media: z.array(mediaView) }) } },
     },
-    async (request) => {
-      const result = await media.listMedia(companyContext(request), request.query);
-      return listEnvelope(request, { media: result.rows }, result.pagination);
+    async (request, reply) => {
+      const page = await media.listMedia(companyContext(request), request.query);
+      return sendStreamedList(request, reply, "media", page, writeMedia);
     },
   );
 

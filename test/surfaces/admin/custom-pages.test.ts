@@ -1,12 +1,10 @@
-import { request } from "undici";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { PAGE_BODY_MAX_BYTES } from "../../../src/domain/custom-pages/schemas.js";
 import { pageFields, pageUpdateFields } from "../../helpers/company-server.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
-import { valuesReadDuring } from "../../helpers/database-reads.js";
+import { readByStalledClient, valuesReadDuring } from "../../helpers/database-reads.js";
 import type { Call, HttpResponse } from "../../helpers/http.js";
 import { advisoryLock, burstBehindHeldLock } from "../../helpers/lock-queue.js";
-import { sleep } from "../../helpers/raw-http.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -553,30 +551,21 @@ describe("a list of large pages", () => {
   it.skipIf(!inject("databaseServer"))("reads the pages' html as the client takes the answer: a client that stops reading holds the server to a few pages; a page deleted meanwhile is left out", async () => {
     const titles = await createLargePages(40);
     const last = (await t.db.prisma.customPage.findFirstOrThrow({ where: { company_id: acme.id, position: 40 } })).id;
-    let answer: { custom_pages: Array<{ title: string; html_code: string; position: number }>; meta: { pagination: unknown } } | undefined;
-    let readBeforeResuming = 0;
-    await valuesReadDuring(async (values) => {
-      const pagesRead = () => values.filter((value) => value.length === MILLION).length;
-      const response = await request(`${t.url}${PAGES}?per_page=100`, { headers: { authorization: `Bearer ${acme.token}` } });
-      expect(response.statusCode).toBe(200);
-      expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
-      // The body is not read: the server writes until the sockets' buffers are full, then waits.
-      let settled = -1;
-      while (settled !== pagesRead()) {
-        settled = pagesRead();
-        await sleep(300);
-      }
-      readBeforeResuming = settled;
-      expect((await call("DELETE", `${PAGES}/${last}`, { token: acme.token })).status).toBe(200);
-      answer = (await response.body.json()) as typeof answer;
-    });
+    const { readBeforeResuming, answer } = await readByStalledClient<{ custom_pages: Array<{ title: string; html_code: string; position: number }>; meta: { pagination: unknown } }>(
+      `${t.url}${PAGES}?per_page=100`,
+      acme.token,
+      (value) => value.length === MILLION,
+      async () => {
+        expect((await call("DELETE", `${PAGES}/${last}`, { token: acme.token })).status).toBe(200);
+      },
+    );
     // A chunk is about 1 MiB (two of these pages); the sockets hold a few megabytes.
     expect(readBeforeResuming).toBeGreaterThan(0);
     expect(readBeforeResuming).toBeLessThan(30);
-    expect(answer?.custom_pages.map((page) => page.title)).toEqual(titles.slice(0, 39));
-    expect(answer?.custom_pages.every((page) => page.html_code === htmlOf(page.title))).toBe(true);
-    expect(answer?.custom_pages.map((page) => page.position)).toEqual(titles.slice(0, 39).map((_, index) => index + 1));
-    expect(answer?.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 40, per_page: 100 });
+    expect(answer.custom_pages.map((page) => page.title)).toEqual(titles.slice(0, 39));
+    expect(answer.custom_pages.every((page) => page.html_code === htmlOf(page.title))).toBe(true);
+    expect(answer.custom_pages.map((page) => page.position)).toEqual(titles.slice(0, 39).map((_, index) => index + 1));
+    expect(answer.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 40, per_page: 100 });
   });
 
   it("answers every page of a list past one chunk in order, an empty page of the list as an empty array, and HEAD with no body", async () => {
