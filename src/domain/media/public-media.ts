@@ -112,19 +112,26 @@ function toPublicMedia(row: PublicMediaRow): PublicMediaView {
   };
 }
 
+export interface PublishedMediaRead {
+  media: PublicMediaView;
+  /** The languages the media has a translation into: any other is shown in English. */
+  translatedLanguages: string[];
+}
+
 /**
  * The statement is built with Prisma.sql (shared with the playlists' reads) and sent through
  * plain pg: under load that took 0.2 ms of CPU per read against 0.45 ms through $queryRaw
  * (docs/performance.md). Its text is the same for every call, so it is prepared once per
  * connection: PostgreSQL spent more CPU planning it than running it.
  */
-export async function getPublishedMedia(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublicMediaView> {
+export async function getPublishedMedia(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublishedMediaRead> {
   const statement = Prisma.sql`
-    SELECT ${PUBLIC_MEDIA_COLUMNS}
+    SELECT ${PUBLIC_MEDIA_COLUMNS},
+           ARRAY(SELECT tl.language_iso FROM media_translations tl WHERE tl.media_id = m.id) AS translated_languages
       FROM media m ${translationJoin(language)}
      WHERE m.company_id = ${ctx.companyId} AND m.slug = ${slug} AND ${publishedSql("m", ctx.clock.now())}`;
-  const rows = await ctx.sql.query<PublicMediaRow>(statement.text, statement.values, "public-media-by-slug");
+  const rows = await ctx.sql.query<PublicMediaRow & { translated_languages: string[] }>(statement.text, statement.values, "public-media-by-slug");
   const row = rows[0];
   if (!row) throw new NotFoundError("Media not found");
-  return toPublicMedia(row);
+  return { media: toPublicMedia(row), translatedLanguages: row.translated_languages };
 }
