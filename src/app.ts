@@ -127,7 +127,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorate("clock", clock);
   app.decorate("config", config);
   app.decorate("rowQueue", new RowQueue());
-  app.decorate("publishedMedia", new PublishedMediaCache(clock, config.publicMediaCacheTtlMs));
+  app.decorate("publishedMedia", new PublishedMediaCache(clock, config.publicMediaCacheTtlMs, config.publicMediaCacheMaxBytes));
   app.decorate("shops", shops);
   app.decorateRequest("companyId", null);
   trackRunningHandlers(app);

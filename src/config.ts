@@ -97,6 +97,7 @@ const envSchema = z.object({
   BODY_LIMIT: integer(z.number().min(1024)).default(1_048_576),
   PUBLIC_BODY_LIMIT: integer(z.number().min(1024)).default(65_536),
   PUBLIC_MEDIA_CACHE_TTL_MS: integer(z.number().min(0).max(60_000)).default(5_000),
+  PUBLIC_MEDIA_CACHE_MAX_BYTES: integer(z.number().min(1_048_576).max(1_073_741_824)).default(67_108_864),
   CART_BODY_LIMIT: integer(z.number().min(1024)).default(262_144),
   HTTP_HEADERS_TIMEOUT_MS: milliseconds(100).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: milliseconds(100).default(30_000),
@@ -139,6 +140,8 @@ export interface Config {
   publicBodyLimit: number;
   /** How long a published media read may be served again (other instances see admin edits within it); 0 turns it off. */
   publicMediaCacheTtlMs: number;
+  /** How many bytes of answers (their JSON) that cache holds at most, per process. */
+  publicMediaCacheMaxBytes: number;
   cartBodyLimit: number;
   /** Socket timeouts against slow and idle clients (see docs/security.md). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
@@ -209,6 +212,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
     bodyLimit: env.BODY_LIMIT,
     publicBodyLimit: env.PUBLIC_BODY_LIMIT,
     publicMediaCacheTtlMs: env.PUBLIC_MEDIA_CACHE_TTL_MS,
+    publicMediaCacheMaxBytes: env.PUBLIC_MEDIA_CACHE_MAX_BYTES,
     cartBodyLimit: env.CART_BODY_LIMIT,
     http: {
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,

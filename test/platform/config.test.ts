@@ -28,6 +28,12 @@ describe("loadConfig", () => {
     expect(loadConfig({}).jwtSecret).not.toBe(config.jwtSecret);
   });
 
+  it("holds the published-media cache to 64 MiB unless PUBLIC_MEDIA_CACHE_MAX_BYTES says otherwise, from 1 MiB to 1 GiB", () => {
+    expect(loadConfig({}).publicMediaCacheMaxBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ PUBLIC_MEDIA_CACHE_MAX_BYTES: "1048576" }).publicMediaCacheMaxBytes).toBe(1024 * 1024);
+    for (const bytes of ["1048575", "1073741825"]) expect(() => loadConfig({ PUBLIC_MEDIA_CACHE_MAX_BYTES: bytes }), bytes).toThrow(/PUBLIC_MEDIA_CACHE_MAX_BYTES/);
+  });
+
   it("names the variable of a bad value", () => {
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT/);

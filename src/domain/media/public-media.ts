@@ -3,7 +3,7 @@ import type { SqlServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
 import { ENGLISH, languageOf } from "../../platform/http/language.js";
 import { metafieldsJsonSql } from "../metafields/public-json.js";
-import type { PublicMediaView } from "./schemas.js";
+import type { PublicMediaSummary, PublicMediaView } from "./schemas.js";
 
 /**
  * The public SDK reads media on every storefront page, so a read is one statement on the
@@ -33,11 +33,15 @@ export function enrollmentPacksJsonSql(alias: string): Prisma.Sql {
     WHERE e.id = ANY(${row}.enrollment_pack_ids) AND e.company_id = ${row}.company_id AND e.active)`;
 }
 
+/** The columns of a media's public summary: `m` (media) with `t` (its translation, if any) joined. */
+export const PUBLIC_MEDIA_SUMMARY_COLUMNS = Prisma.sql`
+  m.id, m.slug, COALESCE(t.title, m.title) AS title, m.kind, m.media_type, m.media_format,
+  m.image_url, m.video_url, m.pdf_url, m.powerpoint_url, m.duration`;
+
 /** The public media columns of `m` (media) with `t` (its translation, if any) joined. */
-export const PUBLIC_MEDIA_COLUMNS = Prisma.sql`
-  m.id, m.slug, COALESCE(t.title, m.title) AS title, COALESCE(t.description, m.description) AS description,
-  m.kind, m.media_type, m.media_format, m.image_url, m.video_url, m.pdf_url, m.powerpoint_url, m.duration,
-  m.subtitles, m.settings, ${productsJsonSql("m")} AS products, ${enrollmentPacksJsonSql("m")} AS enrollment_packs,
+const PUBLIC_MEDIA_COLUMNS = Prisma.sql`${PUBLIC_MEDIA_SUMMARY_COLUMNS},
+  COALESCE(t.description, m.description) AS description, m.subtitles, m.settings,
+  ${productsJsonSql("m")} AS products, ${enrollmentPacksJsonSql("m")} AS enrollment_packs,
   ${metafieldsJsonSql("media", "m")} AS metafields`;
 
 /**
@@ -55,11 +59,10 @@ export function translationJoin(language: string | null): Prisma.Sql {
   return Prisma.sql`LEFT JOIN media_translations t ON t.media_id = m.id AND t.language_iso = ${language}`;
 }
 
-export interface PublicMediaRow {
+export interface PublicMediaSummaryRow {
   id: number;
   slug: string;
   title: string;
-  description: string | null;
   kind: string | null;
   media_type: string;
   media_format: string | null;
@@ -68,6 +71,10 @@ export interface PublicMediaRow {
   pdf_url: string | null;
   powerpoint_url: string | null;
   duration: number | null;
+}
+
+interface PublicMediaRow extends PublicMediaSummaryRow {
+  description: string | null;
   subtitles: Record<string, string> | null;
   settings: Record<string, unknown> | null;
   products: PublicMediaView["products"];
@@ -75,7 +82,7 @@ export interface PublicMediaRow {
   metafields: PublicMediaView["metafields"];
 }
 
-export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
+export function toPublicMediaSummary(row: PublicMediaSummaryRow): PublicMediaSummary {
   return {
     id: row.id,
     slug: row.slug,
@@ -87,16 +94,28 @@ export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
     video_url: row.video_url,
     pdf_url: row.pdf_url,
     powerpoint_url: row.powerpoint_url,
-    description: row.description,
     duration: row.duration,
-    subtitles: row.subtitles ?? {},
     // Comments are not stored by this service yet.
     comments_count: 0,
+  };
+}
+
+function toPublicMedia(row: PublicMediaRow): PublicMediaView {
+  return {
+    ...toPublicMediaSummary(row),
+    description: row.description,
+    subtitles: row.subtitles ?? {},
     settings: row.settings ?? {},
     products: row.products,
     enrollment_packs: row.enrollment_packs,
     metafields: row.metafields,
   };
+}
+
+export interface PublishedMediaRead {
+  media: PublicMediaView;
+  /** The languages the media has a translation into: any other is shown in English. */
+  translatedLanguages: string[];
 }
 
 /**
@@ -105,13 +124,14 @@ export function toPublicMedia(row: PublicMediaRow): PublicMediaView {
  * (docs/performance.md). Its text is the same for every call, so it is prepared once per
  * connection: PostgreSQL spent more CPU planning it than running it.
  */
-export async function getPublishedMedia(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublicMediaView> {
+export async function getPublishedMedia(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublishedMediaRead> {
   const statement = Prisma.sql`
-    SELECT ${PUBLIC_MEDIA_COLUMNS}
+    SELECT ${PUBLIC_MEDIA_COLUMNS},
+           ARRAY(SELECT tl.language_iso FROM media_translations tl WHERE tl.media_id = m.id) AS translated_languages
       FROM media m ${translationJoin(language)}
      WHERE m.company_id = ${ctx.companyId} AND m.slug = ${slug} AND ${publishedSql("m", ctx.clock.now())}`;
-  const rows = await ctx.sql.query<PublicMediaRow>(statement.text, statement.values, "public-media-by-slug");
+  const rows = await ctx.sql.query<PublicMediaRow & { translated_languages: string[] }>(statement.text, statement.values, "public-media-by-slug");
   const row = rows[0];
   if (!row) throw new NotFoundError("Media not found");
-  return toPublicMedia(row);
+  return { media: toPublicMedia(row), translatedLanguages: row.translated_languages };
 }

@@ -1,42 +1,48 @@
 import type { Clock } from "../../platform/clock.js";
 import type { SqlServiceContext } from "../../platform/context.js";
 import { TtlCache } from "../../platform/ttl-cache.js";
-import { getPublishedMedia } from "./public-media.js";
+import { getPublishedMedia, type PublishedMediaRead } from "./public-media.js";
 import type { PublicMediaView } from "./schemas.js";
+
+const MAX_ENTRIES = 10_000;
+/** An answer larger than this share of the byte budget is not kept, so that at least this many of the largest fit. */
+const LARGEST_ANSWER_SHARE = 64;
 
 /**
  * Published media as storefronts read them, kept for a few seconds per (company, slug,
- * language): every storefront page asks for its media, and the read was the public SDK's
+ * language served): every storefront page asks for its media, and the read was the public SDK's
  * costliest (docs/performance.md). Only published media are kept, so an unpublished one appears
  * the moment its publish_at passes. Within this process a company's entries are dropped by
  * every admin write of that company (`forgetCompany`), so a deactivation or an edit shows on the
  * next request; other instances show it within the TTL (PUBLIC_MEDIA_CACHE_TTL_MS, 0 = off).
  * A read keeps its answer only if no such write came while it was in flight: its answer may
- * predate the write.
+ * predate the write. The answers held are bounded by their size (PUBLIC_MEDIA_CACHE_MAX_BYTES,
+ * each counted as its JSON's bytes) as well as by their number.
  */
 export class PublishedMediaCache {
-  private readonly entries: TtlCache<PublicMediaView>;
+  private readonly entries: TtlCache<PublishedMediaRead>;
+  private readonly maxAnswerBytes: number;
   /** How many times each company was forgotten (absent: never). */
   private readonly generations = new Map<number, number>();
 
   constructor(
     clock: Clock,
     private readonly ttlMs: number,
-    maxEntries = 10_000,
+    maxBytes: number,
   ) {
-    this.entries = new TtlCache(clock, maxEntries);
+    this.entries = new TtlCache(clock, MAX_ENTRIES, maxBytes);
+    this.maxAnswerBytes = maxBytes / LARGEST_ANSWER_SHARE;
   }
 
-  /** `language` as publicLanguage resolved it, so one language is one entry however it was asked for. */
+  /** `language` as publicLanguage resolved it. */
   async read(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublicMediaView> {
-    if (this.ttlMs === 0) return getPublishedMedia(ctx, slug, language);
-    const key = `${ctx.companyId}/${language}/${slug}`;
-    const cached = this.entries.get(key);
+    if (this.ttlMs === 0) return (await getPublishedMedia(ctx, slug, language)).media;
+    const cached = this.cached(ctx.companyId, slug, language);
     if (cached !== undefined) return cached;
     const generation = this.generationOf(ctx.companyId);
-    const media = await getPublishedMedia(ctx, slug, language);
-    if (this.generationOf(ctx.companyId) === generation) this.entries.set(key, media, this.ttlMs);
-    return media;
+    const read = await getPublishedMedia(ctx, slug, language);
+    if (this.generationOf(ctx.companyId) === generation) this.keep(ctx.companyId, slug, language, read);
+    return read.media;
   }
 
   forgetCompany(companyId: number): void {
@@ -44,7 +50,32 @@ export class PublishedMediaCache {
     this.entries.deleteByPrefix(`${companyId}/`);
   }
 
+  /**
+   * A language has an entry of its own only when the media has a translation into it; any other
+   * (a made-up tag too) is answered from the English entry, whose read says which languages the
+   * media has. Keyed by the language requested, each made-up tag kept another copy of the English
+   * answer (an audit filled a gigabyte with one media).
+   */
+  private cached(companyId: number, slug: string, language: string | null): PublicMediaView | undefined {
+    const translated = language === null ? undefined : this.entries.get(entryKey(companyId, slug, language));
+    if (translated !== undefined) return translated.media;
+    const english = this.entries.get(entryKey(companyId, slug, null));
+    if (english === undefined || (language !== null && english.translatedLanguages.includes(language))) return undefined;
+    return english.media;
+  }
+
+  private keep(companyId: number, slug: string, language: string | null, read: PublishedMediaRead): void {
+    const bytes = Buffer.byteLength(JSON.stringify(read.media));
+    if (bytes > this.maxAnswerBytes) return;
+    const served = language !== null && read.translatedLanguages.includes(language) ? language : null;
+    this.entries.set(entryKey(companyId, slug, served), read, this.ttlMs, bytes);
+  }
+
   private generationOf(companyId: number): number {
     return this.generations.get(companyId) ?? 0;
   }
+}
+
+function entryKey(companyId: number, slug: string, language: string | null): string {
+  return `${companyId}/${language ?? ""}/${slug}`;
 }

@@ -191,7 +191,7 @@ export const publicProductSchema = z
   .meta({ id: "PublicProduct" });
 export const publicEnrollmentPackSchema = z.object({ id: z.number().int(), title: z.string() }).meta({ id: "PublicEnrollmentPack" });
 
-export const publicMediaView = z
+const publicMediaView = z
   .object({
     id: z.number().int(),
     slug: z.string(),
@@ -215,6 +215,28 @@ export const publicMediaView = z
   .meta({ id: "PublicMedia" });
 
 export type PublicMediaView = z.infer<typeof publicMediaView>;
+
+export const publicMediaSummary = publicMediaView
+  .pick({
+    id: true,
+    slug: true,
+    title: true,
+    kind: true,
+    media_type: true,
+    media_format: true,
+    image_url: true,
+    video_url: true,
+    pdf_url: true,
+    powerpoint_url: true,
+    duration: true,
+    comments_count: true,
+  })
+  .meta({
+    id: "PublicMediaSummary",
+    description: "A media as a playlist lists it: its description, subtitles, settings, products, packs and metafields are in the media's own read (POST /media/{slug})",
+  });
+
+export type PublicMediaSummary = z.infer<typeof publicMediaSummary>;
 
 export const publicMediaBySlugBody = z.object({ metadata: requestMetadataSchema });
 export const publicMediaBody = z.object({ media: z.object({ id: z.string().min(1).max(100).describe("The media's slug") }), metadata: requestMetadataSchema });

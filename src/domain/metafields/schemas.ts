@@ -14,6 +14,8 @@ const name = z
   .max(64)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "may contain letters, digits, '_', '-' and '.', starting with a letter or digit");
 const MAX_VALUE_LENGTH = 65_536;
+/** Every metafield of an owner is in each public read of it (docs/decisions.md, Metafields). */
+export const MAX_METAFIELDS_PER_OWNER = 25;
 
 const editableFields = {
   namespace: name.describe("Groups a company's metafields, e.g. \"storefront\""),
@@ -30,7 +32,7 @@ const editableFields = {
 export const metafieldCreateBody = z.object({
   metafield: z.object({
     owner_type: z.enum(OWNER_TYPES),
-    owner_id: int32Id.describe("A media or playlist of the company, as owner_type says"),
+    owner_id: int32Id.describe(`A media or playlist of the company, as owner_type says, with fewer than ${MAX_METAFIELDS_PER_OWNER} metafields (422 otherwise)`),
     ...editableFields,
     value_type: editableFields.value_type.default("string"),
   }),

@@ -1,11 +1,19 @@
 import type { Metafield, Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
-import { isForeignKeyViolation, isUniqueViolation } from "../../platform/db/errors.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
 import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, pageWindow, pagination } from "../../platform/http/pagination.js";
-import { type MetafieldCreateInput, type MetafieldListQuery, type MetafieldUpdateInput, type MetafieldView, OWNER_COLUMN, type OwnerType } from "./schemas.js";
+import {
+  MAX_METAFIELDS_PER_OWNER,
+  type MetafieldCreateInput,
+  type MetafieldListQuery,
+  type MetafieldUpdateInput,
+  type MetafieldView,
+  OWNER_COLUMN,
+  type OwnerType,
+} from "./schemas.js";
 import { type ValueType, valueRefusal } from "./values.js";
 
 // A company's metafields on its media and playlists, managed through the admin API and shown
@@ -32,10 +40,20 @@ function requireReadableValue(valueType: ValueType, value: string): void {
   if (refusal !== null) throw ValidationError.field("metafield.value", refusal);
 }
 
-async function requireOwner(ctx: ServiceContext, ownerType: OwnerType, ownerId: number): Promise<void> {
-  const where = { id: ownerId, company_id: ctx.companyId };
-  const found = ownerType === "media" ? await ctx.db.media.findFirst({ where, select: { id: true } }) : await ctx.db.playlist.findFirst({ where, select: { id: true } });
-  if (!found) throw ValidationError.field("metafield.owner_id", `does not name a ${ownerType} of this company`);
+const OWNER_TABLE = { media: "media", playlist: "playlists" } as const satisfies Record<OwnerType, string>;
+
+/**
+ * Locks the owner's row for the rest of the transaction, so that the creates on one owner take
+ * turns and each counts what the one before it left: two creates at the cap cannot both pass. A
+ * media or playlist write locks the same row (NO KEY UPDATE), and a delete waits for it.
+ */
+async function lockOwnerWithRoom(tx: Prisma.TransactionClient, companyId: number, ownerType: OwnerType, ownerId: number): Promise<void> {
+  const owner = { table: OWNER_TABLE[ownerType], companyId, id: ownerId } as const;
+  await lockCompanyRow(tx, owner, "NO KEY UPDATE", ValidationError.field("metafield.owner_id", `does not name a ${ownerType} of this company`));
+  const count = await tx.metafield.count({ where: { company_id: companyId, [OWNER_COLUMN[ownerType]]: ownerId } });
+  if (count >= MAX_METAFIELDS_PER_OWNER) {
+    throw ValidationError.field("metafield.owner_id", `this ${ownerType} has ${count} metafields, the most one owner takes: delete one first`);
+  }
 }
 
 async function requireRow(ctx: ServiceContext, id: number): Promise<Metafield> {
@@ -44,16 +62,12 @@ async function requireRow(ctx: ServiceContext, id: number): Promise<Metafield> {
   return row;
 }
 
-/**
- * A key is unique per namespace and owner: a second one is taken (422 on metafield.key). An owner
- * deleted after requireOwner found it is refused as if it had not been found.
- */
+/** A key is unique per namespace and owner: a second one is taken (422 on metafield.key). */
 async function written<Result>(write: () => Promise<Result>): Promise<Result> {
   try {
     return await write();
   } catch (error) {
     if (isUniqueViolation(error)) throw ValidationError.field("metafield.key", "has already been taken");
-    if (isForeignKeyViolation(error)) throw ValidationError.field("metafield.owner_id", "does not name a media or playlist of this company");
     throw error;
   }
 }
@@ -72,19 +86,21 @@ export async function listMetafields(ctx: ServiceContext, query: MetafieldListQu
 
 export async function createMetafield(ctx: ServiceContext, input: MetafieldCreateInput): Promise<MetafieldView> {
   requireReadableValue(input.value_type, input.value);
-  await requireOwner(ctx, input.owner_type, input.owner_id);
   const row = await written(() =>
-    ctx.db.metafield.create({
-      data: {
-        company_id: ctx.companyId,
-        [OWNER_COLUMN[input.owner_type]]: input.owner_id,
-        namespace: input.namespace,
-        key: input.key,
-        value: input.value,
-        value_type: input.value_type,
-        description: input.description ?? null,
-      },
-    }),
+    ctx.db.$transaction(async (tx) => {
+      await lockOwnerWithRoom(tx, ctx.companyId, input.owner_type, input.owner_id);
+      return tx.metafield.create({
+        data: {
+          company_id: ctx.companyId,
+          [OWNER_COLUMN[input.owner_type]]: input.owner_id,
+          namespace: input.namespace,
+          key: input.key,
+          value: input.value,
+          value_type: input.value_type,
+          description: input.description ?? null,
+        },
+      });
+    }, LOCK_WAITING_TRANSACTION),
   );
   return toView(row);
 }

@@ -2,11 +2,11 @@ import type { ServiceContext } from "../../platform/context.js";
 import { NotFoundError } from "../../platform/errors.js";
 import {
   enrollmentPacksJsonSql,
-  PUBLIC_MEDIA_COLUMNS,
-  type PublicMediaRow,
+  PUBLIC_MEDIA_SUMMARY_COLUMNS,
+  type PublicMediaSummaryRow,
   productsJsonSql,
   publishedSql,
-  toPublicMedia,
+  toPublicMediaSummary,
   translationJoin,
 } from "../media/public-media.js";
 import { metafieldsJsonSql } from "../metafields/public-json.js";
@@ -21,11 +21,14 @@ interface PlaylistRow {
   metafields: LibraryView["metafields"];
 }
 
-type ItemRow = PublicMediaRow & { item_id: number };
+type ItemRow = PublicMediaSummaryRow & { item_id: number };
 
 /**
  * A published playlist with its published media in order: two indexed statements (the
- * playlist by (company_id, slug), then its items with media, translations and products).
+ * playlist by (company_id, slug), then its items with their media's summaries, translated). An
+ * item's media is a summary of a few short columns, so a playlist's answer stays small at its
+ * 500 media; with the full public media object (every language's subtitles, description,
+ * metafields) it reached 495 MB and eight concurrent reads ran the server out of memory.
  */
 export async function getPublishedLibrary(ctx: ServiceContext, slug: string, language: string | null): Promise<LibraryView> {
   const now = ctx.clock.now();
@@ -37,7 +40,7 @@ export async function getPublishedLibrary(ctx: ServiceContext, slug: string, lan
   const playlist = playlists[0];
   if (!playlist) throw new NotFoundError("Playlist not found");
   const items = await ctx.db.$queryRaw<ItemRow[]>`
-    SELECT i.id AS item_id, ${PUBLIC_MEDIA_COLUMNS}
+    SELECT i.id AS item_id, ${PUBLIC_MEDIA_SUMMARY_COLUMNS}
       FROM playlist_items i
       JOIN media m ON m.id = i.media_id ${translationJoin(language)}
      WHERE i.playlist_id = ${playlist.id} AND m.company_id = ${ctx.companyId} AND ${publishedSql("m", now)}
@@ -52,7 +55,7 @@ export async function getPublishedLibrary(ctx: ServiceContext, slug: string, lan
       position: index,
       media_id: item.id,
       media_slug: item.slug,
-      media: toPublicMedia(item),
+      media: toPublicMediaSummary(item),
     })),
     products: playlist.products,
     enrollment_packs: playlist.enrollment_packs,

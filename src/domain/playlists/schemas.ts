@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { paginationQuery } from "../../platform/http/pagination.js";
 import { instantInput, int32Id, timestamp, visibleName } from "../../platform/http/schemas.js";
-import { publicEnrollmentPackSchema, publicMediaView, publicProductSchema, slugSchema } from "../media/schemas.js";
+import { publicEnrollmentPackSchema, publicMediaSummary, publicProductSchema, slugSchema } from "../media/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
@@ -57,7 +57,7 @@ const libraryItemSchema = z
     position: z.number().int().describe("0-based place among the items shown (published media only)"),
     media_id: z.number().int(),
     media_slug: z.string(),
-    media: publicMediaView,
+    media: publicMediaSummary,
   })
   .meta({ id: "LibraryItem" });
 

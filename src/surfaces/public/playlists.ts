@@ -8,7 +8,7 @@ import { responseMetadata, shopContext } from "./context.js";
 
 const tags = ["Public SDK: playlists"];
 const description =
-  "A published playlist (key `library`) with its published media in order. The media are translated by the language_iso query parameter, or else by metadata.svc_locale, when a translation exists (English otherwise); a playlist's own title has no translations. Otherwise 404.";
+  "A published playlist (key `library`) with its published media in order, each item's media as a summary (its description, subtitles, settings, products and metafields are in POST /media/{slug}). The media are translated by the language_iso query parameter, or else by metadata.svc_locale, when a translation exists (English otherwise); a playlist's own title has no translations. Otherwise 404.";
 
 export async function publicPlaylistRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

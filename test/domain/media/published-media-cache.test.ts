@@ -47,7 +47,8 @@ beforeAll(async () => {
     connect: () => pool.connect(),
     transaction: (work) => pool.transaction(work),
   };
-  t = await startTestApp({ database: { ...testDb.database, sql }, clock });
+  // A budget of 1 MiB: an answer above 16 KiB is not kept, and a few dozen of 15 KB fill it.
+  t = await startTestApp({ database: { ...testDb.database, sql }, clock, env: { PUBLIC_MEDIA_CACHE_MAX_BYTES: String(1024 * 1024) } });
   call = httpClient(t.url);
   acme = await createCompanyWithToken(t.db.prisma, "Acme");
 });
@@ -57,8 +58,8 @@ afterAll(async () => {
   await testDb?.destroy();
 });
 
-const titleOf = async (slug: string) => {
-  const response = await call("POST", `${PUBLIC_PREFIX}/media/${slug}`, { body: { metadata: metadataFor(acme.shop) } });
+const titleOf = async (slug: string, query = "", metadata: Record<string, unknown> = {}) => {
+  const response = await call("POST", `${PUBLIC_PREFIX}/media/${slug}${query}`, { body: { metadata: metadataFor(acme.shop, metadata) } });
   expect(response.status, response.text).toBe(200);
   return response.body.media.title as string;
 };
@@ -88,5 +89,50 @@ describe("PublishedMediaCache", () => {
     // Written as another instance would: this process hears nothing of it, so the kept answer shows.
     await t.db.prisma.media.update({ where: { id: media.id }, data: { title: "Edited elsewhere" } });
     expect(await titleOf("kept")).toBe("Kept");
+  });
+});
+
+// Found by an audit: the key was the language as requested, so every made-up tag (any two or three
+// letters) kept one more copy of the same English answer, about 1 MB each for a large media, and
+// 10,000 entries allowed about 11 GB.
+describe("PublishedMediaCache keys by the language served", () => {
+  const editedElsewhere = (id: number, title: string) => t.db.prisma.media.update({ where: { id }, data: { title } });
+
+  it("answers a language the media has no translation into from the English entry, and a translated one from its own", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Hello", slug: "greeting", translations: { fr: { title: "Bonjour" } } });
+    expect(await titleOf("greeting")).toBe("Hello");
+    // Written as another instance would: only a fresh read shows it.
+    await editedElsewhere(media.id, "Hello, edited elsewhere");
+    for (const query of ["?language_iso=zzz", "?language_iso=es", "?language_iso=abc-Latn"]) expect(await titleOf("greeting", query), query).toBe("Hello");
+    expect(await titleOf("greeting", "", { svc_locale: "de_DE" })).toBe("Hello");
+    expect(await titleOf("greeting", "?language_iso=fr")).toBe("Bonjour");
+  });
+
+  it("keeps the English answer a made-up tag read first for the readers of English", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Welcome", slug: "welcome", translations: { fr: { title: "Bienvenue" } } });
+    expect(await titleOf("welcome", "?language_iso=qqq")).toBe("Welcome");
+    await editedElsewhere(media.id, "Welcome, edited elsewhere");
+    expect(await titleOf("welcome")).toBe("Welcome");
+  });
+});
+
+describe("PublishedMediaCache holds to PUBLIC_MEDIA_CACHE_MAX_BYTES", () => {
+  it("does not keep an answer above a 64th of the budget", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Long", slug: "long", description: "x".repeat(20_000) });
+    expect(await titleOf("long")).toBe("Long");
+    await t.db.prisma.media.update({ where: { id: media.id }, data: { title: "Long, edited elsewhere" } });
+    expect(await titleOf("long")).toBe("Long, edited elsewhere");
+  });
+
+  it("lets the oldest answers go once the budget is full", async () => {
+    const slugs = Array.from({ length: 80 }, (_, index) => `filler-${index}`);
+    await t.db.prisma.media.createMany({
+      data: slugs.map((slug) => ({ company_id: acme.id, title: "Kept", slug, media_type: "share", description: "y".repeat(15_000) })),
+    });
+    for (const slug of slugs) expect(await titleOf(slug)).toBe("Kept");
+    await t.db.prisma.media.updateMany({ where: { slug: { in: slugs } }, data: { title: "Edited elsewhere" } });
+    // 80 answers of about 15 KB are more than 1 MiB: the first ones read are gone, the last ones kept.
+    expect(await titleOf("filler-0")).toBe("Edited elsewhere");
+    expect(await titleOf("filler-79")).toBe("Kept");
   });
 });

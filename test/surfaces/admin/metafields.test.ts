@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import { metafieldSchema } from "../../../src/domain/metafields/schemas.js";
+import { MAX_METAFIELDS_PER_OWNER, metafieldSchema } from "../../../src/domain/metafields/schemas.js";
 import { type ValueType, valueRefusal } from "../../../src/domain/metafields/values.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call, HttpResponse } from "../../helpers/http.js";
@@ -91,6 +91,36 @@ describe("POST /api/metafields", () => {
     const noToken = await call("POST", "/api/metafields", { body: { metafield: onMedia() } });
     expect(noToken.status).toBe(401);
     expect(await stored()).toBe(before);
+  });
+});
+
+// Found by an audit: an owner took any number of metafields (64 KiB each), and every one of them is
+// in each public read of the owner, which anyone may send.
+describe("the most metafields an owner takes", () => {
+  const fill = async (count: number, fields: Record<string, unknown> = {}) => {
+    for (let index = 0; index < count; index++) expect((await create(onMedia({ key: `k${index}`, ...fields }))).status).toBe(201);
+  };
+
+  it(`is ${MAX_METAFIELDS_PER_OWNER}: one more is a 422 on owner_id and nothing is written; other owners, and the owner after a delete, take more`, async () => {
+    await fill(MAX_METAFIELDS_PER_OWNER);
+    const before = await stored();
+    const refused = await create(onMedia({ key: "one-more" }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ "metafield.owner_id": [`this media has ${MAX_METAFIELDS_PER_OWNER} metafields, the most one owner takes: delete one first`] });
+    expect(await stored()).toBe(before);
+    expect((await create({ owner_type: "playlist", owner_id: playlist.id, namespace: "n", key: "k", value: "v" })).status).toBe(201);
+    const [first] = (await call("GET", `/api/metafields?owner_type=media&owner_id=${media.id}`, { token: acme.token })).body.metafields;
+    expect((await call("DELETE", `/api/metafields/${first.id}`, { token: acme.token })).status).toBe(200);
+    expect((await create(onMedia({ key: "one-more" }))).status).toBe(201);
+  });
+
+  it.skipIf(!inject("databaseServer"))("lets one of two creates at the cap through, the other a 422", async () => {
+    await fill(MAX_METAFIELDS_PER_OWNER - 1);
+    // Both wait for the owner's row, which a slow write holds, and then run one after the other.
+    const slowWrite = { sql: "SELECT id FROM media WHERE id = $1 FOR UPDATE", params: [media.id] };
+    const [first, second] = await inTurnBehindHeldLock(t.db, slowWrite, [() => create(onMedia({ key: "first" })), () => create(onMedia({ key: "second" }))]);
+    expect([first!.status, second!.status]).toEqual([201, 422]);
+    expect(await t.db.prisma.metafield.count({ where: { media_id: media.id } })).toBe(MAX_METAFIELDS_PER_OWNER);
   });
 });
 

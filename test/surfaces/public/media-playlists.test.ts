@@ -26,6 +26,10 @@ const PUBLIC_MEDIA_FIELDS = [
   "id", "slug", "title", "kind", "media_type", "media_format", "image_url", "video_url", "pdf_url", "powerpoint_url", "description",
   "duration", "subtitles", "comments_count", "settings", "products", "enrollment_packs", "metafields",
 ].sort();
+// A playlist's item carries a summary of its media: enough to list and link it, never its long content.
+const LIBRARY_MEDIA_FIELDS = [
+  "id", "slug", "title", "kind", "media_type", "media_format", "image_url", "video_url", "pdf_url", "powerpoint_url", "duration", "comments_count",
+].sort();
 
 const bySlug = (slug: string, extra: Record<string, unknown> = {}, shop = acme.shop, query = "") =>
   call("POST", `${PUBLIC_PREFIX}/media/${slug}${query}`, { body: { metadata: metadataFor(shop, extra) } });
@@ -180,7 +184,8 @@ describe("POST /media/{slug} and /media", () => {
     // Written as another instance would: nothing in this process hears of it.
     await t.db.prisma.media.update({ where: { id: media.id }, data: { title: "Edited elsewhere" } });
     expect((await bySlug("cached")).body.media.title).toBe("Cached");
-    expect((await bySlug("cached", { svc_locale: "fr_FR" })).body.media.title).toBe("Edited elsewhere");
+    // No French translation: French readers are answered from the English entry.
+    expect((await bySlug("cached", { svc_locale: "fr_FR" })).body.media.title).toBe("Cached");
     clock.set(new Date(NOW.getTime() + 5_000));
     expect((await bySlug("cached")).body.media.title).toBe("Edited elsewhere");
   });
@@ -221,7 +226,7 @@ describe("metafields in the public answers", () => {
   const metafield = (owner_type: string, owner_id: number, namespace: string, key: string, value: string, token = acme.token) =>
     call("POST", "/api/metafields", { token, body: { metafield: { owner_type, owner_id, namespace, key, value } } });
 
-  it("shows a media's and a playlist's metafields by namespace and key, on the media inside the playlist too", async () => {
+  it("shows a media's and a playlist's metafields by namespace and key, the playlist's items' media leaving theirs to the media's read", async () => {
     const media = await createMediaViaApi(call, acme.token, { title: "With fields", slug: "with-fields" });
     const bare = await createMediaViaApi(call, acme.token, { title: "Bare", slug: "bare" });
     const playlist = await createPlaylistViaApi(call, acme.token, { title: "Tagged", slug: "tagged", media_ids: [media.id, bare.id] });
@@ -241,7 +246,7 @@ describe("metafields in the public answers", () => {
 
     const library = (await call("POST", `${PUBLIC_PREFIX}/playlists/tagged`, { body: { metadata: metadataFor(acme.shop) } })).body.library;
     expect(library.metafields).toMatchObject([{ owner_type: "playlist", owner_id: playlist.id, namespace: "storefront", key: "theme", value: "dark", value_type: "string" }]);
-    expect(library.library_items.map((item: { media: { metafields: unknown[] } }) => item.media.metafields.length)).toEqual([2, 0]);
+    expect(library.library_items.map((item: { media: Record<string, unknown> }) => item.media.metafields)).toEqual([undefined, undefined]);
   });
 
   it("shows only the owner's company's metafields, whatever a row says", async () => {
@@ -284,10 +289,38 @@ describe("POST /playlists/{slug} and /playlists", () => {
       [1, a.id, "a"],
     ]);
     expect(library.library_items[0].media.title).toBe("B fr");
-    expect(Object.keys(library.library_items[0].media).sort()).toEqual(PUBLIC_MEDIA_FIELDS);
+    expect(Object.keys(library.library_items[0].media).sort()).toEqual(LIBRARY_MEDIA_FIELDS);
     const viaBody = await call("POST", `${PUBLIC_PREFIX}/playlists`, { body: { library: { id: "onboarding" }, metadata: metadataFor(acme.shop) } });
     expect(viaBody.status).toBe(200);
     expect(viaBody.body.library.library_items).toHaveLength(2);
+  });
+
+  // Found by an audit: each item carried the media's full public object (description, subtitles
+  // in every language, settings, metafields), so a 500-item playlist answered 495 MB and eight
+  // concurrent reads ran the server out of memory.
+  it("gives each item a summary of its media, the media's read having the rest", async () => {
+    const { product } = await catalog();
+    const media = await createMediaViaApi(call, acme.token, {
+      title: "Long",
+      slug: "long",
+      kind: "video",
+      media_format: "mp4",
+      image_url: "https://cdn.example.com/long.png",
+      video_url: "https://cdn.example.com/long.mp4",
+      duration: 3600,
+      description: "<p>long</p>",
+      subtitles: { en: "Hi", fr: "Salut" },
+      settings: { autoplay: true },
+      product_ids: [product.id],
+      translations: { fr: { title: "Longue", description: "<p>longue</p>" } },
+    });
+    await call("POST", "/api/metafields", { token: acme.token, body: { metafield: { owner_type: "media", owner_id: media.id, namespace: "seo", key: "title", value: "v" } } });
+    await createPlaylistViaApi(call, acme.token, { title: "Course", slug: "course", media_ids: [media.id] });
+    const full = (await bySlug("long", {}, acme.shop, "?language_iso=fr")).body.media;
+    const library = (await call("POST", `${PUBLIC_PREFIX}/playlists/course?language_iso=fr`, { body: { metadata: metadataFor(acme.shop) } })).body.library;
+    const summary = Object.fromEntries(LIBRARY_MEDIA_FIELDS.map((field) => [field, full[field]]));
+    expect(library.library_items[0].media).toEqual(summary);
+    expect(summary).toMatchObject({ id: media.id, slug: "long", title: "Longue", kind: "video", image_url: "https://cdn.example.com/long.png", duration: 3600 });
   });
 
   it("translates its media by the language_iso query parameter, which wins over svc_locale", async () => {
