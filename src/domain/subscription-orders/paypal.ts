@@ -10,8 +10,7 @@ import { refuseEdit, type SubscriptionStatus } from "./lifecycle.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivity, type OrderContext, raise, requireOrderRow, statusOf } from "./records.js";
 import type { SubscriptionOrderView } from "./schemas.js";
-import { attachPaymentMethod, supersedePendingApprovals } from "./service.js";
-import { toView } from "./views.js";
+import { attachPaymentMethod, supersedePendingApprovals, viewAfterChange } from "./service.js";
 
 export async function startPaypalApproval(
   ctx: OrderChangeContext,
@@ -79,7 +78,7 @@ export async function authorizePaypal(ctx: OrderChangeContext, paypal: PaypalCli
   for (let waitedMs = 0; ; waitedMs += CLAIM_POLL_MS) {
     const { status, claimed_until } = await ctx.db.paypalApproval.findUniqueOrThrow({ where: { id: approval.id }, select: { status: true, claimed_until: true } });
     if (status === "superseded") throw superseded();
-    if (status === "completed") return toView(await requireOrderRow(ctx.db, ctx.companyId, id), ctx.clock.now());
+    if (status === "completed") return viewAfterChange(ctx.db, ctx, id);
     if (status === "vaulted") return completeApproval(ctx, id, approval.id);
     if (status === "created" || (claimed_until !== null && claimed_until < ctx.clock.now())) {
       // The order may have been cancelled while this call waited: PayPal is not asked for it.
@@ -140,7 +139,7 @@ async function completeApproval(ctx: OrderChangeContext, orderId: number, approv
   return changeOrder(ctx, orderId, async (tx, locked) => {
     const approval = await tx.paypalApproval.findUniqueOrThrow({ where: { id: approvalId }, select: { status: true, payment_token_id: true, paypal_email: true } });
     // Another call completed it while this one waited for the lock, or a later payment change superseded it.
-    if (approval.status === "completed") return toView(locked, ctx.clock.now());
+    if (approval.status === "completed") return viewAfterChange(tx, ctx, orderId);
     if (approval.status === "superseded") throw superseded();
     const lateRefusal = refuseEdit(statusOf(locked), "update_payment");
     if (lateRefusal) raise(lateRefusal);

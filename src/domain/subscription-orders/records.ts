@@ -6,11 +6,17 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import type { Actor, ServiceContext } from "../../platform/context.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import type { Refusal, SubscriptionStatus } from "./lifecycle.js";
+import { RECENT_ACTIVITIES } from "./schemas.js";
+import type { OrderRecord } from "./views.js";
 
 export interface OrderContext extends ServiceContext {
   actor: Actor;
 }
 
+/**
+ * What a change reads of its order: never the activities, which grow with every change (an
+ * order's history is not bounded), so that no change costs more as its order ages.
+ */
 const orderInclude = {
   customer: true,
   user: true,
@@ -21,7 +27,6 @@ const orderInclude = {
   bill_to_country: true,
   currency: true,
   items: { orderBy: { position: "asc" }, include: { variant: { include: { product: true } } } },
-  activities: { orderBy: { id: "asc" } },
 } as const satisfies Prisma.SubscriptionOrderInclude;
 
 export type OrderRow = Prisma.SubscriptionOrderGetPayload<{ include: typeof orderInclude }>;
@@ -32,6 +37,21 @@ export async function requireOrderRow(db: Reader, companyId: number, id: number)
   const row = await db.subscriptionOrder.findFirst({ where: { id, company_id: companyId }, include: orderInclude });
   if (!row) throw new NotFoundError("Subscription order not found");
   return row;
+}
+
+/** What an answer shows: the order's row, its most recent activities (newest first here) and how many it has. */
+const shownInclude = {
+  ...orderInclude,
+  activities: { orderBy: { id: "desc" }, take: RECENT_ACTIVITIES },
+  _count: { select: { activities: true } },
+} as const satisfies Prisma.SubscriptionOrderInclude;
+
+/** The order as an answer shows it (OrderRecord), read through Prisma: inside a change's transaction, it sees the change. */
+export async function requireOrderRecord(db: Reader, companyId: number, id: number): Promise<OrderRecord> {
+  const row = await db.subscriptionOrder.findFirst({ where: { id, company_id: companyId }, include: shownInclude });
+  if (!row) throw new NotFoundError("Subscription order not found");
+  const { _count, activities, ...order } = row;
+  return { ...order, activities: activities.reverse(), activities_count: _count.activities };
 }
 
 export async function appendActivity(

@@ -3,11 +3,11 @@ import { refuseEdit } from "./lifecycle.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivity, isoDay, type OrderRow, raise, statusOf } from "./records.js";
 import { repriceOrder } from "./repricing.js";
-import { toView } from "./views.js";
+import { orderView } from "./views.js";
 
 /** The reminder's text: what ships, when, and what it costs, from the stored order. */
 function autoshipReminder(row: OrderRow, companyName: string, now: Date): { subject: string; body: string } {
-  const view = toView(row, now);
+  const view = orderView(row, now);
   const greeting = row.customer.first_name ? `Hello ${row.customer.first_name},` : "Hello,";
   const lines = view.items.map((item) => `- ${item.quantity} x ${item.product.title}${item.variant.title ? ` (${item.variant.title})` : ""}: ${item.display_subtotal}`);
   const body = [

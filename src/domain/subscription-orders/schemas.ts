@@ -128,6 +128,8 @@ export const subscriptionOrderStatsQuery = z.object({
 
 export const subscriptionOrderIdParams = z.object({ id: idParam });
 
+export const subscriptionOrderActivitiesQuery = paginationQuery(25);
+
 export type AddressInput = z.infer<typeof addressInput>;
 export type SubscriptionOrderCreateInput = z.infer<typeof subscriptionOrderCreateBody>["subscription_order"];
 export type ItemUpdateInput = z.infer<typeof itemUpdateInput>;
@@ -191,9 +193,12 @@ const itemView = z
   })
   .meta({ id: "SubscriptionOrderItem" });
 
+/** How many of its activities, the most recent, an order carries; GET .../activities pages through them all. */
+export const RECENT_ACTIVITIES = 20;
+
 const snapshotDescription = "What the change touched; a snapshot with money has `total` as the order showed it (in currency units) and its `currency_code`";
 
-const activityView = z
+export const activityView = z
   .object({
     id: z.number().int(),
     action: z.string().describe(
@@ -243,7 +248,10 @@ const subscriptionOrderFields = {
   buyer: personView.nullable(),
   payment_method: paymentMethodView.nullable(),
   items: z.array(itemView),
-  activities: z.array(activityView),
+  activities: z
+    .array(activityView)
+    .describe(`The ${RECENT_ACTIVITIES} most recent, oldest first; GET /api/v2/subscription_orders/{id}/activities pages through them all`),
+  activities_count: z.number().int().describe("How many activities the order has in all"),
 };
 
 // The specification shows order_number in the retrieve response only.

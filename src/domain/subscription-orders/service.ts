@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext, SqlServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, ValidationError } from "../../platform/errors.js";
-import { type Pagination, pagination } from "../../platform/http/pagination.js";
+import { type Page, type PageRequest, type Pagination, pagination } from "../../platform/http/pagination.js";
 import type { IntervalUnit } from "../subscription-plans/schedule.js";
 import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import { isStorableDate } from "../../platform/db/storable-instants.js";
@@ -12,11 +12,19 @@ import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstBilling, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
-import { appendActivities, appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRow, statusOf } from "./records.js";
-import type { AddressInput, ItemUpdateInput, SubscriptionOrderCreateInput, SubscriptionOrderFilters, SubscriptionOrderListQuery, SubscriptionOrderView } from "./schemas.js";
-import { countByStatus, readOrder, readOrderPage } from "./sql-reads.js";
+import { appendActivities, appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRecord, requireOrderRow, statusOf } from "./records.js";
+import type {
+  ActivityView,
+  AddressInput,
+  ItemUpdateInput,
+  SubscriptionOrderCreateInput,
+  SubscriptionOrderFilters,
+  SubscriptionOrderListQuery,
+  SubscriptionOrderView,
+} from "./schemas.js";
+import { countByStatus, readActivityPage, readOrder, readOrderPage } from "./sql-reads.js";
 import { pricingChanged } from "./repricing.js";
-import { toView, totalSnapshot } from "./views.js";
+import { activityView, toView, totalSnapshot } from "./views.js";
 
 // ---------------------------------------------------------------------------------------------
 // Reads
@@ -61,8 +69,15 @@ export async function getSubscriptionOrder(ctx: SqlServiceContext, id: number): 
   return toView(await readOrder(ctx, id), ctx.clock.now());
 }
 
-async function viewAfterChange(tx: Prisma.TransactionClient, ctx: ServiceContext, id: number): Promise<SubscriptionOrderView> {
-  return toView(await requireOrderRow(tx, ctx.companyId, id), ctx.clock.now());
+/** The whole history of an order, a page at a time, oldest first (an order shows its most recent activities only). */
+export async function listOrderActivities(ctx: SqlServiceContext, id: number, page: PageRequest): Promise<Page<ActivityView>> {
+  const { records, total } = await readActivityPage(ctx, id, page);
+  return { rows: records.map(activityView), pagination: pagination(page, total) };
+}
+
+/** What a change answers: the order as it is now, read inside the change's transaction (or after it). */
+export async function viewAfterChange(db: Prisma.TransactionClient | ServiceContext["db"], ctx: ServiceContext, id: number): Promise<SubscriptionOrderView> {
+  return toView(await requireOrderRecord(db, ctx.companyId, id), ctx.clock.now());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,7 +339,7 @@ export async function updateSubscriptionItems(ctx: OrderChangeContext, id: numbe
         items: planned,
         itemsPath: "items",
       });
-      if (keepsItemsAsTheyAre(row, planned) && !pricingChanged({ order: row, priced })) return toView(row, ctx.clock.now());
+      if (keepsItemsAsTheyAre(row, planned) && !pricingChanged({ order: row, priced })) return viewAfterChange(tx, ctx, row.id);
       const keptIds = planned.flatMap((item) => (item.id === null ? [] : [item.id]));
       await tx.subscriptionOrderItem.deleteMany({ where: { subscription_order_id: row.id, id: { notIn: keptIds } } });
       for (const [index, item] of planned.entries()) {
@@ -333,8 +348,8 @@ export async function updateSubscriptionItems(ctx: OrderChangeContext, id: numbe
         else await tx.subscriptionOrderItem.update({ where: { id: item.id }, data: columns });
       }
       await tx.subscriptionOrder.update({ where: { id: row.id }, data: totalsColumns(priced) });
+      if (input.update !== true) throw new PreviewRollback(await viewAfterChange(tx, ctx, row.id));
       const after = await requireOrderRow(tx, ctx.companyId, row.id);
-      if (input.update !== true) throw new PreviewRollback(toView(after, ctx.clock.now()));
       await appendActivity(tx, ctx, row.id, "items_updated", itemsSnapshot(row), itemsSnapshot(after));
       return viewAfterChange(tx, ctx, row.id);
     });
@@ -447,10 +462,9 @@ export async function recordCancellationFeedback(
  * being authorized, or vaulted by PayPal but not on the order yet), each with an activity, so that
  * completing one later cannot replace what was chosen since. Runs under the order's row lock
  * (inside changeOrder), as completing an approval does; an authorize's claim and PayPal's stored
- * answer change only pending approvals, so none of them brings a superseded one back. Returns
- * whether any was superseded.
+ * answer change only pending approvals, so none of them brings a superseded one back.
  */
-export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ctx: OrderContext, orderId: number): Promise<boolean> {
+export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ctx: OrderContext, orderId: number): Promise<void> {
   const superseded = await tx.$queryRaw<Array<{ id: number; token: string }>>`
     UPDATE paypal_approvals SET status = 'superseded', claimed_until = NULL
     WHERE company_id = ${ctx.companyId} AND subscription_order_id = ${orderId} AND status IN ('created', 'authorizing', 'vaulted')
@@ -461,7 +475,6 @@ export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ct
     ctx,
     superseded.map(({ token }) => ({ orderId, action: "paypal_approval_superseded", before: { paypal_token: token }, after: null })),
   );
-  return superseded.length > 0;
 }
 
 /**
@@ -470,9 +483,9 @@ export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ct
  * nothing else: no write, no activity of its own.
  */
 export async function attachPaymentMethod(tx: Prisma.TransactionClient, ctx: OrderContext, row: OrderRow, paymentMethodId: number): Promise<SubscriptionOrderView> {
-  const supersededApprovals = await supersedePendingApprovals(tx, ctx, row.id);
+  await supersedePendingApprovals(tx, ctx, row.id);
   const status = statusAfterPayment(statusOf(row));
-  if (row.payment_method_id === paymentMethodId && row.status === status) return supersededApprovals ? viewAfterChange(tx, ctx, row.id) : toView(row, ctx.clock.now());
+  if (row.payment_method_id === paymentMethodId && row.status === status) return viewAfterChange(tx, ctx, row.id);
   await tx.subscriptionOrder.update({ where: { id: row.id }, data: { payment_method_id: paymentMethodId, status } });
   await appendActivity(tx, ctx, row.id, "payment_updated", { payment_method_id: row.payment_method_id, status: row.status }, { payment_method_id: paymentMethodId, status });
   return viewAfterChange(tx, ctx, row.id);

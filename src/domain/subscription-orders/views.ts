@@ -22,10 +22,10 @@ type Person = Pick<User, "id" | "email" | "first_name" | "last_name">;
 type AddressColumn = `${"ship_to" | "bill_to"}_${"name" | "address1" | "address2" | "city" | "state" | "postal_code"}`;
 
 /**
- * The columns and relations toView reads. Prisma's OrderRow (what the mutations hold) is one,
- * and so is the plain-pg read's row (sql-reads.ts): one rendering for both.
+ * The columns and relations orderView reads: what a change holds of its order (Prisma's OrderRow)
+ * is one.
  */
-export type OrderRecord = Pick<
+type OrderFields = Pick<
   SubscriptionOrder,
   | "id"
   | "order_number"
@@ -59,10 +59,18 @@ export type OrderRecord = Pick<
       variant: Pick<Variant, "id" | "product_id" | "sku" | "title" | "image_url"> & { product: Pick<Product, "id" | "title" | "image_url"> };
     }
   >;
-  activities: Array<Pick<SubscriptionOrderActivity, "id" | "action" | "actor_type" | "actor_id" | "before" | "after" | "created_at">>;
 };
 
-function addressView(row: OrderRecord, prefix: "ship_to" | "bill_to", country: CountryRecord) {
+export type ActivityRecord = Pick<SubscriptionOrderActivity, "id" | "action" | "actor_type" | "actor_id" | "before" | "after" | "created_at">;
+
+/**
+ * What toView reads: the order with its most recent activities (at most RECENT_ACTIVITIES, oldest
+ * first) and how many it has. The plain-pg reads' row (sql-reads.ts) is one, and so is what a
+ * change answers with (requireOrderRecord): one rendering for both.
+ */
+export type OrderRecord = OrderFields & { activities: ActivityRecord[]; activities_count: number };
+
+function addressView(row: OrderFields, prefix: "ship_to" | "bill_to", country: CountryRecord) {
   return {
     name: row[`${prefix}_name`],
     address1: row[`${prefix}_address1`],
@@ -91,7 +99,7 @@ export function totalSnapshot(order: { total: number; currency: CurrencyRecord }
   return { total: minorToNumber(order.total, order.currency.decimal_places), currency_code: order.currency.code };
 }
 
-function activityView(activity: OrderRecord["activities"][number]): ActivityView {
+export function activityView(activity: ActivityRecord): ActivityView {
   return {
     id: activity.id,
     action: activity.action,
@@ -102,7 +110,8 @@ function activityView(activity: OrderRecord["activities"][number]): ActivityView
   };
 }
 
-export function toView(row: OrderRecord, now: Date): SubscriptionOrderView {
+/** The order without its activities (what the reminder mail quotes). */
+export function orderView(row: OrderFields, now: Date): Omit<SubscriptionOrderView, "activities" | "activities_count"> {
   const { code, decimal_places: places } = row.currency;
   const amount = (minor: number) => minorToNumber(minor, places);
   const display = (minor: number) => formatMoneyDisplay(minor, code, places);
@@ -170,6 +179,9 @@ export function toView(row: OrderRecord, now: Date): SubscriptionOrderView {
       product: { id: item.variant.product.id, title: item.variant.product.title, image_url: item.variant.product.image_url ?? "" },
       variant: { id: item.variant.id, sku: item.variant.sku, title: item.variant.title, image_url: item.variant.image_url ?? "" },
     })),
-    activities: row.activities.map(activityView),
   };
+}
+
+export function toView(record: OrderRecord, now: Date): SubscriptionOrderView {
+  return { ...orderView(record, now), activities_count: record.activities_count, activities: record.activities.map(activityView) };
 }

@@ -5,9 +5,11 @@ import { createPaypalClient } from "../../domain/payments/paypal-client.js";
 import { authorizePaypal, startPaypalApproval } from "../../domain/subscription-orders/paypal.js";
 import { sendAutoshipReminder } from "../../domain/subscription-orders/reminders.js";
 import {
+  activityView,
   authorizePaypalQuery,
   cancellationFeedbackBody,
   shippingAddressBody,
+  subscriptionOrderActivitiesQuery,
   subscriptionOrderCreateBody,
   subscriptionOrderIdParams,
   subscriptionOrderListItem,
@@ -19,8 +21,8 @@ import {
 } from "../../domain/subscription-orders/schemas.js";
 import * as orders from "../../domain/subscription-orders/service.js";
 import { actingCompanyContext, companyContext } from "../../platform/http/app-context.js";
-import { envelope, meta } from "../../platform/http/envelope.js";
-import { metaSchema, withMeta } from "../../platform/http/schemas.js";
+import { envelope, listEnvelope, meta } from "../../platform/http/envelope.js";
+import { metaSchema, withListMeta, withMeta } from "../../platform/http/schemas.js";
 import { stateChangingGet } from "../../platform/http/state-changing-get.js";
 
 const tags = ["Subscription orders"];
@@ -102,6 +104,24 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
     "/api/v2/subscription_orders/:id",
     { schema: { tags, security, summary: "Show a subscription order", params, response: { 200: orderResponse } } },
     async (request) => envelope(request, { subscription_order: await orders.getSubscriptionOrder(companyContext(request), request.params.id) }),
+  );
+
+  app.get(
+    "/api/v2/subscription_orders/:id/activities",
+    {
+      schema: {
+        tags,
+        security,
+        summary: "List a subscription order's activities, oldest first: its whole history (the order shows the most recent)",
+        params,
+        querystring: subscriptionOrderActivitiesQuery,
+        response: { 200: withListMeta({ activities: z.array(activityView) }) },
+      },
+    },
+    async (request) => {
+      const result = await orders.listOrderActivities(companyContext(request), request.params.id, request.query);
+      return listEnvelope(request, { activities: result.rows }, result.pagination);
+    },
   );
 
   app.patch(

@@ -5,6 +5,7 @@ import type { Db } from "../../../src/platform/db/database.js";
 import { createPerson } from "../../helpers/company-server.js";
 import { createCompanyWithToken } from "../../helpers/fixtures.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
+import { type PlanNode, rowsRead } from "../../helpers/query-plans.js";
 import { type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
 
 // The list once computed every conversation's activity, group and counters, then paged: its
@@ -17,26 +18,6 @@ const GROUPS = 4;
 
 let testDb: TestDatabase;
 useTestDatabase((created) => (testDb = created));
-
-interface PlanNode {
-  "Relation Name"?: string;
-  "Actual Rows": number;
-  "Actual Loops": number;
-  "Rows Removed by Filter"?: number;
-  "Rows Removed by Index Recheck"?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows each table gave up to the plan: returned or filtered away, over every loop. */
-function rowsRead(node: PlanNode, into: Map<string, number>): Map<string, number> {
-  const relation = node["Relation Name"];
-  if (relation) {
-    const perLoop = node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0);
-    into.set(relation, (into.get(relation) ?? 0) + perLoop * node["Actual Loops"]);
-  }
-  for (const child of node.Plans ?? []) rowsRead(child, into);
-  return into;
-}
 
 /** A Db whose raw statements are also run under EXPLAIN ANALYZE, adding up what they read. */
 function measuring(db: Db, read: Map<string, number>): Db {

@@ -82,6 +82,7 @@ export const subscriptionOrderTeachings: Teachings = {
     isolation: { expect: "foreign_reference", fields: ["subscription_order.customer_id", "subscription_order.subscription_plan_id"] },
   },
   "GET /api/v2/subscription_orders/{id}": { setup: onOrder(), isolation: notFound },
+  "GET /api/v2/subscription_orders/{id}/activities": { setup: onOrder(), isolation: notFound },
   "PATCH /api/v2/subscription_orders/{id}": {
     setup: onOrder(({ variant }) => ({ body: { update: true, items: [{ variant_id: variant.id, quantity: 3 }] } })),
     isolation: notFound,

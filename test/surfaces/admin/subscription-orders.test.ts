@@ -100,7 +100,7 @@ const patch = (id: number, action: string, body?: unknown, token = acme.token) =
 const stored = (id: number) => t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id }, include: { items: { orderBy: { position: "asc" } }, activities: true } });
 
 const SHOWN_KEYS = [
-  "activities", "additional_feedback", "amount", "bill_date", "bill_to", "buyer", "cancellation_reason", "created_at", "currency_code", "customer",
+  "activities", "activities_count", "additional_feedback", "amount", "bill_date", "bill_to", "buyer", "cancellation_reason", "created_at", "currency_code", "customer",
   "days_until_next_bill_date", "discount", "display_amount", "display_discount", "display_shipping", "display_subtotal", "display_tax", "display_total",
   "id", "items", "next_bill_date", "order_number", "order_thumbnail", "payment_method", "ship_to", "shipping", "skips_count", "status",
   "subscription_interval", "subscription_interval_unit", "subscription_plan_id", "subtotal", "tax", "total", "updated_at", "user",

@@ -1,0 +1,61 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { listAgreements } from "../../../src/domain/agreements/service.js";
+import type { AgreementListQuery } from "../../../src/domain/agreements/schemas.js";
+import { createCompanyWithToken } from "../../helpers/fixtures.js";
+import { fixedClock } from "../../helpers/fixed-clock.js";
+import { scanCountingPool } from "../../helpers/query-plans.js";
+import { type TestDatabase, useTestDatabase } from "../../helpers/test-database.js";
+
+// The list built the countries, logo and attachments of every agreement OFFSET skipped (as the
+// subscription order list did, audit "cost" 5): 100,000 agreements, page 999 of 100 took 2.3 s.
+// What it reads of the agreements' relations must be the page's, whatever page it is.
+const AGREEMENTS = 60;
+
+let testDb: TestDatabase;
+useTestDatabase((created) => (testDb = created));
+
+let ctx: Parameters<typeof listAgreements>[0];
+let scans: Map<string, number>;
+
+beforeAll(async () => {
+  const db = testDb.database.prisma;
+  const companyId = (await createCompanyWithToken(db, "Busy")).id;
+  const sql = testDb.database.sql;
+  // Every agreement has a country and two attachments; every other one a French title, every third is inactive.
+  await sql.query(
+    `INSERT INTO company_countries (company_id, country_id) SELECT $1, id FROM countries WHERE iso = 'US'`,
+    [companyId],
+  );
+  await sql.query(
+    `INSERT INTO agreements (company_id, title, description, active, created_at, updated_at)
+     SELECT $1, 'Agreement ' || g, 'Terms', g % 3 <> 0, now() - g * interval '1 minute', now() FROM generate_series(1, ${AGREEMENTS}) g`,
+    [companyId],
+  );
+  await sql.query(`INSERT INTO agreement_translations (agreement_id, language_iso, title, description, updated_at)
+    SELECT id, 'fr', 'Accord ' || (1000 - id), 'Conditions', now() FROM agreements WHERE id % 2 = 0`);
+  await sql.query(`INSERT INTO agreement_countries (agreement_id, company_country_id) SELECT a.id, cc.id FROM agreements a JOIN company_countries cc USING (company_id)`);
+  await sql.query(`INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
+    SELECT a.id, 'https://cdn.example.com/' || a.id || '-' || k || '.pdf', '{}', now() FROM agreements a, generate_series(1, 2) k`);
+  scans = new Map();
+  ctx = { db, sql: scanCountingPool(sql, scans), clock: fixedClock(new Date()), companyId };
+});
+
+describe("listAgreements", () => {
+  it.each([
+    ["newest first", { sorted_by: "created_at_desc" }],
+    ["by title", { sorted_by: "title_asc" }],
+    ["by French title", { sorted_by: "title_desc", language_iso: "fr" }],
+    ["active ones", { sorted_by: "updated_at_asc", status: "active" as const }],
+    ["a search", { sorted_by: "created_at_asc", search_query: "agreement 1" }],
+  ])("builds the countries, logo and attachments of the page's agreements only, and pages as the whole list does: %s", async (_, filter) => {
+    const whole = await listAgreements(ctx, { page: 1, per_page: 100, ...filter } as AgreementListQuery);
+    const perPage = 3;
+    const page = Math.ceil(whole.rows.length / perPage) - 1;
+    scans.clear();
+    const paged = await listAgreements(ctx, { page, per_page: perPage, ...filter } as AgreementListQuery);
+
+    expect(paged.rows).toEqual(whole.rows.slice((page - 1) * perPage, page * perPage));
+    expect(paged.pagination.total_count).toBe(whole.rows.length);
+    for (const table of ["agreement_countries", "companies", "agreement_attachments"]) expect(scans.get(table) ?? 0, table).toBeLessThanOrEqual(perPage);
+  });
+});
