@@ -12,7 +12,8 @@ interface Entry<Value> {
  * when either is full, the oldest entry goes first, and a value larger than `maxBytes` is not kept.
  * Every set first drops the expired entries at the front (the Map keeps insertion order, so with
  * one TTL per cache those are all the expired ones): an answer is not held past its TTL because
- * its key is never read again. For answers that may be a few seconds old (which company a shop
+ * its key is never read again. A cache with several TTLs (the shop directory's hits and misses)
+ * may hold an expired entry behind a live one until the live one expires too. For answers that may be a few seconds old (which company a shop
  * names, published media), never for anything a write must see at once.
  */
 export class TtlCache<Value> {

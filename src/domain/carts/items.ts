@@ -190,7 +190,9 @@ export async function applyItemEntries(
     }
   }
   if (skipped.length > 0 && skipped.length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
-  checkLineCount(lines.length, lines.length - deleted.size + created.length, pathPrefix);
+  // A line removed takes its bundled items with it.
+  const kept = lines.filter((line) => !deleted.has(line.id) && (line.parent_id === null || !deleted.has(line.parent_id))).length;
+  checkLineCount(lines.length, kept + created.length, pathPrefix);
   created.forEach((line, index) => {
     const id = reservedLineIds[index];
     if (id !== undefined) line.id = id;
@@ -367,7 +369,7 @@ export function setBundledItems(
       }
     }
     if (created.length > deleted.size) {
-      const [held] = await sql.query<{ lines: number }>("SELECT count(*)::int AS lines FROM cart_items WHERE cart_id = $1", [cart.id]);
+      const [held] = await sql.query<{ lines: number }>("SELECT count(*)::int AS lines FROM cart_items WHERE cart_id = $1 AND company_id = $2", [cart.id, cart.companyId]);
       const before = held?.lines ?? 0;
       checkLineCount(before, before - deleted.size + created.length, "bundled_items");
     }

@@ -95,7 +95,7 @@ interface TranslationChunk {
  * TOASTed html), and only the html of the chunk's rows is read. An id whose row is gone (its page
  * deleted since the list read it) is left out.
  */
-async function readChunk(db: Db, ids: number[], from: number): Promise<TranslationChunk> {
+async function readChunk(db: Db, companyId: number, ids: number[], from: number): Promise<TranslationChunk> {
   const rest = ids.slice(from);
   const rows = await db.$queryRaw<Array<ShownTranslation & { id: number; ordinal: bigint }>>`
     SELECT t.id, t.custom_page_id, t.lang, t.title, t.html_code, sized.ordinal
@@ -103,7 +103,7 @@ async function readChunk(db: Db, ids: number[], from: number): Promise<Translati
       SELECT wanted.id, wanted.ordinal,
         sum(octet_length(t.title) + octet_length(t.html_code)) OVER (ORDER BY wanted.ordinal) - (octet_length(t.title) + octet_length(t.html_code)) AS before
       FROM unnest(${rest}::int[]) WITH ORDINALITY AS wanted(id, ordinal)
-      JOIN custom_page_translations t ON t.id = wanted.id
+      JOIN custom_page_translations t ON t.id = wanted.id AND t.company_id = ${companyId}
     ) AS sized
     JOIN custom_page_translations t ON t.id = sized.id
     WHERE sized.before < ${LIST_CHUNK_BYTES}
@@ -113,7 +113,7 @@ async function readChunk(db: Db, ids: number[], from: number): Promise<Translati
 }
 
 /** The pages as read in `lang`, their titles and html read a chunk at a time, starting with `first`; a page deleted meanwhile is left out. */
-async function* viewsInChunks(db: Db, rows: PageRow[], lang: string, ids: number[], first: TranslationChunk): AsyncGenerator<CustomPageView> {
+async function* viewsInChunks(ctx: ServiceContext, rows: PageRow[], lang: string, ids: number[], first: TranslationChunk): AsyncGenerator<CustomPageView> {
   let chunk = first;
   let next = 0;
   for (const row of rows) {
@@ -122,7 +122,7 @@ async function* viewsInChunks(db: Db, rows: PageRow[], lang: string, ids: number
       yield toView(row, undefined, lang);
       continue;
     }
-    if (next === chunk.end) chunk = await readChunk(db, ids, next);
+    if (next === chunk.end) chunk = await readChunk(ctx.db, ctx.companyId, ids, next);
     next += 1;
     const translation = chunk.byId.get(picked.id);
     if (translation) yield toView(row, translation, lang);
@@ -142,8 +142,8 @@ export async function listPages(ctx: ServiceContext, query: PageListQuery): Prom
     ctx.db.customPage.count({ where }),
   ]);
   const ids = rows.flatMap((row) => pickTranslation(row.translations, query.lang)?.id ?? []);
-  const first = ids.length === 0 ? { byId: new Map(), end: 0 } : await readChunk(ctx.db, ids, 0);
-  return { rows: viewsInChunks(ctx.db, rows, query.lang, ids, first), pagination: pagination(query, total) };
+  const first = ids.length === 0 ? { byId: new Map(), end: 0 } : await readChunk(ctx.db, ctx.companyId, ids, 0);
+  return { rows: viewsInChunks(ctx, rows, query.lang, ids, first), pagination: pagination(query, total) };
 }
 
 export async function getPage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {

@@ -4,7 +4,7 @@
  * of its repricing, a media's update and delete (a delete behind the playlists that hold it), an
  * agreement's update, copies and bulk delete, a company country's delete (behind agreement
  * writes naming it), a discount's, a shipping method's and an enrollment pack's update and
- * delete, a product's update and delete, a metafield's update, a company's custom page writes
+ * delete, a product's update and delete, a metafield's create (behind its owner's row, for the cap) and update, a company's custom page writes
  * and its media and playlist slug writes (an advisory lock per company). Such requests queue behind one
  * another (many storefront calls on one cart, changes behind a repricing batch, a burst of
  * creates or of updates of one row), which Prisma's defaults (2 s for a connection, 5 s in all)

@@ -731,4 +731,25 @@ describe("a cart's lines", () => {
     expect(swap.status).toBe(200);
     expect(swap.body.cart.items).toHaveLength(500);
   });
+
+  it("count a removed line's bundled items as freed: removing a line with 5 and adding 2 goes through at the cap", async () => {
+    const ids = await variantIds(503);
+    const entries = (slice: number[]) => slice.map((id) => ({ variant_id: id, quantity: 1 }));
+    const { cart } = await createCartOverHttp(call, acme, { items: entries(ids.slice(0, 95)) });
+    const bundle = cart.items[0];
+    const bundled = await call("PATCH", `/api/carts/${cart.cart_token}/items/${bundle.id}/bundled_items`, {
+      body: { bundled_items: ids.slice(95, 100).map((id) => ({ variant_id: id, quantity: 1, display_to_customer: true })) },
+    });
+    expect(bundled.status).toBe(200);
+    for (let start = 100; start < 500; start += 100) {
+      expect((await call("POST", `/api/carts/${cart.cart_token}/items`, { body: { items: entries(ids.slice(start, start + 100)) } })).status).toBe(200);
+    }
+    expect(await lines(cart.cart_token)).toHaveLength(500);
+
+    const removeBundleAddTwo = await call("POST", `/api/carts/${cart.cart_token}/items`, {
+      body: { items: [{ variant_id: bundle.variant_id, item_id: bundle.id, quantity: 0 }, ...entries(ids.slice(500, 502))] },
+    });
+    expect(removeBundleAddTwo.status, JSON.stringify(removeBundleAddTwo.body.errors)).toBe(200);
+    expect(await lines(cart.cart_token)).toHaveLength(496);
+  });
 });
