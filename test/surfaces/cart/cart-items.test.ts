@@ -736,7 +736,7 @@ describe("a cart's lines", () => {
     const ids = await variantIds(503);
     const entries = (slice: number[]) => slice.map((id) => ({ variant_id: id, quantity: 1 }));
     const { cart } = await createCartOverHttp(call, acme, { items: entries(ids.slice(0, 95)) });
-    const bundle = cart.items[0];
+    const bundle = cart.items[0]!;
     const bundled = await call("PATCH", `/api/carts/${cart.cart_token}/items/${bundle.id}/bundled_items`, {
       body: { bundled_items: ids.slice(95, 100).map((id) => ({ variant_id: id, quantity: 1, display_to_customer: true })) },
     });
