@@ -30,7 +30,7 @@ interface PaypalPaymentToken {
 export interface PaypalClient {
   /**
    * The longest one of the calls below can wait on PayPal: an access token, then the call, each
-   * within the timeout, twice when PayPal rejects the token.
+   * within the timeout; a repeat after PayPal rejects the token fits in the same time.
    */
   longestCallMs: number;
   createSetupToken(input: { returnUrl: string; cancelUrl: string }): Promise<PaypalSetupToken>;
@@ -101,17 +101,22 @@ function describeFailure(what: string, status: number, body: unknown): string {
 export function createPaypalClient(config: PaypalConfig, now: () => number = Date.now): PaypalClient {
   let cached: AccessToken | null = null;
 
-  /** One call to PayPal, answered with its status and parsed body: no answer, or one that is not JSON, is the BadGatewayError. */
-  async function send(what: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: unknown }> {
+  /**
+   * One call to PayPal, answered with its status and parsed body: no answer, or one that is not
+   * JSON, is the BadGatewayError. It waits the timeout at most, and not past `deadline` (on `now`).
+   */
+  async function send(what: string, path: string, headers: Record<string, string>, body: string, deadline: number): Promise<{ status: number; body: unknown }> {
+    const waitMs = Math.min(config.timeoutMs, deadline - now());
+    if (waitMs <= 0) throw new BadGatewayError(`PayPal did not answer within ${2 * config.timeoutMs} ms (${what})`, { code: "paypal_timeout" });
     let response;
     try {
       response = await request(new URL(path, config.apiBase), {
         method: "POST",
         headers,
         body,
-        headersTimeout: config.timeoutMs,
-        bodyTimeout: config.timeoutMs,
-        signal: AbortSignal.timeout(config.timeoutMs),
+        headersTimeout: waitMs,
+        bodyTimeout: waitMs,
+        signal: AbortSignal.timeout(waitMs),
       });
     } catch (error) {
       const timedOut = error instanceof Error && /timeout|aborted/i.test(`${error.name} ${error.message}`);
@@ -140,7 +145,7 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
     return parsed.data;
   }
 
-  async function accessToken(): Promise<string> {
+  async function accessToken(deadline: number): Promise<string> {
     if (cached && cached.expiresAt - TOKEN_RENEW_MARGIN_MS > now()) return cached.value;
     const credentials = Buffer.from(`${config.clientId}:${config.clientSecret}`).toString("base64");
     const what = "issue an access token";
@@ -149,6 +154,7 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
       "/v1/oauth2/token",
       { authorization: `Basic ${credentials}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       "grant_type=client_credentials",
+      deadline,
     );
     const { access_token, expires_in } = accepted(what, answer, accessTokenAnswer);
     cached = { value: access_token, expiresAt: now() + expires_in * 1_000 };
@@ -158,27 +164,31 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
   async function authorizedPost<Schema extends z.ZodType>(what: string, path: string, payload: unknown, schema: Schema): Promise<z.output<Schema>> {
     // PayPal deduplicates retried POSTs by this id, so a call repeated below happens once.
     const requestId = randomUUID();
+    // The token, the call and a repeat of both share one deadline: a waiter on this call's claim
+    // (authorizePaypal) answers within HTTP_IDLE_TIMEOUT_MS only while longestCallMs is short.
+    const deadline = now() + 2 * config.timeoutMs;
     const attempt = (token: string) =>
       send(
         what,
         path,
         { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json", "paypal-request-id": requestId },
         JSON.stringify(payload),
+        deadline,
       );
-    const token = await accessToken();
+    const token = await accessToken(deadline);
     let answer = await attempt(token);
     if (answer.status === 401) {
       // PayPal no longer takes the cached token (revoked, or the client secret rotated) although
       // it has not expired: one more try with a new one, else every call fails until it expires.
       // Another call may have replaced it already.
       if (cached?.value === token) cached = null;
-      answer = await attempt(await accessToken());
+      answer = await attempt(await accessToken(deadline));
     }
     return accepted(what, answer, schema);
   }
 
   return {
-    longestCallMs: 4 * config.timeoutMs,
+    longestCallMs: 2 * config.timeoutMs,
 
     async createSetupToken({ returnUrl, cancelUrl }) {
       const payload = {

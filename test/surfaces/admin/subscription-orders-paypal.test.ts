@@ -126,7 +126,7 @@ describe("PayPal through update_payment and authorize_paypal", () => {
       const first = authorize(token);
       await expect.poll(() => lockWaiters(t.db.sql)).toBe(1);
       expect(vaultCalls()).toBe(1);
-      clockAheadMs = 4 * TIMEOUT_MS + 5_000 + 1_000;
+      clockAheadMs = 2 * TIMEOUT_MS + 5_000 + 1_000;
       let secondAnswered = false;
       const second = authorize(token).finally(() => (secondAnswered = true));
       // The second waits behind the first for the order.
