@@ -247,6 +247,11 @@ interface PlanPage extends Page<PlanView> {
   bundle_subscriptions_for_company: boolean;
 }
 
+/** The column a list sort names: a name sorts by its lower case (name_sort), as people read names. */
+function sortColumn(sortedBy: PlanListQuery["sorted_by"]): keyof Prisma.SubscriptionPlanOrderByWithRelationInput {
+  return sortedBy === "name" ? "name_sort" : sortedBy;
+}
+
 export async function listPlans(ctx: ServiceContext, query: PlanListQuery): Promise<PlanPage> {
   const page = resolvePage(query);
   const where: Prisma.SubscriptionPlanWhereInput = {
@@ -256,7 +261,7 @@ export async function listPlans(ctx: ServiceContext, query: PlanListQuery): Prom
     ...(query.search_query ? { name: { contains: escapeLike(query.search_query), mode: "insensitive" } } : {}),
   };
   const [rows, total, company] = await Promise.all([
-    ctx.db.subscriptionPlan.findMany({ where, include: planInclude, orderBy: [{ [query.sorted_by]: query.sort_direction }, { id: query.sort_direction }], ...pageWindow(page) }),
+    ctx.db.subscriptionPlan.findMany({ where, include: planInclude, orderBy: [{ [sortColumn(query.sorted_by)]: query.sort_direction }, { id: query.sort_direction }], ...pageWindow(page) }),
     ctx.db.subscriptionPlan.count({ where }),
     ctx.db.company.findUniqueOrThrow({ where: { id: ctx.companyId }, select: { bundle_subscriptions: true } }),
   ]);

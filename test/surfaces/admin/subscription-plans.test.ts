@@ -751,6 +751,18 @@ describe("GET /api/subscription_plans", () => {
     expect(await ids("?sorted_by=created_at&sort_direction=asc")).toEqual([b, a]);
   });
 
+  // On the C collation every capitalised name sorted before every lower-case one.
+  it("sorts names as people read them, whatever their case, and renamed plans by their new name", async () => {
+    const zebra = await createId({ name: "Zebra" });
+    const apple = await createId({ name: "apple" });
+    const banana = await createId({ name: "Banana" });
+    const names = async (direction: string) => (await list(`?sorted_by=name&sort_direction=${direction}`)).body.subscription_plans.map((plan: { id: number }) => plan.id);
+    expect(await names("asc")).toEqual([apple, banana, zebra]);
+    expect(await names("desc")).toEqual([zebra, banana, apple]);
+    expect((await call("PUT", `/api/subscription_plans/${zebra}`, { token: acme.token, body: { subscription_plan: { name: "aardvark" } } })).status).toBe(200);
+    expect(await names("asc")).toEqual([zebra, apple, banana]);
+  });
+
   it("counts subscribers per plan in the list", async () => {
     const held = await createId({ name: "Held" });
     await createId({ name: "Free" });
