@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../platform/context.js";
 import { lockCompanyQueue } from "../../platform/db/row-locks.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { NotFoundError } from "../../platform/errors.js";
-import { LIST_CHUNK_BYTES, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
+import { chunksOfSize, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
 import { requireLabel } from "../labels/service.js";
 import { type CustomPageView, type PageCreateInput, type PageListQuery, type PageUpdateInput } from "./schemas.js";
 import { ENGLISH } from "../../platform/http/language.js";
@@ -83,48 +83,40 @@ function uniqueCountries(codes: string[]): string[] {
   return [...new Set(codes)];
 }
 
-interface TranslationChunk {
-  byId: Map<number, ShownTranslation & { id: number }>;
-  /** The index in the list's translation ids of the first one this chunk does not cover. */
-  end: number;
-}
-
 /**
- * The translations `ids[from]`, `ids[from + 1]`, ... as far as LIST_CHUNK_BYTES takes them (one at
- * least), in one statement: the sizes are summed from the values' headers (octet_length reads no
- * TOASTed html), and only the html of the chunk's rows is read. An id whose row is gone (its page
- * deleted since the list read it) is left out.
+ * The picked translations' ids in chunks of about LIST_CHUNK_BYTES of title and html, sized from
+ * the values' headers (octet_length reads no TOASTed html): one statement, no html read.
  */
-async function readChunk(db: Db, companyId: number, ids: number[], from: number): Promise<TranslationChunk> {
-  const rest = ids.slice(from);
-  const rows = await db.$queryRaw<Array<ShownTranslation & { id: number; ordinal: bigint }>>`
-    SELECT t.id, t.custom_page_id, t.lang, t.title, t.html_code, sized.ordinal
-    FROM (
-      SELECT wanted.id, wanted.ordinal,
-        sum(octet_length(t.title) + octet_length(t.html_code)) OVER (ORDER BY wanted.ordinal) - (octet_length(t.title) + octet_length(t.html_code)) AS before
-      FROM unnest(${rest}::int[]) WITH ORDINALITY AS wanted(id, ordinal)
-      JOIN custom_page_translations t ON t.id = wanted.id AND t.company_id = ${companyId}
-    ) AS sized
-    JOIN custom_page_translations t ON t.id = sized.id
-    WHERE sized.before < ${LIST_CHUNK_BYTES}
-    ORDER BY sized.ordinal`;
-  const last = rows.at(-1);
-  return { byId: new Map(rows.map((row) => [row.id, row])), end: last ? from + Number(last.ordinal) : ids.length };
+async function listChunks(ctx: ServiceContext, ids: number[]): Promise<number[][]> {
+  const sizes = await ctx.db.$queryRaw<Array<{ id: number; bytes: bigint }>>`
+    SELECT id, octet_length(title) + octet_length(html_code) AS bytes FROM custom_page_translations
+    WHERE company_id = ${ctx.companyId} AND id = ANY(${ids}::int[])`;
+  return chunksOfSize(ids, new Map(sizes.map(({ id, bytes }) => [id, Number(bytes)])));
 }
 
-/** The pages as read in `lang`, their titles and html read a chunk at a time, starting with `first`; a page deleted meanwhile is left out. */
-async function* viewsInChunks(ctx: ServiceContext, rows: PageRow[], lang: string, ids: number[], first: TranslationChunk): AsyncGenerator<CustomPageView> {
-  let chunk = first;
-  let next = 0;
+/** A chunk's translations by id, in one statement; one gone since (its page deleted) is absent. */
+async function readChunk(ctx: ServiceContext, ids: number[]): Promise<Map<number, ShownTranslation>> {
+  const rows = await ctx.db.customPageTranslation.findMany({ where: { id: { in: ids }, company_id: ctx.companyId }, select: { id: true, ...shownColumns } });
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The pages as read in `lang`, their titles and html read a chunk at a time, the first already read; a page deleted meanwhile is left out. */
+async function* viewsInChunks(ctx: ServiceContext, rows: PageRow[], lang: string, chunks: number[][], first: Map<number, ShownTranslation>): AsyncGenerator<CustomPageView> {
+  const chunkOf = new Map(chunks.flatMap((ids, index) => ids.map((id) => [id, index] as const)));
+  let loaded = first;
+  let loadedIndex = 0;
   for (const row of rows) {
     const picked = pickTranslation(row.translations, lang);
     if (!picked) {
       yield toView(row, undefined, lang);
       continue;
     }
-    if (next === chunk.end) chunk = await readChunk(ctx.db, ctx.companyId, ids, next);
-    next += 1;
-    const translation = chunk.byId.get(picked.id);
+    const index = chunkOf.get(picked.id) ?? loadedIndex;
+    if (index !== loadedIndex) {
+      loaded = await readChunk(ctx, chunks[index] ?? []);
+      loadedIndex = index;
+    }
+    const translation = loaded.get(picked.id);
     if (translation) yield toView(row, translation, lang);
   }
 }
@@ -142,8 +134,9 @@ export async function listPages(ctx: ServiceContext, query: PageListQuery): Prom
     ctx.db.customPage.count({ where }),
   ]);
   const ids = rows.flatMap((row) => pickTranslation(row.translations, query.lang)?.id ?? []);
-  const first = ids.length === 0 ? { byId: new Map(), end: 0 } : await readChunk(ctx.db, ctx.companyId, ids, 0);
-  return { rows: viewsInChunks(ctx, rows, query.lang, ids, first), pagination: pagination(query, total) };
+  const chunks = ids.length === 0 ? [] : await listChunks(ctx, ids);
+  const first = chunks[0] === undefined ? new Map<number, ShownTranslation>() : await readChunk(ctx, chunks[0]);
+  return { rows: viewsInChunks(ctx, rows, query.lang, chunks, first), pagination: pagination(query, total) };
 }
 
 export async function getPage(ctx: ServiceContext, id: number, lang = ENGLISH): Promise<CustomPageView> {

@@ -6,7 +6,7 @@ import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
-import { LIST_CHUNK_BYTES, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
+import { chunksOfSize, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
 import { productAndPackErrors, uniqueIds } from "../catalog/references.js";
 import { lockPlaylistsHolding, renumberItems } from "../playlists/items.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
@@ -203,20 +203,7 @@ async function listChunks(ctx: ServiceContext, ids: number[]): Promise<number[][
     FROM media m LEFT JOIN media_translations t ON t.media_id = m.id
     WHERE m.company_id = ${ctx.companyId} AND m.id = ANY(${ids}::int[])
     GROUP BY m.id`;
-  const bytesOf = new Map(sizes.map(({ id, bytes }) => [id, Number(bytes)]));
-  const chunks: number[][] = [];
-  let bytesInLast = 0;
-  for (const id of ids) {
-    const last = chunks.at(-1);
-    if (last === undefined || bytesInLast >= LIST_CHUNK_BYTES) {
-      chunks.push([id]);
-      bytesInLast = 0;
-    } else {
-      last.push(id);
-    }
-    bytesInLast += bytesOf.get(id) ?? 0;
-  }
-  return chunks;
+  return chunksOfSize(ids, new Map(sizes.map(({ id, bytes }) => [id, Number(bytes)])));
 }
 
 /** The chunk's media in its order, in one statement; one deleted since the list read its id is left out. */

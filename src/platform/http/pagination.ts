@@ -64,4 +64,24 @@ export interface StreamedPage<Row> {
  * past it is read alone). Read and written a chunk at a time, a list holds about this much
  * however long it is, and most lists (rows of tens of kilobytes) are still one statement.
  */
-export const LIST_CHUNK_BYTES = 1 << 20;
+const LIST_CHUNK_BYTES = 1 << 20;
+
+/**
+ * `ids` in their order, cut into chunks of about LIST_CHUNK_BYTES by `bytesOf` (a row past it is
+ * a chunk alone; an id it does not know counts nothing): what a streamed list reads per statement.
+ */
+export function chunksOfSize(ids: readonly number[], bytesOf: ReadonlyMap<number, number>): number[][] {
+  const chunks: number[][] = [];
+  let bytesInLast = 0;
+  for (const id of ids) {
+    const last = chunks.at(-1);
+    if (last === undefined || bytesInLast >= LIST_CHUNK_BYTES) {
+      chunks.push([id]);
+      bytesInLast = 0;
+    } else {
+      last.push(id);
+    }
+    bytesInLast += bytesOf.get(id) ?? 0;
+  }
+  return chunks;
+}
