@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { httpUrl, idParam, int32Id, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankAsNull, httpUrl, idParam, int32Id, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -85,8 +85,8 @@ export const showCartQuery = z.object({
 const shippingMethodChoice = z.object({ id: int32Id }).nullable().describe("Selects a shipping method of the cart's country; null clears the chosen one");
 
 export const updateCartBody = z.object({
-  email: trimmedEmail.nullable().optional(),
-  phone: z.string().min(1).max(50).nullable().optional(),
+  email: blankAsNull(trimmedEmail).describe("null or blank clears it"),
+  phone: blankAsNull(z.string().max(50)).describe("null or blank clears it"),
   email_marketing: z.boolean().nullable().optional(),
   sms_marketing: z.boolean().nullable().optional(),
   shipping_method: shippingMethodChoice.optional(),

@@ -616,6 +616,18 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
     expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).email).toBe(longest);
   });
 
+  it("reads a blank email or phone (an empty form input) as null: it clears the member rather than refusing the request", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}`;
+    parseCart(await call("PATCH", path, { body: { email: "ann@example.com", phone: "+1 555 0100" } }));
+    const emailOnly = parseCart(await call("PATCH", path, { body: { email: "bob@example.com", phone: "" } }));
+    expect(emailOnly.cart).toMatchObject({ email: "bob@example.com", phone: null });
+    const cleared = parseCart(await call("PATCH", path, { body: { email: "", phone: "   " } }));
+    expect(cleared.cart).toMatchObject({ email: null, phone: null });
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect([row.email, row.phone]).toEqual([null, null]);
+  });
+
   it("answers 422 for an invalid email and changes nothing", async () => {
     const { cart } = await createCartOverHttp(call, acme);
     const response = await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "not-an-email", phone: "+1" } });
