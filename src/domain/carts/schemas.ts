@@ -114,7 +114,7 @@ export const addressBody = z.object({
     .boolean()
     .optional()
     .describe("true: bill_to follows ship_to (now, and whenever ship_to changes; needs a ship_to). false: it stops. Absent: unchanged, except that a bill_to address ends it"),
-  jwt: z.string().max(4096).nullable().optional().describe("A customer token: attaches that customer to the cart"),
+  jwt: blankAsNull(z.string().max(4096)).describe("A customer token: attaches that customer to the cart; null or empty: none, as on cart create"),
   address_id: int32Id.nullable().optional(),
   address: addressInput.nullable().optional().describe("The `type` address; required unless the request only changes use_shipping_address_for_billing or attaches a customer"),
 });

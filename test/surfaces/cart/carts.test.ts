@@ -811,6 +811,16 @@ describe("POST /api/carts/{cart_token}/address", () => {
     expect(bad.status).toBe(401);
   });
 
+  it("reads an empty jwt as none, as cart create does: an anonymous shopper's address is set, no customer attached", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const set = parseCart(await call("POST", path, { body: { type: "ship_to", jwt: "", address } }));
+    expect(set.cart.ship_to).toMatchObject({ address1: address.address1 });
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).customer_id).toBeNull();
+    const nothing = await call("POST", path, { body: { type: "ship_to", jwt: "", address: null } });
+    expect([nothing.status, nothing.body.errors]).toEqual([422, { address: ["is required"] }]);
+  });
+
   it("fills the cart's email from a customer's jwt as create does, keeping an email typed in", async () => {
     const ada = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const bob = await createUserWithToken(t.db.prisma, acme.id, "customer");
