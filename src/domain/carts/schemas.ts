@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { blankAsNull, httpUrl, idParam, int32Id, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankAsNull, httpUrl, idParam, int32Id, optionalOrBlank, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -39,8 +39,10 @@ const attributionInput = z
   .describe("Exactly one signal naming the referring rep");
 
 // Optional members of cart create read null as absent (optionalOrNull), as in the public SDK:
-// storefront scripts send `null` for "none" (`session_uuid: sdk.session ?? null`). Members with
-// a default take it for null too. Required members stay required, null included.
+// storefront scripts send `null` for "none" (`session_uuid: sdk.session ?? null`). Those of a
+// checked format, or that a blank cannot name anything in, read a blank as absent too
+// (optionalOrBlank): an empty form input or `sdk.session || ""` sends one. Members with a default
+// take it for null too. Required members stay required, null included.
 
 const createItemInput = z.object({
   variant_id: int32Id,
@@ -59,15 +61,15 @@ const createItemInput = z.object({
 export const createCartBody = z.object({
   country_code: countryCode.describe("ISO 3166 two-letter code: prices, currency and tax follow it"),
   svc_shop: z.string().min(1).max(253).describe("The shop's domain without scheme, or its first label"),
-  visitor_token: optionalOrNull(z.string().min(1).max(200)).meta({ deprecated: true, description: "Deprecated: use session_uuid" }),
-  session_uuid: optionalOrNull(z.string().min(1).max(200)),
+  visitor_token: optionalOrBlank(z.string().min(1).max(200)).meta({ deprecated: true, description: "Deprecated: use session_uuid" }),
+  session_uuid: optionalOrBlank(z.string().min(1).max(200)),
   items: optionalOrNull(z.array(createItemInput).max(100)),
   immutable_items: optionalOrNull(z.boolean()).pipe(z.boolean().default(false)).describe("Default false, for null too"),
-  source: optionalOrNull(z.enum(["web", "mobile", "external", "admin"])),
+  source: optionalOrBlank(z.enum(["web", "mobile", "external", "admin"])),
   attribution: optionalOrNull(attributionInput),
-  order_confirmation_url: optionalOrNull(httpUrl).describe("Where checkout sends the buyer after the order (an http(s) URL); may contain an {order_token} placeholder"),
-  order_failure_url: optionalOrNull(httpUrl).describe("Where a failed external payment returns (an http(s) URL); defaults to the checkout page"),
-  timezone: optionalOrNull(timeZone).pipe(z.string().default("UTC")).describe("An IANA time zone; default UTC, for null too"),
+  order_confirmation_url: optionalOrBlank(httpUrl).describe("Where checkout sends the buyer after the order (an http(s) URL); may contain an {order_token} placeholder"),
+  order_failure_url: optionalOrBlank(httpUrl).describe("Where a failed external payment returns (an http(s) URL); defaults to the checkout page"),
+  timezone: optionalOrBlank(timeZone).pipe(z.string().default("UTC")).describe("An IANA time zone; default UTC, for null or blank too"),
   enrollment_pack_id: optionalOrNull(int32Id),
 });
 

@@ -168,6 +168,18 @@ describe("POST /api/carts", () => {
     expect(await cartCount()).toBe(before);
   });
 
+  it("reads a blank in an optional member of a checked format (an empty form input or script value) as absent, as it reads null", async () => {
+    const blanks = { visitor_token: "", session_uuid: " ", source: "", order_confirmation_url: "", order_failure_url: "  ", timezone: "" };
+    const { cart } = await createCartOverHttp(call, acme, blanks);
+    expect(await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).toMatchObject({
+      timezone: "UTC",
+      source: null,
+      session_uuid: null,
+      order_confirmation_url: null,
+      order_failure_url: null,
+    });
+  });
+
   it("answers 422 with field errors, creating nothing, when country_code or svc_shop is missing or invalid", async () => {
     const before = await cartCount();
     for (const [body, field] of [
