@@ -1178,7 +1178,7 @@ describe("repricing at the next change", () => {
 });
 
 describe("locked carts", () => {
-  it("answers 410 to every mutation of a cart whose payment is authorized or captured, with the cart and shop_url in meta; reads still work", async () => {
+  it("answers 410 to every mutation of a cart whose payment is authorized or captured, with the cart and shop_url in meta; reads still work, showing that state", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const code = await createDiscount(t.db.prisma, acme.id, { code: `LOCK${Date.now()}`, amount: "10" });
     for (const state of ["payment_authorized", "payment_captured"]) {
@@ -1213,11 +1213,14 @@ describe("locked carts", () => {
         expect(response.status, `${method} ${path}`).toBe(410);
         expect(response.body.error_code).toBe("cart_locked");
         expect(response.body.meta.shop_url).toBe(`https://${acme.shop}`);
-        expect(response.body.meta.cart.cart_token).toBe(cart.cart_token);
+        expect(response.body.meta.cart).toMatchObject({ cart_token: cart.cart_token, state, processed: state === "payment_captured" });
       }
       const volumes = await call("PATCH", `${base}/items/${itemId}/update_volumes`, { token: acme.token, body: { cv: 1 } });
       expect(volumes.status).toBe(410);
-      expect((await call("GET", base)).status).toBe(200);
+      // The state the checkout moved the cart to, not the one its last mutation stored.
+      const read = parseCart(await call("GET", base));
+      expect(read.cart).toMatchObject({ state, processed: state === "payment_captured", amount_total: cart.amount_total });
+      expect(parseCart(await call("GET", `${base}?payment_methods_includes=saved_payment_methods`)).cart).toMatchObject({ state });
       const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
       expect(row.email).toBeNull();
       expect(row.metadata).toEqual({});
