@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { blankAsNull, httpUrl, idParam, int32Id, optionalOrBlank, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankAsNull, blankFilter, httpUrl, idParam, int32Id, optionalOrBlank, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -144,7 +144,8 @@ export const removeMetadataBody = z.object({
 });
 export const jsonDataBody = z.object({ json_data: metadataObject });
 
-export const subscribeQuery = z.object({ subscription_plan_id: idParam.optional() });
+// A blank plan id (a URL built as `?subscription_plan_id=${planId ?? ""}`) names no plan: the default one.
+export const subscribeQuery = z.object({ subscription_plan_id: blankFilter(idParam).describe("The plan to use; absent or empty: the product's default plan") });
 
 export const bundledItemsBody = z.object({
   bundled_items: z
