@@ -105,7 +105,7 @@ const addressInput = z.object({
   city: z.string().min(1).max(100),
   state: z.string().max(100).optional(),
   postal_code: z.string().max(20).optional(),
-  country_code: countryCode.optional().describe("Or country_id; when both are sent they must name the same country"),
+  country_code: optionalOrBlank(countryCode).describe("Or country_id; when both are sent they must name the same country. Null or blank: not sent"),
   country_id: int32Id.optional(),
   phone: z.string().max(50).optional(),
 });

@@ -897,6 +897,16 @@ describe("POST /api/carts/{cart_token}/address", () => {
     const agreeing = parseCart(await call("POST", path, { body: { type: "bill_to", address: { ...address, country_id: jp.id, country_code: "jp" } } }));
     expect(agreeing.cart.bill_to).toMatchObject({ country_id: jp.id, country_code: "JP" });
   });
+
+  it("reads a blank country_code (an empty select beside country_id) as absent, as it reads null", async () => {
+    const ca = await t.db.prisma.country.findUniqueOrThrow({ where: { iso: "CA" } });
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const byId = parseCart(await call("POST", path, { body: { type: "bill_to", address: { ...address, country_code: "", country_id: ca.id } } }));
+    expect(byId.cart.bill_to).toMatchObject({ country_id: ca.id, country_code: "CA" });
+    const none = await call("POST", path, { body: { type: "bill_to", address: { ...address, country_code: " " } } });
+    expect([none.status, none.body.errors]).toEqual([422, { "address.country_id": ["is required (or send country_code)"] }]);
+  });
 });
 
 describe("agreements", () => {
