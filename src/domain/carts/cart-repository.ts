@@ -42,13 +42,24 @@ interface CartRow {
 
 const LOCKED_STATES = new Set(["payment_authorized", "payment_captured"]);
 
+/**
+ * The stored view of a locked cart as of its row's state. Checkout moves a cart to a locked
+ * state without rendering it again (nothing may change it then), so the view still shows the
+ * state of its last mutation; a storefront polling the cart, or reading a 410's `meta.cart`,
+ * learns from `state` and `processed` that the payment went through. Parsed only for locked
+ * carts, which are few: other reads send the stored text as it is.
+ */
+function lockedView(viewJson: string, state: string): StoredCartView {
+  return { ...(JSON.parse(viewJson) as StoredCartView), state: state as StoredCartView["state"], processed: state === "payment_captured" };
+}
+
 /** The stored view's JSON text, written in the response schema's member order. */
 export const writeStoredView = jsonWriterFor(storedCartView);
 
 /** Reads a cart by its token (404 when there is none); see cartReader. */
 export type CartReader = (cartToken: string) => Promise<CartRecord>;
 
-type ReadRow = Pick<CartRow, "id" | "company_id" | "customer_id" | "shop_domain" | "view_json"> & { cart_token: string };
+type ReadRow = Pick<CartRow, "id" | "company_id" | "customer_id" | "state" | "shop_domain" | "view_json"> & { cart_token: string };
 
 /**
  * The read path: one query by the unique token, joined to the company for the shop's address.
@@ -62,7 +73,7 @@ export function cartReader(sql: SqlPool): CartReader {
   const lookup = batchedLookup(
     (cartTokens: string[]) =>
       sql.query<ReadRow>(
-        `SELECT c.cart_token, c.id, c.company_id, c.customer_id, co.shop_domain, c.view::text AS view_json
+        `SELECT c.cart_token, c.id, c.company_id, c.customer_id, c.state, co.shop_domain, c.view::text AS view_json
          FROM carts c JOIN companies co ON co.id = c.company_id
          WHERE c.cart_token = ANY ($1::text[])`,
         [cartTokens],
@@ -73,7 +84,8 @@ export function cartReader(sql: SqlPool): CartReader {
   return async (cartToken) => {
     const row = await lookup(cartToken);
     if (row === undefined) throw new NotFoundError("Cart not found");
-    return { id: row.id, cartToken, companyId: row.company_id, customerId: row.customer_id, shopDomain: row.shop_domain, viewJson: row.view_json };
+    const viewJson = LOCKED_STATES.has(row.state) ? writeStoredView(lockedView(row.view_json, row.state)) : row.view_json;
+    return { id: row.id, cartToken, companyId: row.company_id, customerId: row.customer_id, shopDomain: row.shop_domain, viewJson };
   };
 }
 
@@ -105,7 +117,7 @@ export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlSc
   if (LOCKED_STATES.has(row.state)) {
     throw new GoneError("The cart is locked: its payment is being processed", {
       code: "cart_locked",
-      meta: { cart: { ...(JSON.parse(row.view_json ?? "{}") as StoredCartView), skipped_items: [] }, shop_url: shopUrlOf(shopUrlScheme, row.shop_domain) },
+      meta: { cart: { ...lockedView(row.view_json ?? "{}", row.state), skipped_items: [] }, shop_url: shopUrlOf(shopUrlScheme, row.shop_domain) },
     });
   }
   return {

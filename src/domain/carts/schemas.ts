@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { httpUrl, idParam, int32Id, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankAsNull, blankFilter, httpUrl, idParam, int32Id, optionalOrBlank, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -39,8 +39,10 @@ const attributionInput = z
   .describe("Exactly one signal naming the referring rep");
 
 // Optional members of cart create read null as absent (optionalOrNull), as in the public SDK:
-// storefront scripts send `null` for "none" (`session_uuid: sdk.session ?? null`). Members with
-// a default take it for null too. Required members stay required, null included.
+// storefront scripts send `null` for "none" (`session_uuid: sdk.session ?? null`). Those of a
+// checked format, or that a blank cannot name anything in, read a blank as absent too
+// (optionalOrBlank): an empty form input or `sdk.session || ""` sends one. Members with a default
+// take it for null too. Required members stay required, null included.
 
 const createItemInput = z.object({
   variant_id: int32Id,
@@ -59,15 +61,15 @@ const createItemInput = z.object({
 export const createCartBody = z.object({
   country_code: countryCode.describe("ISO 3166 two-letter code: prices, currency and tax follow it"),
   svc_shop: z.string().min(1).max(253).describe("The shop's domain without scheme, or its first label"),
-  visitor_token: optionalOrNull(z.string().min(1).max(200)).meta({ deprecated: true, description: "Deprecated: use session_uuid" }),
-  session_uuid: optionalOrNull(z.string().min(1).max(200)),
+  visitor_token: optionalOrBlank(z.string().min(1).max(200)).meta({ deprecated: true, description: "Deprecated: use session_uuid" }),
+  session_uuid: optionalOrBlank(z.string().min(1).max(200)),
   items: optionalOrNull(z.array(createItemInput).max(100)),
   immutable_items: optionalOrNull(z.boolean()).pipe(z.boolean().default(false)).describe("Default false, for null too"),
-  source: optionalOrNull(z.enum(["web", "mobile", "external", "admin"])),
+  source: optionalOrBlank(z.enum(["web", "mobile", "external", "admin"])),
   attribution: optionalOrNull(attributionInput),
-  order_confirmation_url: optionalOrNull(httpUrl).describe("Where checkout sends the buyer after the order (an http(s) URL); may contain an {order_token} placeholder"),
-  order_failure_url: optionalOrNull(httpUrl).describe("Where a failed external payment returns (an http(s) URL); defaults to the checkout page"),
-  timezone: optionalOrNull(timeZone).pipe(z.string().default("UTC")).describe("An IANA time zone; default UTC, for null too"),
+  order_confirmation_url: optionalOrBlank(httpUrl).describe("Where checkout sends the buyer after the order (an http(s) URL); may contain an {order_token} placeholder"),
+  order_failure_url: optionalOrBlank(httpUrl).describe("Where a failed external payment returns (an http(s) URL); defaults to the checkout page"),
+  timezone: optionalOrBlank(timeZone).pipe(z.string().default("UTC")).describe("An IANA time zone; default UTC, for null or blank too"),
   enrollment_pack_id: optionalOrNull(int32Id),
 });
 
@@ -85,8 +87,8 @@ export const showCartQuery = z.object({
 const shippingMethodChoice = z.object({ id: int32Id }).nullable().describe("Selects a shipping method of the cart's country; null clears the chosen one");
 
 export const updateCartBody = z.object({
-  email: trimmedEmail.nullable().optional(),
-  phone: z.string().min(1).max(50).nullable().optional(),
+  email: blankAsNull(trimmedEmail).describe("null or blank clears it"),
+  phone: blankAsNull(z.string().max(50)).describe("null or blank clears it"),
   email_marketing: z.boolean().nullable().optional(),
   sms_marketing: z.boolean().nullable().optional(),
   shipping_method: shippingMethodChoice.optional(),
@@ -103,7 +105,7 @@ const addressInput = z.object({
   city: z.string().min(1).max(100),
   state: z.string().max(100).optional(),
   postal_code: z.string().max(20).optional(),
-  country_code: countryCode.optional().describe("Or country_id; when both are sent they must name the same country"),
+  country_code: optionalOrBlank(countryCode).describe("Or country_id; when both are sent they must name the same country. Null or blank: not sent"),
   country_id: int32Id.optional(),
   phone: z.string().max(50).optional(),
 });
@@ -114,7 +116,7 @@ export const addressBody = z.object({
     .boolean()
     .optional()
     .describe("true: bill_to follows ship_to (now, and whenever ship_to changes; needs a ship_to). false: it stops. Absent: unchanged, except that a bill_to address ends it"),
-  jwt: z.string().max(4096).nullable().optional().describe("A customer token: attaches that customer to the cart"),
+  jwt: blankAsNull(z.string().max(4096)).describe("A customer token: attaches that customer to the cart; null or empty: none, as on cart create"),
   address_id: int32Id.nullable().optional(),
   address: addressInput.nullable().optional().describe("The `type` address; required unless the request only changes use_shipping_address_for_billing or attaches a customer"),
 });
@@ -142,7 +144,8 @@ export const removeMetadataBody = z.object({
 });
 export const jsonDataBody = z.object({ json_data: metadataObject });
 
-export const subscribeQuery = z.object({ subscription_plan_id: idParam.optional() });
+// A blank plan id (a URL built as `?subscription_plan_id=${planId ?? ""}`) names no plan: the default one.
+export const subscribeQuery = z.object({ subscription_plan_id: blankFilter(idParam).describe("The plan to use; absent or empty: the product's default plan") });
 
 export const bundledItemsBody = z.object({
   bundled_items: z

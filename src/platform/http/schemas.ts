@@ -130,8 +130,9 @@ export function textFilter(maxLength: number) {
 export const searchQuery = textFilter(255);
 
 /**
- * A list's filter of a fixed form (a choice, an id, a name), which a blank value leaves out, as
- * textFilter does: an "All" choice of an admin screen sends one. Anything else is read by
+ * A list's filter of a fixed form (a choice, an id, a name), or another optional query member of
+ * one, which a blank value leaves out, as textFilter does: an "All" choice of an admin screen sends
+ * one, and so does a URL built with an empty value for "none". Anything else is read by
  * `schema` as given, untrimmed (" 74" names no id). The document shows `schema`.
  */
 export function blankFilter<Schema extends z.ZodType>(schema: Schema) {

@@ -292,7 +292,8 @@ describe("subscribe / unsubscribe", () => {
     const plan = await createPlan(t.db.prisma, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10", productIds: [product.id], defaultFor: [product.id] });
     const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: variant.id, quantity: 2 }] });
     const itemId = cart.items[0]?.id as number;
-    const subscribed = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items/${itemId}/subscribe`));
+    // An empty subscription_plan_id (`?subscription_plan_id=${planId ?? ""}`) names no plan: the default one.
+    const subscribed = parseCart(await call("POST", `/api/carts/${cart.cart_token}/items/${itemId}/subscribe?subscription_plan_id=`));
     expect(subscribed.cart.items[0]).toMatchObject({ subscription: true, subscription_plan_id: plan.id, price: "18.00" });
     expect(subscribed.cart).toMatchObject({ sub_total: "36.00", discount_total: "0.00" });
     expect(subscribed.cart.recurring).toEqual([

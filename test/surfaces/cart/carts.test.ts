@@ -168,6 +168,18 @@ describe("POST /api/carts", () => {
     expect(await cartCount()).toBe(before);
   });
 
+  it("reads a blank in an optional member of a checked format (an empty form input or script value) as absent, as it reads null", async () => {
+    const blanks = { visitor_token: "", session_uuid: " ", source: "", order_confirmation_url: "", order_failure_url: "  ", timezone: "" };
+    const { cart } = await createCartOverHttp(call, acme, blanks);
+    expect(await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).toMatchObject({
+      timezone: "UTC",
+      source: null,
+      session_uuid: null,
+      order_confirmation_url: null,
+      order_failure_url: null,
+    });
+  });
+
   it("answers 422 with field errors, creating nothing, when country_code or svc_shop is missing or invalid", async () => {
     const before = await cartCount();
     for (const [body, field] of [
@@ -616,6 +628,18 @@ describe("PATCH /api/carts/{cart_token} and shipping method selection", () => {
     expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).email).toBe(longest);
   });
 
+  it("reads a blank email or phone (an empty form input) as null: it clears the member rather than refusing the request", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}`;
+    parseCart(await call("PATCH", path, { body: { email: "ann@example.com", phone: "+1 555 0100" } }));
+    const emailOnly = parseCart(await call("PATCH", path, { body: { email: "bob@example.com", phone: "" } }));
+    expect(emailOnly.cart).toMatchObject({ email: "bob@example.com", phone: null });
+    const cleared = parseCart(await call("PATCH", path, { body: { email: "", phone: "   " } }));
+    expect(cleared.cart).toMatchObject({ email: null, phone: null });
+    const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
+    expect([row.email, row.phone]).toEqual([null, null]);
+  });
+
   it("answers 422 for an invalid email and changes nothing", async () => {
     const { cart } = await createCartOverHttp(call, acme);
     const response = await call("PATCH", `/api/carts/${cart.cart_token}`, { body: { email: "not-an-email", phone: "+1" } });
@@ -799,6 +823,16 @@ describe("POST /api/carts/{cart_token}/address", () => {
     expect(bad.status).toBe(401);
   });
 
+  it("reads an empty jwt as none, as cart create does: an anonymous shopper's address is set, no customer attached", async () => {
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const set = parseCart(await call("POST", path, { body: { type: "ship_to", jwt: "", address } }));
+    expect(set.cart.ship_to).toMatchObject({ address1: address.address1 });
+    expect((await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } })).customer_id).toBeNull();
+    const nothing = await call("POST", path, { body: { type: "ship_to", jwt: "", address: null } });
+    expect([nothing.status, nothing.body.errors]).toEqual([422, { address: ["is required"] }]);
+  });
+
   it("fills the cart's email from a customer's jwt as create does, keeping an email typed in", async () => {
     const ada = await createUserWithToken(t.db.prisma, acme.id, "customer");
     const bob = await createUserWithToken(t.db.prisma, acme.id, "customer");
@@ -862,6 +896,16 @@ describe("POST /api/carts/{cart_token}/address", () => {
 
     const agreeing = parseCart(await call("POST", path, { body: { type: "bill_to", address: { ...address, country_id: jp.id, country_code: "jp" } } }));
     expect(agreeing.cart.bill_to).toMatchObject({ country_id: jp.id, country_code: "JP" });
+  });
+
+  it("reads a blank country_code (an empty select beside country_id) as absent, as it reads null", async () => {
+    const ca = await t.db.prisma.country.findUniqueOrThrow({ where: { iso: "CA" } });
+    const { cart } = await createCartOverHttp(call, acme);
+    const path = `/api/carts/${cart.cart_token}/address`;
+    const byId = parseCart(await call("POST", path, { body: { type: "bill_to", address: { ...address, country_code: "", country_id: ca.id } } }));
+    expect(byId.cart.bill_to).toMatchObject({ country_id: ca.id, country_code: "CA" });
+    const none = await call("POST", path, { body: { type: "bill_to", address: { ...address, country_code: " " } } });
+    expect([none.status, none.body.errors]).toEqual([422, { "address.country_id": ["is required (or send country_code)"] }]);
   });
 });
 
@@ -1144,7 +1188,7 @@ describe("repricing at the next change", () => {
 });
 
 describe("locked carts", () => {
-  it("answers 410 to every mutation of a cart whose payment is authorized or captured, with the cart and shop_url in meta; reads still work", async () => {
+  it("answers 410 to every mutation of a cart whose payment is authorized or captured, with the cart and shop_url in meta; reads still work, showing that state", async () => {
     const { variant } = await createProduct(t.db.prisma, acme.id);
     const code = await createDiscount(t.db.prisma, acme.id, { code: `LOCK${Date.now()}`, amount: "10" });
     for (const state of ["payment_authorized", "payment_captured"]) {
@@ -1179,11 +1223,14 @@ describe("locked carts", () => {
         expect(response.status, `${method} ${path}`).toBe(410);
         expect(response.body.error_code).toBe("cart_locked");
         expect(response.body.meta.shop_url).toBe(`https://${acme.shop}`);
-        expect(response.body.meta.cart.cart_token).toBe(cart.cart_token);
+        expect(response.body.meta.cart).toMatchObject({ cart_token: cart.cart_token, state, processed: state === "payment_captured" });
       }
       const volumes = await call("PATCH", `${base}/items/${itemId}/update_volumes`, { token: acme.token, body: { cv: 1 } });
       expect(volumes.status).toBe(410);
-      expect((await call("GET", base)).status).toBe(200);
+      // The state the checkout moved the cart to, not the one its last mutation stored.
+      const read = parseCart(await call("GET", base));
+      expect(read.cart).toMatchObject({ state, processed: state === "payment_captured", amount_total: cart.amount_total });
+      expect(parseCart(await call("GET", `${base}?payment_methods_includes=saved_payment_methods`)).cart).toMatchObject({ state });
       const row = await t.db.prisma.cart.findUniqueOrThrow({ where: { cart_token: cart.cart_token } });
       expect(row.email).toBeNull();
       expect(row.metadata).toEqual({});
