@@ -1130,6 +1130,34 @@ describe("repricing stored orders", () => {
     expect(actions(await show(order.id))).toEqual(["created", "repriced", "reminder_email_queued", "reminder_email_queued"]);
   });
 
+  // Found by an audit of races: the repricing writes its amounts with a raw statement, whose
+  // foreign-key failure Prisma reports as P2010 with the SQLSTATE in the driver adapter's
+  // `originalCode`, which the error handler did not recognise: a 500 instead of the 409 that a
+  // write naming a record deleted meanwhile answers everywhere else.
+  it.skipIf(!inject("databaseServer"))("the reminder of an order repriced with a shipping method deleted meanwhile is a 409 conflict; nothing is queued or changed", async () => {
+    const order = await createOrder();
+    const economy = await createShippingMethod(t.db.prisma, acme.id, { name: "Economy", country: "US", price: 199 });
+    const before = await stored(order.id);
+    // Deletes the method as its delete does, holding its row until the reminder's write waits for it.
+    const methodDelete = await t.db.sql.connect();
+    try {
+      await methodDelete.query("BEGIN");
+      await methodDelete.query("DELETE FROM shipping_methods WHERE id = $1", [economy.id]);
+      const reminding = patch(order.id, "send_autoship_reminder_email");
+      await expect.poll(() => lockWaiters(t.db.sql)).toBe(1);
+      await methodDelete.query("COMMIT");
+      const refused = await reminding;
+      expect(refused.status, refused.text).toBe(409);
+      expect(refused.body).toMatchObject({ error_code: "conflict", errors: null });
+    } finally {
+      await methodDelete.query("ROLLBACK");
+      await methodDelete.release();
+      await t.db.prisma.shippingMethod.deleteMany({ where: { id: economy.id } });
+    }
+    expect(await t.db.prisma.mailOutbox.count()).toBe(0);
+    expect(await stored(order.id)).toEqual(before);
+  });
+
   // Found by a review: the database refused the amounts (int4) of an order priced past them,
   // which failed the whole plan update (500) and so blocked every price adjustment of the plan.
   describe("an order whose line would come to more than an order can hold", () => {
