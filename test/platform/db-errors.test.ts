@@ -24,6 +24,33 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(prismaError)).toBe(true);
   });
 
+  // Found by an audit of races: PostgreSQL refusing a new connection past a connection limit
+  // (53300) was a 503 through plain pg, but through Prisma (P2037 for a model query, P2010 for a
+  // raw one, the SQLSTATE in the driver adapter's originalCode) a 500.
+  it.skipIf(!inject("databaseServer"))("recognises a new connection refused at the role's connection limit, through plain pg and through Prisma", async () => {
+    const role = `${new URL(testDb.url as string).pathname.slice(1)}_limited`;
+    await testDb.database.sql.query(`CREATE ROLE "${role}" LOGIN CONNECTION LIMIT 1`);
+    await testDb.database.sql.query(`GRANT SELECT ON companies TO "${role}"`);
+    const url = new URL(testDb.url as string);
+    url.username = role;
+    const database = await openDatabase({ url: url.toString(), poolSize: 2, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+    const held = await database.sql.connect();
+    try {
+      const errors = [
+        await database.sql.query("SELECT 1").catch((caught: unknown) => caught),
+        await database.prisma.company.count().catch((caught: unknown) => caught),
+        await database.prisma.$queryRaw`SELECT 1`.catch((caught: unknown) => caught),
+      ];
+      expect(errors.map((error) => (error as { code?: unknown }).code)).toEqual(["53300", "P2037", "P2010"]);
+      for (const error of errors) expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await held.release();
+      await database.close();
+      await testDb.database.sql.query(`DROP OWNED BY "${role}"`);
+      await testDb.database.sql.query(`DROP ROLE "${role}"`);
+    }
+  });
+
   it("recognises refused connections through the cause chain, and not ordinary failures", () => {
     expect(isDatabaseUnavailable(new Error("wrapped", { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error("syntax"), { code: "42601" }))).toBe(false);

@@ -38,6 +38,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = typeof link.code === "string" ? link.code : undefined;
     const kind = typeof link.kind === "string" ? link.kind : undefined;
     if (code && (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_NODE_CODES.has(code))) return true;
+    // The driver adapter's SQLSTATE: a connection refused past a connection limit (53300) arrives as Prisma's P2037 or P2010.
+    if (typeof link.originalCode === "string" && UNAVAILABLE_SQLSTATES.test(link.originalCode)) return true;
     if (kind && UNAVAILABLE_MESSAGES.test(kind)) return true;
     if (typeof link.message === "string" && UNAVAILABLE_MESSAGES.test(link.message)) return true;
   }
