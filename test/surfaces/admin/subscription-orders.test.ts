@@ -1083,6 +1083,29 @@ describe("repricing stored orders", () => {
     expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
   });
 
+  // Found by an audit of races: the plan read again under its lock priced the order, but only the
+  // read before the lock was checked for being active, so a plan switched off meanwhile took a new order.
+  it.skipIf(!inject("databaseServer"))("an order whose plan is switched off while the create waits for the plan's lock is refused as naming an inactive plan", async () => {
+    const retiring = await createPlan(t.db.prisma, acme.id);
+    // Switches the plan off as a plan update does, holding its row until the create waits for it.
+    const planUpdate = await t.db.sql.connect();
+    try {
+      await planUpdate.query("BEGIN");
+      await planUpdate.query("SELECT id FROM subscription_plans WHERE id = $1 FOR UPDATE", [retiring.id]);
+      await planUpdate.query("UPDATE subscription_plans SET active = false WHERE id = $1", [retiring.id]);
+      const creating = call("POST", BASE, { token: acme.token, body: orderBody({ subscription_plan_id: retiring.id }) });
+      await expect.poll(() => lockWaiters(t.db.sql)).toBe(1);
+      await planUpdate.query("COMMIT");
+      const refused = await creating;
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual({ "subscription_order.subscription_plan_id": ["names an inactive subscription plan"] });
+    } finally {
+      await planUpdate.query("ROLLBACK");
+      await planUpdate.release();
+    }
+    expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
+  });
+
   it("reprices only when the update changes the price adjustment; an order whose items no longer price keeps its amounts", async () => {
     const db = t.db.prisma;
     const tenOff = await createPlan(db, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10" });
