@@ -55,12 +55,14 @@ async function claimBatch({ db, clock }: MailWorkerDeps): Promise<ClaimedMail[]>
 }
 
 /**
- * Renews this worker's claim on a mail of its batch just before sending it; false when another
- * worker took it over meanwhile (the sends before it outlasted the lease): that one sends it.
+ * Renews this worker's claim on a mail of its batch just before sending it, and answers the
+ * renewed claim's time; null when another worker took it over meanwhile (the sends before it
+ * outlasted the lease): that one sends it.
  */
-async function renewClaim({ db, clock }: MailWorkerDeps, mail: ClaimedMail): Promise<boolean> {
-  const { count } = await db.mailOutbox.updateMany({ where: { id: mail.id, status: "sending", claimed_at: mail.claimed_at }, data: { claimed_at: clock.now() } });
-  return count === 1;
+async function renewClaim({ db, clock }: MailWorkerDeps, mail: ClaimedMail): Promise<Date | null> {
+  const claimedAt = clock.now();
+  const { count } = await db.mailOutbox.updateMany({ where: { id: mail.id, status: "sending", claimed_at: mail.claimed_at }, data: { claimed_at: claimedAt } });
+  return count === 1 ? claimedAt : null;
 }
 
 /** Sends what is due now; returns how many mails were sent. */
@@ -70,7 +72,8 @@ export async function deliverDueMail(deps: MailWorkerDeps): Promise<number> {
     const batch = await claimBatch(deps);
     if (batch.length === 0) return sent;
     for (const mail of batch) {
-      if (!(await renewClaim(deps, mail))) continue;
+      const claimedAt = await renewClaim(deps, mail);
+      if (claimedAt === null) continue;
       const attempts = mail.attempts + 1;
       try {
         await deps.transport.send({ from: deps.from, to: mail.to, subject: mail.subject, text: mail.body });
@@ -80,8 +83,10 @@ export async function deliverDueMail(deps: MailWorkerDeps): Promise<number> {
         const message = error instanceof Error ? error.message : String(error);
         const givenUp = attempts >= MAX_ATTEMPTS;
         deps.logger.warn({ mail_id: mail.id, attempts, err: error }, givenUp ? "mail delivery failed for good" : "mail delivery failed, will retry");
-        await deps.db.mailOutbox.update({
-          where: { id: mail.id },
+        // Only while the claim is still this worker's: one that took it over (this send outlasted
+        // the lease) may have sent it, and a retry would send it again.
+        await deps.db.mailOutbox.updateMany({
+          where: { id: mail.id, status: "sending", claimed_at: claimedAt },
           data: {
             status: givenUp ? "failed" : "pending",
             attempts,

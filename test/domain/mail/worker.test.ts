@@ -105,6 +105,23 @@ describe("mail worker", () => {
     for (const { id } of ids) expect(await row(id)).toMatchObject({ status: "sent" });
   });
 
+  it("leaves a mail sent by the worker that took it over as sent when the send that outlasted the lease then fails", async () => {
+    const { id } = await queue("j@example.com");
+    const stalled: MailTransport = {
+      async send() {
+        clock.advance(5 * 60_000 + 1);
+        expect(await deliverDueMail(deps)).toBe(1);
+        throw new Error("Timeout");
+      },
+      close() {},
+    };
+    expect(await deliverDueMail({ ...deps, transport: stalled })).toBe(0);
+    expect(await row(id)).toMatchObject({ status: "sent", attempts: 1, last_error: null });
+    clock.advance(retryDelayMs(1));
+    expect(await deliverDueMail(deps)).toBe(0);
+    expect(sink.received.map((mail) => mail.to[0])).toEqual(["j@example.com"]);
+  });
+
   it("runs on an interval until stopped", async () => {
     const { id } = await queue("f@example.com");
     const worker = startMailWorker({ ...deps, transport: smtpTransport(sink.url) }, 20);
