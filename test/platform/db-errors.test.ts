@@ -6,7 +6,7 @@ import pino from "pino";
 import { PrismaClient } from "../../src/generated/prisma/client.js";
 import { CheckoutPool } from "../../src/platform/db/checkout-pool.js";
 import { openDatabase } from "../../src/platform/db/database.js";
-import { isDatabaseBusy, isDatabaseUnavailable, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
+import { isDatabaseBusy, isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, isWriteConflict } from "../../src/platform/db/errors.js";
 import { LOCK_WAITING_TRANSACTION } from "../../src/platform/db/transactions.js";
 import type { SqlConnection } from "../../src/platform/db/sql.js";
 import { type TestDatabase, useTestDatabase } from "../helpers/test-database.js";
@@ -22,6 +22,33 @@ describe("isDatabaseUnavailable", () => {
       meta: { driverAdapterError: { name: "DriverAdapterError", cause: { originalCode: "57P01", kind: "postgres", code: "57P01" } } },
     });
     expect(isDatabaseUnavailable(prismaError)).toBe(true);
+  });
+
+  // Found by an audit of races: PostgreSQL refusing a new connection past a connection limit
+  // (53300) was a 503 through plain pg, but through Prisma (P2037 for a model query, P2010 for a
+  // raw one, the SQLSTATE in the driver adapter's originalCode) a 500.
+  it.skipIf(!inject("databaseServer"))("recognises a new connection refused at the role's connection limit, through plain pg and through Prisma", async () => {
+    const role = `${new URL(testDb.url as string).pathname.slice(1)}_limited`;
+    await testDb.database.sql.query(`CREATE ROLE "${role}" LOGIN CONNECTION LIMIT 1`);
+    await testDb.database.sql.query(`GRANT SELECT ON companies TO "${role}"`);
+    const url = new URL(testDb.url as string);
+    url.username = role;
+    const database = await openDatabase({ url: url.toString(), poolSize: 2, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+    const held = await database.sql.connect();
+    try {
+      const errors = [
+        await database.sql.query("SELECT 1").catch((caught: unknown) => caught),
+        await database.prisma.company.count().catch((caught: unknown) => caught),
+        await database.prisma.$queryRaw`SELECT 1`.catch((caught: unknown) => caught),
+      ];
+      expect(errors.map((error) => (error as { code?: unknown }).code)).toEqual(["53300", "P2037", "P2010"]);
+      for (const error of errors) expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await held.release();
+      await database.close();
+      await testDb.database.sql.query(`DROP OWNED BY "${role}"`);
+      await testDb.database.sql.query(`DROP ROLE "${role}"`);
+    }
   });
 
   it("recognises refused connections through the cause chain, and not ordinary failures", () => {
@@ -46,6 +73,33 @@ describe("isWriteConflict", () => {
     expect(isWriteConflict(Object.assign(new Error("deadlock detected"), { code: "40P01" }))).toBe(true);
     expect(isWriteConflict(Object.assign(new Error("dup"), { code: "P2002" }))).toBe(false);
     expect(isWriteConflict(Object.assign(new Error("expired"), { code: "P2028" }))).toBe(false);
+  });
+});
+
+// Found by an audit of races: a raw statement's violation through Prisma (P2010, the SQLSTATE in
+// the driver adapter's originalCode) was recognised as neither, and answered 500.
+describe("isUniqueViolation and isForeignKeyViolation", () => {
+  it("recognise the violations of a Prisma model query, a raw query through Prisma and plain pg, as the drivers report them", async () => {
+    const db = testDb.database.prisma;
+    const { id } = await db.company.create({ data: { name: "Raw", shop_domain: "raw-errors.example.com" } });
+    const label = (companyId: number) => db.$executeRaw`INSERT INTO labels (company_id, name, updated_at) VALUES (${companyId}, 'Same', now())`;
+    await label(id);
+    const unique = [
+      await db.label.create({ data: { company_id: id, name: "same" } }).catch((caught: unknown) => caught),
+      await label(id).catch((caught: unknown) => caught),
+      await db.$transaction(async (tx) => tx.$queryRawUnsafe("INSERT INTO labels (company_id, name, updated_at) VALUES ($1, 'SAME', now())", id)).catch((caught: unknown) => caught),
+      await testDb.database.sql.query("INSERT INTO labels (company_id, name, updated_at) VALUES ($1, 'same', now())", [id]).catch((caught: unknown) => caught),
+    ];
+    expect(unique.map((error) => (error as { code?: unknown }).code)).toEqual(["P2002", "P2010", "P2010", "23505"]);
+    const foreignKey = [
+      await db.label.create({ data: { company_id: 2_000_000_000, name: "orphan" } }).catch((caught: unknown) => caught),
+      await label(2_000_000_000).catch((caught: unknown) => caught),
+      await testDb.database.sql.query("INSERT INTO labels (company_id, name, updated_at) VALUES (2000000000, 'orphan', now())").catch((caught: unknown) => caught),
+    ];
+    expect(foreignKey.map((error) => (error as { code?: unknown }).code)).toEqual(["P2003", "P2010", "23503"]);
+    for (const error of unique) expect([isUniqueViolation(error), isForeignKeyViolation(error)]).toEqual([true, false]);
+    for (const error of foreignKey) expect([isUniqueViolation(error), isForeignKeyViolation(error)]).toEqual([false, true]);
+    await db.company.delete({ where: { id } });
   });
 });
 

@@ -1,7 +1,9 @@
 // Delivers the mail outbox. Rows are claimed with FOR UPDATE SKIP LOCKED, so several processes
 // can run the worker without sending a mail twice; a claim older than the lease is taken again
-// (its process died mid-send), which makes delivery at-least-once. A failed send is retried
-// with exponential backoff and given up after MAX_ATTEMPTS.
+// (its process died mid-send), which makes delivery at-least-once. A batch's claims are renewed
+// one mail at a time, just before its send, so the lease runs out only during one slow send, not
+// while a batch waits for the sends before it. A failed send is retried with exponential backoff
+// and given up after MAX_ATTEMPTS.
 
 import type { Logger } from "pino";
 import type { Clock } from "../../platform/clock.js";
@@ -29,6 +31,7 @@ interface ClaimedMail {
   subject: string;
   body: string;
   attempts: number;
+  claimed_at: Date;
 }
 
 /** Backoff before the attempt after `attempts` failures: 30 s, 1 min, 2 min, ... */
@@ -48,7 +51,18 @@ async function claimBatch({ db, clock }: MailWorkerDeps): Promise<ClaimedMail[]>
       LIMIT ${BATCH_SIZE}
       FOR UPDATE SKIP LOCKED
     )
-    RETURNING id, "to", subject, body, attempts`;
+    RETURNING id, "to", subject, body, attempts, claimed_at`;
+}
+
+/**
+ * Renews this worker's claim on a mail of its batch just before sending it, and answers the
+ * renewed claim's time; null when another worker took it over meanwhile (the sends before it
+ * outlasted the lease): that one sends it.
+ */
+async function renewClaim({ db, clock }: MailWorkerDeps, mail: ClaimedMail): Promise<Date | null> {
+  const claimedAt = clock.now();
+  const { count } = await db.mailOutbox.updateMany({ where: { id: mail.id, status: "sending", claimed_at: mail.claimed_at }, data: { claimed_at: claimedAt } });
+  return count === 1 ? claimedAt : null;
 }
 
 /** Sends what is due now; returns how many mails were sent. */
@@ -58,6 +72,8 @@ export async function deliverDueMail(deps: MailWorkerDeps): Promise<number> {
     const batch = await claimBatch(deps);
     if (batch.length === 0) return sent;
     for (const mail of batch) {
+      const claimedAt = await renewClaim(deps, mail);
+      if (claimedAt === null) continue;
       const attempts = mail.attempts + 1;
       try {
         await deps.transport.send({ from: deps.from, to: mail.to, subject: mail.subject, text: mail.body });
@@ -67,8 +83,10 @@ export async function deliverDueMail(deps: MailWorkerDeps): Promise<number> {
         const message = error instanceof Error ? error.message : String(error);
         const givenUp = attempts >= MAX_ATTEMPTS;
         deps.logger.warn({ mail_id: mail.id, attempts, err: error }, givenUp ? "mail delivery failed for good" : "mail delivery failed, will retry");
-        await deps.db.mailOutbox.update({
-          where: { id: mail.id },
+        // Only while the claim is still this worker's: one that took it over (this send outlasted
+        // the lease) may have sent it, and a retry would send it again.
+        await deps.db.mailOutbox.updateMany({
+          where: { id: mail.id, status: "sending", claimed_at: claimedAt },
           data: {
             status: givenUp ? "failed" : "pending",
             attempts,

@@ -109,13 +109,14 @@ export async function listPlaylists(ctx: ServiceContext, page: PageRequest): Pro
 export async function updatePlaylist(ctx: ServiceContext, id: number, input: PlaylistUpdateInput): Promise<PlaylistView> {
   const current = await requireRow(ctx, id);
   await requireReferences(ctx, input);
-  const slugChange = input.slug !== undefined && input.slug !== current.slug ? { slug: input.slug, custom_slug: true } : {};
   try {
     const row = await ctx.db.$transaction(async (tx) => {
       // Two concurrent reorders would otherwise interleave their item rewrites; a delete that came
       // first leaves no row, and the update is a 404 rather than its items' foreign-key failure.
-      await lockCompanyRow(tx, { table: "playlists", companyId: ctx.companyId, id: current.id }, "UPDATE", "Playlist not found");
-      if (input.slug !== undefined && input.slug !== current.slug) await lockSlugs(tx, "playlist", ctx.companyId);
+      // The slug is compared as the lock finds it: an update committed meanwhile may have changed it.
+      const { slug } = await lockCompanyRow<{ slug: string }>(tx, { table: "playlists", companyId: ctx.companyId, id: current.id }, "UPDATE", "Playlist not found", ["slug"]);
+      const slugChange = input.slug !== undefined && input.slug !== slug ? { slug: input.slug, custom_slug: true } : {};
+      if ("slug" in slugChange) await lockSlugs(tx, "playlist", ctx.companyId);
       if (input.media_ids) {
         await tx.playlistItem.deleteMany({ where: { playlist_id: current.id } });
         await tx.playlistItem.createMany({ data: itemRows(input.media_ids).map((item) => ({ ...item, playlist_id: current.id })) });

@@ -142,6 +142,7 @@ const provisionalOrderNumber = () => `pending-${newUuid()}`;
 const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
 
 const UNKNOWN_PLAN = "does not name a subscription plan of this company";
+const INACTIVE_PLAN = "names an inactive subscription plan";
 
 export async function createSubscriptionOrder(ctx: OrderContext, input: SubscriptionOrderCreateInput): Promise<SubscriptionOrderView> {
   const errors = new FieldErrorCollector();
@@ -161,7 +162,7 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     input.buyer_id ? requireUser(ctx.db, ctx.companyId, input.buyer_id, "rep", path("buyer_id"), errors) : null,
   ]);
   if (!plan) errors.add(path("subscription_plan_id"), UNKNOWN_PLAN);
-  else if (plan.active === false) errors.add(path("subscription_plan_id"), "names an inactive subscription plan");
+  else if (plan.active === false) errors.add(path("subscription_plan_id"), INACTIVE_PLAN);
   if (input.payment_method_id && !paymentMethod) errors.add(path("payment_method_id"), "is not one of the customer's saved payment methods");
   if (paymentMethod && isCardExpired(paymentMethod, ctx.clock.now())) errors.add(path("payment_method_id"), "is expired");
   const status = input.status ?? (paymentMethod ? "active" : "pending");
@@ -186,6 +187,8 @@ export async function createSubscriptionOrder(ctx: OrderContext, input: Subscrip
     // the plan's orders before this one exists, so this one prices with the plan as updated and
     // stores its revision.
     const heldPlan = await tx.subscriptionPlan.findUniqueOrThrow({ where: { id: plan.id, company_id: ctx.companyId } });
+    // Switched off while this waited: refused, as it would have been a moment earlier.
+    if (heldPlan.active === false) throw ValidationError.field(path("subscription_plan_id"), INACTIVE_PLAN);
     const interval = { count: heldPlan.billing_interval, unit: heldPlan.billing_interval_unit as IntervalUnit };
     const priced = await priceItems(tx, {
       companyId: ctx.companyId,

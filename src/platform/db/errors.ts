@@ -38,6 +38,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = typeof link.code === "string" ? link.code : undefined;
     const kind = typeof link.kind === "string" ? link.kind : undefined;
     if (code && (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_NODE_CODES.has(code))) return true;
+    // The driver adapter's SQLSTATE: a connection refused past a connection limit (53300) arrives as Prisma's P2037 or P2010.
+    if (typeof link.originalCode === "string" && UNAVAILABLE_SQLSTATES.test(link.originalCode)) return true;
     if (kind && UNAVAILABLE_MESSAGES.test(kind)) return true;
     if (typeof link.message === "string" && UNAVAILABLE_MESSAGES.test(link.message)) return true;
   }
@@ -98,20 +100,25 @@ export function databaseFailure(error: unknown): DatabaseUnavailableError | Data
   return undefined;
 }
 
-/** A unique constraint violation (Prisma P2002 or SQLSTATE 23505). */
-export function isUniqueViolation(error: unknown): boolean {
+/**
+ * Whether the error is Prisma's `prismaCode` for a model query, or carries `sqlState`: from plain
+ * pg as its `code`, from a raw query through Prisma (P2010) as the driver adapter's `originalCode`.
+ */
+function isConstraintViolation(error: unknown, prismaCode: string, sqlState: string): boolean {
   for (const link of causeChain(error)) {
-    if (link.code === "P2002" || link.code === "23505") return true;
+    if (link.code === prismaCode || link.code === sqlState || link.originalCode === sqlState) return true;
   }
   return false;
 }
 
-/** A row still referenced by another table's foreign key (Prisma P2003 or SQLSTATE 23503). */
+/** A unique constraint violation (Prisma P2002 or SQLSTATE 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  return isConstraintViolation(error, "P2002", "23505");
+}
+
+/** A foreign key violation (Prisma P2003 or SQLSTATE 23503): a referenced row gone, or a referencing row left. */
 export function isForeignKeyViolation(error: unknown): boolean {
-  for (const link of causeChain(error)) {
-    if (link.code === "P2003" || link.code === "23503") return true;
-  }
-  return false;
+  return isConstraintViolation(error, "P2003", "23503");
 }
 
 /**

@@ -1,7 +1,7 @@
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queueMail } from "../../../src/domain/mail/outbox.js";
-import { smtpTransport } from "../../../src/domain/mail/transports.js";
+import { type MailTransport, smtpTransport } from "../../../src/domain/mail/transports.js";
 import { deliverDueMail, MAX_ATTEMPTS, type MailWorkerDeps, retryDelayMs, startMailWorker } from "../../../src/domain/mail/worker.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
 import { createCompanyWithToken } from "../../helpers/fixtures.js";
@@ -77,6 +77,49 @@ describe("mail worker", () => {
     clock.advance(5 * 60_000 + 1);
     expect(await deliverDueMail(deps)).toBe(1);
     expect(await row(id)).toMatchObject({ status: "sent" });
+  });
+
+  // Found by an audit of races: the lease was taken once for a whole batch, so a worker whose
+  // batch took longer than the lease (a slow SMTP server: nodemailer waits up to 10 minutes on a
+  // socket) had the rest of it taken over by another instance's worker, and then sent it too.
+  it("sends the mails after one whose send outlasted the claim lease once: the worker that took them over sends them", async () => {
+    const ids = await Promise.all(["g@example.com", "h@example.com", "i@example.com"].map(queue));
+    let outlasting: string | undefined;
+    const slow: MailTransport = {
+      async send(message) {
+        // The first send outlasts the lease, and another worker runs meanwhile.
+        if (outlasting === undefined) {
+          outlasting = message.to;
+          clock.advance(5 * 60_000 + 1);
+          await deliverDueMail(deps);
+        }
+        await deps.transport.send(message);
+      },
+      close() {},
+    };
+    await deliverDueMail({ ...deps, transport: slow });
+    const sends = new Map<string, number>();
+    for (const mail of sink.received) sends.set(mail.to[0] as string, (sends.get(mail.to[0] as string) ?? 0) + 1);
+    // The one under way when its lease ran out went out twice (at-least-once); the others once.
+    expect(sends).toEqual(new Map(["g@example.com", "h@example.com", "i@example.com"].map((to) => [to, to === outlasting ? 2 : 1])));
+    for (const { id } of ids) expect(await row(id)).toMatchObject({ status: "sent" });
+  });
+
+  it("leaves a mail sent by the worker that took it over as sent when the send that outlasted the lease then fails", async () => {
+    const { id } = await queue("j@example.com");
+    const stalled: MailTransport = {
+      async send() {
+        clock.advance(5 * 60_000 + 1);
+        expect(await deliverDueMail(deps)).toBe(1);
+        throw new Error("Timeout");
+      },
+      close() {},
+    };
+    expect(await deliverDueMail({ ...deps, transport: stalled })).toBe(0);
+    expect(await row(id)).toMatchObject({ status: "sent", attempts: 1, last_error: null });
+    clock.advance(retryDelayMs(1));
+    expect(await deliverDueMail(deps)).toBe(0);
+    expect(sink.received.map((mail) => mail.to[0])).toEqual(["j@example.com"]);
   });
 
   it("runs on an interval until stopped", async () => {

@@ -248,6 +248,20 @@ describe("GET, PUT, DELETE /api/playlists/{id}", () => {
     expect(await t.db.prisma.playlistItem.count({ where: { playlist_id: { in: [deletedFirst.id, updatedFirst.id] } } })).toBe(0);
   });
 
+  // Found by an audit of races: an update compared the sent slug with the slug it read before
+  // taking the playlist's lock, so one that sent back the slug a concurrent update had just
+  // replaced wrote nothing of it and answered 200 with the other's slug (media read it under the lock).
+  it.skipIf(!inject("databaseServer"))("applies the slug of the later of two concurrent updates, also when it is the slug the earlier one replaced", async () => {
+    const playlist = await createPlaylistViaApi(call, acme.token, { title: "Renamed", slug: "first", media_ids: [] });
+    const rename = (slug: string) => () => call("PUT", `/api/playlists/${playlist.id}`, { token: acme.token, body: { playlist: { slug } } });
+    const slowWrite = { sql: "SELECT id FROM playlists WHERE id = $1 FOR UPDATE", params: [playlist.id] };
+    const [renamed, restored] = await inTurnBehindHeldLock(t.db, slowWrite, [rename("second"), rename("first")]);
+    expect([renamed?.status, restored?.status]).toEqual([200, 200]);
+    expect(renamed?.body.playlist.slug).toBe("second");
+    expect(restored?.body.playlist).toMatchObject({ slug: "first", custom_slug: true });
+    expect(await t.db.prisma.playlist.findUniqueOrThrow({ where: { id: playlist.id } })).toMatchObject({ slug: "first" });
+  });
+
   // A media's delete waits for the playlists that hold it; it ran in Prisma's default transaction
   // options, so a burst of deletes behind a slow playlist write answered 503 database_busy for the
   // requests left waiting 2 s for a pooled connection.
