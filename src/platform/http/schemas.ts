@@ -224,8 +224,14 @@ export function visibleText(maxLength: number) {
     .refine((text) => VISIBLE.test(text), "must not be blank");
 }
 
-/** A link clients follow or render: http or https only, never javascript: or data:. */
-export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
+/**
+ * A link clients follow or render: http or https only, never javascript: or data:. The message is
+ * the format's only: as the schema's error it also answered a well-formed URL past the bound, and
+ * a number, "must be an http(s) URL".
+ */
+export const httpUrl = z
+  .url({ protocol: /^https?$/, error: (issue) => (issue.code === "invalid_format" ? "must be an http(s) URL" : undefined) })
+  .max(2048);
 
 /** ISO 8601 date-time in responses. */
 export const timestamp = z.iso.datetime();

@@ -199,7 +199,9 @@ describe("POST /events/leads/capture", () => {
     ["contact phone not a phone", (b) => (b.lead.contact = { name: "Ada", phone: "call me" }), { "lead.contact.phone": ["is not a phone number"] }],
     ["page url missing", (b) => (b.page = { title: "x" }), ["page.url"]],
     ["page url not a URI", (b) => (b.page = { url: "not a url" }), ["page.url"]],
-    ["page url not http(s)", (b) => (b.page = { url: "javascript:alert(1)" }), ["page.url"]],
+    ["page url not http(s)", (b) => (b.page = { url: "javascript:alert(1)" }), { "page.url": ["must be an http(s) URL"] }],
+    // Found by an audit: a well-formed URL past the bound was told it was no http(s) URL.
+    ["page url too long", (b) => (b.page = { url: `https://a.example.com/?q=${"x".repeat(2048)}` }), { "page.url": ["Too big: expected string to have <=2048 characters"] }],
     ["page image not a URI", (b) => (b.page = { url: "https://a.example.com", image: "kit.png" }), ["page.image"]],
     ["metadata missing", (b) => delete b.metadata, ["metadata"]],
     ["svc_shop missing", (b) => delete b.metadata.svc_shop, ["metadata.svc_shop"]],
