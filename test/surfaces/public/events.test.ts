@@ -335,6 +335,27 @@ describe("beacons: JSON sent as text/plain", () => {
     expect(session.status).toBe(201);
   });
 
+  // Found by an audit: a 415, which no beacon reads, so the event was lost.
+  it("reads a body sent with no Content-Type at all as JSON: sendBeacon or fetch of a Blob or bytes without a type", async () => {
+    const metadata = metadataFor(acme.shop);
+    const body = JSON.stringify({ page: { url: "https://acme.example.com/bye" }, metadata });
+    const visited = await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: new TextEncoder().encode(body), headers: { origin: "https://shop.example.org" } });
+    expect(visited.status).toBe(201);
+    expect(visited.headers["access-control-allow-origin"]).toBe("https://shop.example.org");
+    expect(await t.db.prisma.pageVisit.findFirstOrThrow()).toMatchObject({ url: "https://acme.example.com/bye", svc_session: metadata.svc_session });
+    // The JSON parser's rules hold: not JSON is a 400, and no body at all reads as {} (fetch(url, { method: "POST" })).
+    const malformed = await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: "page=visit" });
+    expectPublicError(malformed, 400);
+    expect(malformed.body.error_code).toBe("malformed_json");
+    const empty = await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`);
+    expectPublicError(empty, 422);
+    expect(empty.body.errors).toEqual({ page: ["is required"], metadata: ["is required"] });
+    expect(await t.db.prisma.pageVisit.count()).toBe(1);
+    // The other surfaces stay JSON only.
+    const cart = await call("POST", "/api/carts", { rawBody: JSON.stringify({ country_code: "US", svc_shop: acme.shop }) });
+    expect(cart.status).toBe(415);
+  });
+
   it("holds a text/plain body to the JSON parser's rules and limits: not JSON is the same 400, too large the same 413, an invalid body the same 422", async () => {
     for (const [contentType, rawBody] of [
       ["application/json", "{"],
