@@ -176,6 +176,13 @@ describe("POST /events/leads/capture", () => {
     expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_email: "ada@example.com", rep_id: rita.id, attribution: { email: rita.email } });
   });
 
+  // Found by an audit: a leading space before the + was a 422 ("is not a phone number"), losing the lead.
+  it("trims the contact's phone, as its email, so a pasted international number keeps the lead", async () => {
+    const response = await capture({ lead: lead({ name: "Bob", phone: " +44 20 7946 0958\t" }), metadata: metadataFor(acme.shop) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_phone: "+44 20 7946 0958" });
+  });
+
   it("does not attribute to another company's rep", async () => {
     await capture({ lead: lead(), metadata: metadataFor(globex.shop, { attribution: { share_guid: rita.share_guid } }) });
     expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ company_id: globex.id, rep_id: null });
