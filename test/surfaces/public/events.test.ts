@@ -176,6 +176,17 @@ describe("POST /events/leads/capture", () => {
     expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_email: "ada@example.com", rep_id: rita.id, attribution: { email: rita.email } });
   });
 
+  // Found by an audit: a 422 "Invalid email address", losing the lead of a visitor whose mail is at an IDN domain.
+  it("reads an email at an internationalized domain in its ASCII form, as a browser's email input sends it", async () => {
+    const response = await capture({ lead: lead({ name: "Jürgen", email: "juergen@Müller.de" }), metadata: metadataFor(acme.shop) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_name: "Jürgen", contact_email: "juergen@xn--mller-kva.de" });
+    // A domain that has no ASCII form is still no email.
+    const invalid = await capture({ lead: lead({ name: "Ada", email: "ada@exa mple.de" }), metadata: metadataFor(acme.shop) });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.errors).toEqual({ "lead.contact.email": ["Invalid email address"] });
+  });
+
   // Found by an audit: a leading space before the + was a 422 ("is not a phone number"), losing the lead.
   it("trims the contact's phone, as its email, so a pasted international number keeps the lead", async () => {
     const response = await capture({ lead: lead({ name: "Bob", phone: " +44 20 7946 0958\t" }), metadata: metadataFor(acme.shop) });
