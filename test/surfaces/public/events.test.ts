@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createCompany } from "../../../src/domain/companies/service.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { createRep, expectPublicError, metadataFor, PUBLIC_PREFIX, type RepFixture } from "../../helpers/public-sdk.js";
@@ -68,6 +70,18 @@ describe("POST /session", () => {
       const response = await session(body);
       expect(response.status, JSON.stringify(body)).toBe(422);
       expect(response.body.errors).toEqual({ [path]: ["must look like en_US"] });
+    }
+  });
+
+  // Found by an audit: a shop at an internationalized domain could be named only by its punycode.
+  it("names a shop at an internationalized domain by its Unicode or its ASCII form, domain or first label", async () => {
+    const label = `bücher-${randomBytes(3).toString("hex")}`;
+    const company = await createCompany(t.db.prisma, { name: "Bücher", shop: `${label}.example` });
+    const ascii = company.shop_domain;
+    expect(ascii).toMatch(/^xn--bcher-.*-[a-z0-9]+\.example$/);
+    for (const svc_shop of [`${label}.example`, ascii, label.toUpperCase(), ascii.split(".")[0]]) {
+      const response = await call("POST", `${PUBLIC_PREFIX}/session`, { body: { svc_shop } });
+      expect(response.status, svc_shop).toBe(201);
     }
   });
 
