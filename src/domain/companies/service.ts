@@ -1,3 +1,4 @@
+import { domainToASCII } from "node:url";
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
@@ -12,17 +13,22 @@ interface CompanyInput {
 
 const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * "https://Acme.Example.com/", "acme.example.com." (fully qualified: a browser keeps the dot in
- * location.hostname) and "acme.example.com" name the same shop.
+ * location.hostname) and "acme.example.com" name the same shop, and so do an internationalized
+ * domain or label and its ASCII form ("bücher.example" and "xn--bcher-kva.example", which is what
+ * is stored and what a browser's location.hostname gives); one with no ASCII form names none.
  */
 export function normalizeShop(shop: string): string {
-  return shop
+  const name = shop
     .trim()
     .toLowerCase()
     .replace(/^[a-z]+:\/\//, "")
     .replace(/[/:].*$/, "")
     .replace(/\.$/, "");
+  return ASCII.test(name) ? name : domainToASCII(name);
 }
 
 /**

@@ -57,9 +57,10 @@ export const pageSchema = z
 
 export type UrlPage = z.infer<typeof pageSchema>;
 
-/** Digits with the usual separators and an optional leading +; 7 to 15 digits (E.164). */
-const PHONE_PATTERN = /^\+?(?:[\s().-]*\d){7,15}[\s().-]*$/;
-export const phoneSchema = z.string().max(40).regex(PHONE_PATTERN, "is not a phone number");
+/** Digits with the usual separators (spaces, parentheses, dots, hyphens, slashes) and an optional leading +; 7 to 15 digits (E.164). */
+const PHONE_PATTERN = /^\+?(?:[\s()./-]*\d){7,15}[\s()./-]*$/;
+// Read trimmed, as emails are: a pasted " +44 ..." put a space before the +, which the pattern refused.
+export const phoneSchema = z.string().trim().max(40).regex(PHONE_PATTERN, "is not a phone number");
 
 // The seed's two contact shapes (with email: name and email required; with phone: name and
 // phone required) are one object that needs an email or a phone: the same set of valid

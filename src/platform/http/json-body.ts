@@ -31,12 +31,19 @@ const JSON_AND_PLAIN_TEXT = ["application/json", "text/plain"];
 /**
  * On the routes registered after this call, a `text/plain` body (whatever its charset
  * parameter: JSON is UTF-8) is read as JSON by the same parser, limits and errors included:
- * `navigator.sendBeacon(url, JSON.stringify(body))` and a `fetch` without a Content-Type send
- * their JSON so, and neither can send it as application/json without a preflight. Their OpenAPI
+ * `navigator.sendBeacon(url, JSON.stringify(body))` and a `fetch` of a string without a
+ * Content-Type send their JSON so, and neither can send it as application/json without a
+ * preflight. So is a request with no Content-Type at all: a beacon or fetch of a Blob without a
+ * type or of bytes (TextEncoder's) sends none, and no body reads as `{}`. Their OpenAPI
  * operations list both media types, with the one body schema.
  */
 export function acceptPlainTextJson(app: FastifyInstance): void {
   app.addContentTypeParser("text/plain", { parseAs: "buffer" }, jsonBodyParser(app));
+  // Fastify picks the parser by this header after the preParsing hooks, and answers a body without one 415.
+  app.addHook("preParsing", (request, _reply, payload, done) => {
+    request.headers["content-type"] ??= "text/plain";
+    done(null, payload);
+  });
   app.addHook("onRoute", (route) => {
     if (route.schema?.body !== undefined) route.schema = { ...route.schema, consumes: JSON_AND_PLAIN_TEXT };
   });

@@ -1,3 +1,4 @@
+import { domainToASCII } from "node:url";
 import { z } from "zod";
 import { isStorableDate } from "../db/storable-instants.js";
 
@@ -139,12 +140,31 @@ export function blankFilter<Schema extends z.ZodType>(schema: Schema) {
   return z.preprocess((value) => (isBlank(value) ? undefined : value), schema.optional());
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * A trimmed address whose domain is internationalized, in that domain's ASCII (punycode) form:
+ * z.email() takes ASCII domains only, and a browser's email input sends `ada@bücher.example` so
+ * (`ada@xn--bcher-kva.example`), the address mail is delivered to. A domain without an ASCII
+ * form is left as sent, for z.email() to refuse.
+ */
+function emailInput(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const address = value.trim();
+  const at = address.lastIndexOf("@");
+  const domain = address.slice(at + 1);
+  if (at < 0 || ASCII.test(domain)) return address;
+  const asciiDomain = domainToASCII(domain);
+  return asciiDomain === "" ? address : `${address.slice(0, at)}@${asciiDomain}`;
+}
+
 /**
  * An email address a storefront sends, read without surrounding whitespace (a pasted or
- * form-filled address often has some), as every other identifier is trimmed. A preprocess
- * rather than a pipe from z.string().trim(): the document keeps z.email()'s format and bounds.
+ * form-filled address often has some), as every other identifier is trimmed, and with an
+ * internationalized domain in its ASCII form (emailInput). A preprocess rather than a pipe from
+ * z.string().trim(): the document keeps z.email()'s format and bounds.
  */
-export const trimmedEmail = z.preprocess((value) => (typeof value === "string" ? value.trim() : value), z.email().max(254));
+export const trimmedEmail = z.preprocess(emailInput, z.email().max(254));
 
 function isTimeZone(value: string): boolean {
   try {
@@ -225,8 +245,14 @@ export function visibleText(maxLength: number) {
     .refine((text) => VISIBLE.test(text), "must not be blank");
 }
 
-/** A link clients follow or render: http or https only, never javascript: or data:. */
-export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
+/**
+ * A link clients follow or render: http or https only, never javascript: or data:. The message is
+ * the format's only: as the schema's error it also answered a well-formed URL past the bound, and
+ * a number, "must be an http(s) URL".
+ */
+export const httpUrl = z
+  .url({ protocol: /^https?$/, error: (issue) => (issue.code === "invalid_format" ? "must be an http(s) URL" : undefined) })
+  .max(2048);
 
 /** ISO 8601 date-time in responses. */
 export const timestamp = z.iso.datetime();

@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createCompany } from "../../../src/domain/companies/service.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { createRep, expectPublicError, metadataFor, PUBLIC_PREFIX, type RepFixture } from "../../helpers/public-sdk.js";
@@ -71,6 +73,18 @@ describe("POST /session", () => {
     }
   });
 
+  // Found by an audit: a shop at an internationalized domain could be named only by its punycode.
+  it("names a shop at an internationalized domain by its Unicode or its ASCII form, domain or first label", async () => {
+    const label = `bücher-${randomBytes(3).toString("hex")}`;
+    const company = await createCompany(t.db.prisma, { name: "Bücher", shop: `${label}.example` });
+    const ascii = company.shop_domain;
+    expect(ascii).toMatch(/^xn--bcher-.*-[a-z0-9]+\.example$/);
+    for (const svc_shop of [`${label}.example`, ascii, label.toUpperCase(), ascii.split(".")[0]]) {
+      const response = await call("POST", `${PUBLIC_PREFIX}/session`, { body: { svc_shop } });
+      expect(response.status, svc_shop).toBe(201);
+    }
+  });
+
   it("answers 404 for an unknown shop and 422 without a shop", async () => {
     const unknown = await call("POST", `${PUBLIC_PREFIX}/session`, { body: { metadata: { svc_shop: "nobody.example.com" } } });
     expect(unknown.status).toBe(404);
@@ -119,11 +133,17 @@ describe("POST /events/leads/capture", () => {
   });
 
   it("accepts both contact shapes: with email (phone optional) and with phone (email optional)", async () => {
-    for (const contact of [{ name: "Ada", email: "ada@example.com" }, { name: "Bob", phone: "+44 20 7946 0958" }, { name: "Cy", phone: "5550102030", email: "cy@example.com" }]) {
+    // A slash is the German-speaking countries' separator of the area code (found by an audit: a 422).
+    for (const contact of [
+      { name: "Ada", email: "ada@example.com" },
+      { name: "Bob", phone: "+44 20 7946 0958" },
+      { name: "Cy", phone: "5550102030", email: "cy@example.com" },
+      { name: "Dora", phone: "030/12345678" },
+    ]) {
       const response = await capture({ lead: lead(contact), metadata: metadataFor(acme.shop) });
       expect(response.status, JSON.stringify(contact)).toBe(201);
     }
-    expect(await t.db.prisma.lead.count()).toBe(3);
+    expect(await t.db.prisma.lead.count()).toBe(4);
   });
 
   it("stores no rep when the attribution names nobody, and no page when none is sent", async () => {
@@ -176,6 +196,24 @@ describe("POST /events/leads/capture", () => {
     expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_email: "ada@example.com", rep_id: rita.id, attribution: { email: rita.email } });
   });
 
+  // Found by an audit: a 422 "Invalid email address", losing the lead of a visitor whose mail is at an IDN domain.
+  it("reads an email at an internationalized domain in its ASCII form, as a browser's email input sends it", async () => {
+    const response = await capture({ lead: lead({ name: "Jürgen", email: "juergen@Müller.de" }), metadata: metadataFor(acme.shop) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_name: "Jürgen", contact_email: "juergen@xn--mller-kva.de" });
+    // A domain that has no ASCII form is still no email.
+    const invalid = await capture({ lead: lead({ name: "Ada", email: "ada@exa mple.de" }), metadata: metadataFor(acme.shop) });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.errors).toEqual({ "lead.contact.email": ["Invalid email address"] });
+  });
+
+  // Found by an audit: a leading space before the + was a 422 ("is not a phone number"), losing the lead.
+  it("trims the contact's phone, as its email, so a pasted international number keeps the lead", async () => {
+    const response = await capture({ lead: lead({ name: "Bob", phone: " +44 20 7946 0958\t" }), metadata: metadataFor(acme.shop) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ contact_phone: "+44 20 7946 0958" });
+  });
+
   it("does not attribute to another company's rep", async () => {
     await capture({ lead: lead(), metadata: metadataFor(globex.shop, { attribution: { share_guid: rita.share_guid } }) });
     expect(await t.db.prisma.lead.findFirstOrThrow()).toMatchObject({ company_id: globex.id, rep_id: null });
@@ -199,7 +237,9 @@ describe("POST /events/leads/capture", () => {
     ["contact phone not a phone", (b) => (b.lead.contact = { name: "Ada", phone: "call me" }), { "lead.contact.phone": ["is not a phone number"] }],
     ["page url missing", (b) => (b.page = { title: "x" }), ["page.url"]],
     ["page url not a URI", (b) => (b.page = { url: "not a url" }), ["page.url"]],
-    ["page url not http(s)", (b) => (b.page = { url: "javascript:alert(1)" }), ["page.url"]],
+    ["page url not http(s)", (b) => (b.page = { url: "javascript:alert(1)" }), { "page.url": ["must be an http(s) URL"] }],
+    // Found by an audit: a well-formed URL past the bound was told it was no http(s) URL.
+    ["page url too long", (b) => (b.page = { url: `https://a.example.com/?q=${"x".repeat(2048)}` }), { "page.url": ["Too big: expected string to have <=2048 characters"] }],
     ["page image not a URI", (b) => (b.page = { url: "https://a.example.com", image: "kit.png" }), ["page.image"]],
     ["metadata missing", (b) => delete b.metadata, ["metadata"]],
     ["svc_shop missing", (b) => delete b.metadata.svc_shop, ["metadata.svc_shop"]],
@@ -331,6 +371,27 @@ describe("beacons: JSON sent as text/plain", () => {
     // The other public POSTs read it the same way.
     const session = await beacon("/session", JSON.stringify({ svc_shop: acme.shop }));
     expect(session.status).toBe(201);
+  });
+
+  // Found by an audit: a 415, which no beacon reads, so the event was lost.
+  it("reads a body sent with no Content-Type at all as JSON: sendBeacon or fetch of a Blob or bytes without a type", async () => {
+    const metadata = metadataFor(acme.shop);
+    const body = JSON.stringify({ page: { url: "https://acme.example.com/bye" }, metadata });
+    const visited = await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: new TextEncoder().encode(body), headers: { origin: "https://shop.example.org" } });
+    expect(visited.status).toBe(201);
+    expect(visited.headers["access-control-allow-origin"]).toBe("https://shop.example.org");
+    expect(await t.db.prisma.pageVisit.findFirstOrThrow()).toMatchObject({ url: "https://acme.example.com/bye", svc_session: metadata.svc_session });
+    // The JSON parser's rules hold: not JSON is a 400, and no body at all reads as {} (fetch(url, { method: "POST" })).
+    const malformed = await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: "page=visit" });
+    expectPublicError(malformed, 400);
+    expect(malformed.body.error_code).toBe("malformed_json");
+    const empty = await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`);
+    expectPublicError(empty, 422);
+    expect(empty.body.errors).toEqual({ page: ["is required"], metadata: ["is required"] });
+    expect(await t.db.prisma.pageVisit.count()).toBe(1);
+    // The other surfaces stay JSON only.
+    const cart = await call("POST", "/api/carts", { rawBody: JSON.stringify({ country_code: "US", svc_shop: acme.shop }) });
+    expect(cart.status).toBe(415);
   });
 
   it("holds a text/plain body to the JSON parser's rules and limits: not JSON is the same 400, too large the same 413, an invalid body the same 422", async () => {
