@@ -1,6 +1,6 @@
-import { domainToASCII } from "node:url";
 import type { Db } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { asciiDomain } from "../../platform/domain-names.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { type Page, type PageRequest, pageWindow, pagination } from "../../platform/http/pagination.js";
 
@@ -12,8 +12,6 @@ interface CompanyInput {
 }
 
 const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * "https://Acme.Example.com/", "acme.example.com." (fully qualified: a browser keeps the dot in
@@ -28,7 +26,7 @@ export function normalizeShop(shop: string): string {
     .replace(/^[a-z]+:\/\//, "")
     .replace(/[/:].*$/, "")
     .replace(/\.$/, "");
-  return ASCII.test(name) ? name : domainToASCII(name);
+  return asciiDomain(name);
 }
 
 /**

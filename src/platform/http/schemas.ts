@@ -1,6 +1,6 @@
-import { domainToASCII } from "node:url";
 import { z } from "zod";
 import { isStorableDate } from "../db/storable-instants.js";
+import { asciiDomain } from "../domain-names.js";
 
 /** `meta` of every admin and cart object response. */
 export const metaSchema = z
@@ -140,8 +140,6 @@ export function blankFilter<Schema extends z.ZodType>(schema: Schema) {
   return z.preprocess((value) => (isBlank(value) ? undefined : value), schema.optional());
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
-
 /**
  * A trimmed address whose domain is internationalized, in that domain's ASCII (punycode) form:
  * z.email() takes ASCII domains only, and a browser's email input sends `ada@bücher.example` so
@@ -153,9 +151,9 @@ function emailInput(value: unknown): unknown {
   const address = value.trim();
   const at = address.lastIndexOf("@");
   const domain = address.slice(at + 1);
-  if (at < 0 || ASCII.test(domain)) return address;
-  const asciiDomain = domainToASCII(domain);
-  return asciiDomain === "" ? address : `${address.slice(0, at)}@${asciiDomain}`;
+  if (at < 0) return address;
+  const domainAscii = asciiDomain(domain);
+  return domainAscii === "" ? address : `${address.slice(0, at)}@${domainAscii}`;
 }
 
 /**
