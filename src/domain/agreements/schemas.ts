@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, httpUrl, int32Id, searchQuery, timestamp, visibleName, visibleText } from "../../platform/http/schemas.js";
+import { blankFilter, boundedJsonObject, httpUrl, int32Id, searchQuery, timestamp, visibleName, visibleText } from "../../platform/http/schemas.js";
 
 
 export const languageQuery = z.object({
@@ -28,7 +28,7 @@ const attachmentFields = {
   content_type: z.string().max(255).nullable().optional(),
   // int() already bounds it to 2^53-1 (a .max of its own gave a second message for one rule).
   content_size: z.number().int().min(0).nullable().optional().describe("Bytes"),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: boundedJsonObject(z.string()).optional(),
 };
 
 const attachmentCreate = z.object(attachmentFields);

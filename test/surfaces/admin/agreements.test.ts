@@ -452,6 +452,20 @@ describe("PUT /api/agreements/{id}", () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it("answers 422 for attachment metadata past 16,384 characters as JSON, and takes it at that size", async () => {
+    const metadata = (length: number) => ({ note: "x".repeat(length - '{"note":""}'.length) });
+    const response = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", metadata: metadata(16_385) }] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "agreement.attachments_attributes.0.metadata": ["must serialize to at most 16384 characters"] });
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+    const id = await createId({ attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", metadata: metadata(16_384) }] });
+    const [attachment] = (await show(id)).body.agreement.attachments;
+    expect(JSON.stringify(attachment.metadata)).toHaveLength(16_384);
+    const changed = await update(id, { attachments_attributes: [{ id: attachment.id, metadata: metadata(16_385) }] });
+    expect(changed.status).toBe(422);
+    expect(changed.body.errors).toEqual({ "agreement.attachments_attributes.0.metadata": ["must serialize to at most 16384 characters"] });
+  });
+
   it("answers 422 for references of another company, and for required_on_checkout without show_at_checkout; changes nothing", async () => {
     const id = await createId({ show_at_checkout: true, required_on_checkout: true });
     const before = await snapshot();
