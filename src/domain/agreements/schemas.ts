@@ -21,6 +21,9 @@ export const agreementListQuery = paginationQuery(25).extend({
   status: blankFilter(z.enum(["active", "inactive"])).describe("Blank filters nothing"),
 });
 
+/** What an agreement holds in all, after any update: bulk_clone's cost and a list's answer are sized by it. */
+export const MAX_ATTACHMENTS = 50;
+
 const attachmentFields = {
   url: httpUrl,
   filename: z.string().max(255).nullable().optional(),
@@ -54,7 +57,7 @@ const agreementFields = {
 };
 
 export const agreementCreateBody = z.object({
-  agreement: z.object({ ...agreementFields, attachments_attributes: z.array(attachmentCreate).max(50).optional() }),
+  agreement: z.object({ ...agreementFields, attachments_attributes: z.array(attachmentCreate).max(MAX_ATTACHMENTS).optional() }),
 });
 
 export const agreementUpdateBody = z.object({
@@ -62,7 +65,7 @@ export const agreementUpdateBody = z.object({
     ...agreementFields,
     title: agreementFields.title.optional(),
     description: agreementFields.description.optional(),
-    attachments_attributes: z.array(attachmentUpdate).max(50).optional(),
+    attachments_attributes: z.array(attachmentUpdate).max(MAX_ATTACHMENTS).optional(),
   }),
 });
 

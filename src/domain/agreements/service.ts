@@ -10,13 +10,14 @@ import { ENGLISH } from "../../platform/http/language.js";
 import { missingIds, uniqueIds } from "../catalog/references.js";
 import { copyTitle, writtenLanguage } from "./content.js";
 import { findAgreementPage } from "./list.js";
-import type {
-  AgreementCreateInput,
-  AgreementListQuery,
-  AgreementSort,
-  AgreementUpdateInput,
-  AgreementView,
-  AttachmentUpdateInput,
+import {
+  type AgreementCreateInput,
+  type AgreementListQuery,
+  type AgreementSort,
+  type AgreementUpdateInput,
+  type AgreementView,
+  type AttachmentUpdateInput,
+  MAX_ATTACHMENTS,
 } from "./schemas.js";
 import { findActiveAgreementView, findAgreementView, findAgreementViews, toView } from "./view.js";
 
@@ -124,6 +125,10 @@ function attachmentErrors(input: AttachmentUpdateInput[], existing: Set<number>)
     if (attachment.id === undefined && attachment._destroy) errors.add(`${path}.id`, "is required to remove an attachment");
     if (attachment.id === undefined && !attachment._destroy && attachment.url === undefined) errors.add(`${path}.url`, "is required");
   });
+  // Each update may add up to the cap: without counting what the agreement holds, updates gathered attachments without end.
+  const removed = new Set(input.flatMap((attachment) => (attachment.id !== undefined && attachment._destroy && existing.has(attachment.id) ? [attachment.id] : [])));
+  const held = existing.size - removed.size + input.filter((attachment) => attachment.id === undefined && !attachment._destroy).length;
+  if (held > MAX_ATTACHMENTS) errors.add("agreement.attachments_attributes", `an agreement holds at most ${MAX_ATTACHMENTS} attachments; this update would leave ${held}`);
   return errors.fieldErrors;
 }
 

@@ -452,6 +452,20 @@ describe("PUT /api/agreements/{id}", () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it("holds an agreement to 50 attachments over every update: 422 past it, changes nothing; removals in the same update make room", async () => {
+    const urls = (prefix: string, count: number) => Array.from({ length: count }, (_, k) => ({ url: `https://cdn.example.com/${prefix}-${k}.pdf` }));
+    const id = await createId({ attachments_attributes: urls("a", 50) });
+    const before = await snapshot();
+    const response = await update(id, { title: "Changed", attachments_attributes: urls("b", 1) });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "agreement.attachments_attributes": ["an agreement holds at most 50 attachments; this update would leave 51"] });
+    expect(await snapshot()).toBe(before);
+    const [first] = (await show(id)).body.agreement.attachments;
+    const swapped = await update(id, { attachments_attributes: [{ id: first.id, _destroy: true }, ...urls("c", 1)] });
+    expect(swapped.status).toBe(200);
+    expect(swapped.body.agreement.attachments).toHaveLength(50);
+  });
+
   it("answers 422 for attachment metadata past 16,384 characters as JSON, and takes it at that size", async () => {
     const metadata = (length: number) => ({ note: "x".repeat(length - '{"note":""}'.length) });
     const response = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", metadata: metadata(16_385) }] });
