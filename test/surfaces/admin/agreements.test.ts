@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { type CompanyFixture, createEnrollmentPack, enableCompanyCountry } from "../../helpers/fixtures.js";
-import type { Call } from "../../helpers/http.js";
+import { valuesReadDuring } from "../../helpers/database-reads.js";
+import type { Call, HttpResponse } from "../../helpers/http.js";
 import { burstBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -383,6 +384,23 @@ describe("languages", () => {
       ["Conditions", "fr"],
       ["Privacy", "en"],
     ]);
+  });
+
+  it("reads only the description it shows: a translated agreement's English description stays in the database", async () => {
+    const english = "E".repeat(50_000);
+    const id = await createId({ description: english });
+    await update(id, { title: "Conditions", description: "F".repeat(50_000) }, "?language_iso=fr");
+    const reads = [`/api/agreements/${id}?language_iso=fr`, "/api/agreements?language_iso=fr"];
+    for (const path of reads) {
+      let response!: HttpResponse;
+      const values = await valuesReadDuring(async () => {
+        response = await call("GET", path, { token: acme.token });
+      });
+      expect(response.status).toBe(200);
+      expect(JSON.stringify(response.body)).toContain("F".repeat(50_000));
+      expect(values.some((value) => value.includes(english))).toBe(false);
+    }
+    expect((await show(id)).body.agreement.description).toBe(english);
   });
 });
 
