@@ -28,7 +28,7 @@ export function agreementsFrom(languageIso: string | Prisma.Sql): Prisma.Sql {
 }
 
 /** The columns of AgreementViewRow, selected from agreementsFrom. */
-export const AGREEMENT_VIEW_COLUMNS = Prisma.sql`
+const AGREEMENT_VIEW_COLUMNS = Prisma.sql`
   a.id, a.title, coalesce(t.description, a.description) AS description, t.language_iso AS translation_language_iso, t.title AS translation_title,
   a.active, a.show_at_checkout, a.default_checked, a.required_on_checkout, a.required, a.enrollment_pack_id,
   ${isoTimestampSql("a.created_at")} AS created_at, ${isoTimestampSql("a.updated_at")} AS updated_at,

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { type CompanyFixture, createEnrollmentPack, enableCompanyCountry } from "../../helpers/fixtures.js";
-import { valuesReadDuring } from "../../helpers/database-reads.js";
+import { readByStalledClient, valuesReadDuring } from "../../helpers/database-reads.js";
 import type { Call, HttpResponse } from "../../helpers/http.js";
 import { burstBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
@@ -824,6 +824,36 @@ describe("GET /api/agreements", () => {
     }
     expect((await call("GET", "/api/agreements")).status).toBe(401);
   });
+});
+
+describe("a list of the largest agreements", () => {
+  it.skipIf(!inject("databaseServer"))(
+    "reads the agreements as the client takes the answer: a client that stops reading holds the server to a few of them; one deleted meanwhile is left out",
+    async () => {
+      await t.db.sql.query(
+        `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Large ' || g, repeat(chr(19968 + g), 100000), now() FROM generate_series(1, 60) g`,
+        [acme.id],
+      );
+      await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
+        SELECT a.id, 'https://files.example.com/' || k, jsonb_build_object('note', repeat(md5(a.id::text || '-' || k), 500)), now() FROM agreements a, generate_series(1, 50) k`);
+      const ids = (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+      const { readBeforeResuming, answer } = await readByStalledClient<{ agreements: Array<{ id: number; description: string; attachments: unknown[] }>; meta: { pagination: unknown } }>(
+        `${t.url}/api/agreements?per_page=100&sorted_by=created_at_asc`,
+        acme.token,
+        (value) => value.length >= 100_000 && !value.startsWith("["),
+        async () => {
+          expect((await call("DELETE", `/api/agreements/${ids[59]}`, { token: acme.token })).status).toBe(200);
+        },
+      );
+      // A chunk is about one of these agreements (0.3 MB of description, 0.8 MB of attachments);
+      // the sockets' buffers may hold tens of megabytes of answer (media-size.test.ts).
+      expect(readBeforeResuming).toBeGreaterThan(0);
+      expect(readBeforeResuming).toBeLessThan(45);
+      expect(answer.agreements.map((agreement) => agreement.id)).toEqual(ids.slice(0, 59));
+      expect(answer.agreements.every((agreement, index) => agreement.description === String.fromCharCode(19969 + index).repeat(100_000) && agreement.attachments.length === 50)).toBe(true);
+      expect(answer.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 60, per_page: 100 });
+    },
+  );
 });
 
 describe("one agreement view", () => {
