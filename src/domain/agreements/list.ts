@@ -3,7 +3,7 @@ import { escapeLike } from "../../platform/db/like.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { type PageRequest, pageWindow } from "../../platform/http/pagination.js";
 import type { AgreementSort } from "./schemas.js";
-import { AGREEMENT_VIEW_COLUMNS, type AgreementViewRow, agreementsFrom } from "./view.js";
+import { agreementsFrom } from "./view.js";
 
 interface AgreementFilter {
   companyId: number;
@@ -43,30 +43,35 @@ function orderClause(sortedBy: AgreementSort): Prisma.Sql {
 }
 
 /**
- * One page of matching agreements in order, as view rows, and how many match in all. The page's
- * agreements are chosen first, on the agreements and their translation alone, and only they are
- * built as view rows: with the view columns in the select list of the LIMIT and OFFSET,
- * PostgreSQL built the countries and attachments of every agreement OFFSET skipped (100,000
- * agreements: page 999 of 100 took 2.3 s; docs/performance.md, change 35). The count rides on the
- * page's statement (`count(*) OVER ()`, computed before LIMIT): one statement and one pooled
- * connection per list instead of two. Only a page past the end, which has no row to carry the
- * count, asks for it apart. The statements are prepared: planned on every call, they took
- * 0.61-0.65 ms of PostgreSQL's CPU per page of 25 against 0.21-0.24 ms (view.ts). A text depends
- * only on the sort and on whether there is a status filter and a search, so each such variant has
- * its own name.
+ * One page of matching agreements in order, as ids with the bytes of their large members, and how
+ * many match in all. The page's agreements are chosen first, on the agreements and their
+ * translation alone, and only they are sized: with more in the select list of the LIMIT and
+ * OFFSET, PostgreSQL computed it for every agreement OFFSET skipped (100,000 agreements: page 999
+ * of 100 took 2.3 s; docs/performance.md, change 35). The sizes are read from the values' headers
+ * (`octet_length` of the shown description, `pg_column_size` of each attachment's metadata),
+ * reading no TOASTed content. The count rides on the page's statement (`count(*) OVER ()`,
+ * computed before LIMIT): one statement and one pooled connection per list instead of two. Only a
+ * page past the end, which has no row to carry the count, asks for it apart. The statements are
+ * prepared: planned on every call, they took 0.61-0.65 ms of PostgreSQL's CPU per page of 25
+ * against 0.21-0.24 ms (view.ts). A text depends only on the sort and on whether there is a status
+ * filter and a search, so each such variant has its own name.
  */
-export async function findAgreementPage(sql: SqlPool, filter: AgreementFilter, page: PageRequest): Promise<{ rows: AgreementViewRow[]; total: number }> {
+export async function findAgreementPage(sql: SqlPool, filter: AgreementFilter, page: PageRequest): Promise<{ ids: number[]; bytes: Map<number, number>; total: number }> {
   const from = agreementsFrom(filter.languageIso);
   const where = whereClause(filter);
   const order = orderClause(filter.sortedBy);
   const { skip, take } = pageWindow(page);
   const variant = `${filter.status ? "status" : "any"}:${filter.searchQuery ? "search" : "all"}`;
   const rows = Prisma.sql`WITH page AS (SELECT a.id, count(*) OVER ()::int AS total_count ${from} WHERE ${where} ORDER BY ${order} LIMIT ${take} OFFSET ${skip})
-    SELECT ${AGREEMENT_VIEW_COLUMNS}, page.total_count ${from} JOIN page ON page.id = a.id WHERE a.company_id = ${filter.companyId} ORDER BY ${order}`;
-  const found = await sql.query<AgreementViewRow & { total_count: number }>(rows.text, rows.values, `agreements.page:${filter.sortedBy}:${variant}`);
-  if (found.length > 0) return { rows: found, total: found[0]!.total_count };
-  if (skip === 0) return { rows: found, total: 0 };
+    SELECT a.id, page.total_count,
+      (octet_length(coalesce(t.description, a.description))
+        + (SELECT coalesce(sum(octet_length(x.url) + pg_column_size(x.metadata)), 0) FROM agreement_attachments x WHERE x.agreement_id = a.id))::float8 AS bytes
+    ${from} JOIN page ON page.id = a.id WHERE a.company_id = ${filter.companyId} ORDER BY ${order}`;
+  const found = await sql.query<{ id: number; total_count: number; bytes: number }>(rows.text, rows.values, `agreements.page-sizes:${filter.sortedBy}:${variant}`);
+  const sized = { ids: found.map((row) => row.id), bytes: new Map(found.map((row) => [row.id, row.bytes])) };
+  if (found.length > 0) return { ...sized, total: found[0]!.total_count };
+  if (skip === 0) return { ...sized, total: 0 };
   const count = Prisma.sql`SELECT count(*)::int AS total ${from} WHERE ${where}`;
   const counted = await sql.query<{ total: number }>(count.text, count.values, `agreements.count:${variant}`);
-  return { rows: found, total: counted[0]?.total ?? 0 };
+  return { ...sized, total: counted[0]?.total ?? 0 };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, httpUrl, int32Id, searchQuery, timestamp, visibleName, visibleText } from "../../platform/http/schemas.js";
+import { blankFilter, boundedJsonObject, httpUrl, int32Id, searchQuery, timestamp, visibleName, visibleText } from "../../platform/http/schemas.js";
 
 
 export const languageQuery = z.object({
@@ -21,6 +21,9 @@ export const agreementListQuery = paginationQuery(25).extend({
   status: blankFilter(z.enum(["active", "inactive"])).describe("Blank filters nothing"),
 });
 
+/** What an agreement holds in all, after any update: bulk_clone's cost and a list's answer are sized by it. */
+export const MAX_ATTACHMENTS = 50;
+
 const attachmentFields = {
   url: httpUrl,
   filename: z.string().max(255).nullable().optional(),
@@ -28,7 +31,7 @@ const attachmentFields = {
   content_type: z.string().max(255).nullable().optional(),
   // int() already bounds it to 2^53-1 (a .max of its own gave a second message for one rule).
   content_size: z.number().int().min(0).nullable().optional().describe("Bytes"),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: boundedJsonObject(z.string()).optional(),
 };
 
 const attachmentCreate = z.object(attachmentFields);
@@ -54,7 +57,7 @@ const agreementFields = {
 };
 
 export const agreementCreateBody = z.object({
-  agreement: z.object({ ...agreementFields, attachments_attributes: z.array(attachmentCreate).max(50).optional() }),
+  agreement: z.object({ ...agreementFields, attachments_attributes: z.array(attachmentCreate).max(MAX_ATTACHMENTS).optional() }),
 });
 
 export const agreementUpdateBody = z.object({
@@ -62,7 +65,7 @@ export const agreementUpdateBody = z.object({
     ...agreementFields,
     title: agreementFields.title.optional(),
     description: agreementFields.description.optional(),
-    attachments_attributes: z.array(attachmentUpdate).max(50).optional(),
+    attachments_attributes: z.array(attachmentUpdate).max(MAX_ATTACHMENTS).optional(),
   }),
 });
 

@@ -5,20 +5,21 @@ import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type Page, type PageRequest, pagination } from "../../platform/http/pagination.js";
+import { chunksOfSize, type PageRequest, pagination, type StreamedPage } from "../../platform/http/pagination.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { missingIds, uniqueIds } from "../catalog/references.js";
 import { copyTitle, writtenLanguage } from "./content.js";
 import { findAgreementPage } from "./list.js";
-import type {
-  AgreementCreateInput,
-  AgreementListQuery,
-  AgreementSort,
-  AgreementUpdateInput,
-  AgreementView,
-  AttachmentUpdateInput,
+import {
+  type AgreementCreateInput,
+  type AgreementListQuery,
+  type AgreementSort,
+  type AgreementUpdateInput,
+  type AgreementView,
+  type AttachmentUpdateInput,
+  MAX_ATTACHMENTS,
 } from "./schemas.js";
-import { findActiveAgreementView, findAgreementView, findAgreementViews, toView } from "./view.js";
+import { findActiveAgreementView, findAgreementView, findAgreementViews } from "./view.js";
 
 type Client = Db | Prisma.TransactionClient;
 
@@ -67,20 +68,30 @@ function flagData(input: AgreementUpdateInput) {
   };
 }
 
-export async function listAgreements(ctx: SqlServiceContext, query: AgreementListQuery): Promise<Page<AgreementView>> {
+/** The list's agreements, `first` and then each further chunk read when the client has taken the ones before it. */
+async function* viewsInChunks(ctx: SqlServiceContext, first: AgreementView[], rest: number[][], languageIso: string): AsyncGenerator<AgreementView> {
+  yield* first;
+  for (const ids of rest) yield* await findAgreementViews(ctx, ids, languageIso);
+}
+
+/**
+ * A list page whose agreements are read as the answer is written (sendStreamedList), about
+ * LIST_CHUNK_BYTES at a time; the first chunk is read before it answers. An agreement may hold
+ * 100,000 characters of description and 50 attachments of 16 KB of metadata, and a page 100 of
+ * them: answered whole, that list was 93 M characters, and eight at once took the process past
+ * 3.6 GB (an audit). One deleted while the list is written is left out.
+ */
+export async function listAgreements(ctx: SqlServiceContext, query: AgreementListQuery): Promise<StreamedPage<AgreementView>> {
   const page: PageRequest = { page: query.page, per_page: query.per_page };
-  const { rows, total } = await findAgreementPage(
+  const languageIso = query.language_iso ?? ENGLISH;
+  const { ids, bytes, total } = await findAgreementPage(
     ctx.sql,
-    {
-      companyId: ctx.companyId,
-      languageIso: query.language_iso ?? ENGLISH,
-      searchQuery: query.search_query || undefined,
-      status: query.status,
-      sortedBy: query.sorted_by as AgreementSort,
-    },
+    { companyId: ctx.companyId, languageIso, searchQuery: query.search_query || undefined, status: query.status, sortedBy: query.sorted_by as AgreementSort },
     page,
   );
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  const [firstIds = [], ...rest] = chunksOfSize(ids, bytes);
+  const first = firstIds.length === 0 ? [] : await findAgreementViews(ctx, firstIds, languageIso);
+  return { rows: viewsInChunks(ctx, first, rest, languageIso), pagination: pagination(page, total) };
 }
 
 /** Create writes English content whatever language the request names (the specification's rule). */
@@ -124,6 +135,10 @@ function attachmentErrors(input: AttachmentUpdateInput[], existing: Set<number>)
     if (attachment.id === undefined && attachment._destroy) errors.add(`${path}.id`, "is required to remove an attachment");
     if (attachment.id === undefined && !attachment._destroy && attachment.url === undefined) errors.add(`${path}.url`, "is required");
   });
+  // Each update may add up to the cap: without counting what the agreement holds, updates gathered attachments without end.
+  const removed = new Set(input.flatMap((attachment) => (attachment.id !== undefined && attachment._destroy && existing.has(attachment.id) ? [attachment.id] : [])));
+  const held = existing.size - removed.size + input.filter((attachment) => attachment.id === undefined && !attachment._destroy).length;
+  if (held > MAX_ATTACHMENTS) errors.add("agreement.attachments_attributes", `an agreement holds at most ${MAX_ATTACHMENTS} attachments; this update would leave ${held}`);
   return errors.fieldErrors;
 }
 

@@ -28,8 +28,8 @@ export function agreementsFrom(languageIso: string | Prisma.Sql): Prisma.Sql {
 }
 
 /** The columns of AgreementViewRow, selected from agreementsFrom. */
-export const AGREEMENT_VIEW_COLUMNS = Prisma.sql`
-  a.id, a.title, a.description, t.language_iso AS translation_language_iso, t.title AS translation_title, t.description AS translation_description,
+const AGREEMENT_VIEW_COLUMNS = Prisma.sql`
+  a.id, a.title, coalesce(t.description, a.description) AS description, t.language_iso AS translation_language_iso, t.title AS translation_title,
   a.active, a.show_at_checkout, a.default_checked, a.required_on_checkout, a.required, a.enrollment_pack_id,
   ${isoTimestampSql("a.created_at")} AS created_at, ${isoTimestampSql("a.updated_at")} AS updated_at,
   ARRAY(SELECT ac.company_country_id FROM agreement_countries ac WHERE ac.agreement_id = a.id ORDER BY ac.company_country_id) AS company_country_ids,
@@ -62,10 +62,14 @@ export function checkoutAgreementRowsSql(cart: string): string {
 export interface AgreementViewRow {
   id: number;
   title: string;
+  /**
+   * The translation's description when there is one, else the English: a read never fetches the
+   * one it does not show (descriptions are up to 100,000 characters; a list of 100 translated
+   * agreements read 20 M characters to answer 10 M).
+   */
   description: string;
   translation_language_iso: string | null;
   translation_title: string | null;
-  translation_description: string | null;
   active: boolean;
   show_at_checkout: boolean;
   default_checked: boolean;
@@ -84,7 +88,7 @@ export function toView(row: AgreementViewRow): AgreementView {
   const translation =
     row.translation_language_iso === null
       ? undefined
-      : { language_iso: row.translation_language_iso, title: row.translation_title as string, description: row.translation_description as string };
+      : { language_iso: row.translation_language_iso, title: row.translation_title as string, description: row.description };
   const content = shownContent(row, translation);
   return {
     id: row.id,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ENGLISH, isLanguageCode, languageOf, languageParam } from "../../platform/http/language.js";
 import { paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, httpUrl, instantInput, int32Id, searchQuery, timestamp, visibleName } from "../../platform/http/schemas.js";
+import { blankFilter, boundedJsonObject, httpUrl, instantInput, int32Id, searchQuery, timestamp, visibleName } from "../../platform/http/schemas.js";
 import { metafieldSchema } from "../metafields/schemas.js";
 import { requestMetadataSchema, responseMetadataSchema } from "../tracking/schemas.js";
 
@@ -50,10 +50,7 @@ export const MAX_TRANSLATION_CHARACTERS = 2_000_000;
 const webUrl = httpUrl.nullable();
 const shortText = z.string().trim().max(255).nullable();
 const label = z.string().trim().min(1).max(100);
-const MAX_JSON_LENGTH = 16_384;
-const jsonObject = z
-  .record(z.string().max(100), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= MAX_JSON_LENGTH, `must serialize to at most ${MAX_JSON_LENGTH} characters`);
+const jsonObject = boundedJsonObject(z.string().max(100));
 const ids = z.array(int32Id).max(100);
 const title = visibleName(255);
 /** Rich text: `{html}`, or the html as a plain string (stored the same way). */

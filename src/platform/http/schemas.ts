@@ -2,6 +2,19 @@ import { z } from "zod";
 import { isStorableDate } from "../db/storable-instants.js";
 import { asciiDomain } from "../domain-names.js";
 
+const MAX_JSON_OBJECT_LENGTH = 16_384;
+
+/**
+ * A free-form object stored and answered as given (media `settings`, agreement attachment
+ * `metadata`), at most 16,384 characters as JSON: without a bound of its own only the body limit
+ * held it, and a resource that gathers such objects over several updates grew without one.
+ */
+export function boundedJsonObject(key: z.ZodType<string>) {
+  return z
+    .record(key, z.unknown())
+    .refine((value) => JSON.stringify(value).length <= MAX_JSON_OBJECT_LENGTH, `must serialize to at most ${MAX_JSON_OBJECT_LENGTH} characters`);
+}
+
 /** `meta` of every admin and cart object response. */
 export const metaSchema = z
   .object({

@@ -11,13 +11,15 @@ import {
 } from "../../domain/agreements/schemas.js";
 import * as agreements from "../../domain/agreements/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
-import { envelope, listEnvelope } from "../../platform/http/envelope.js";
+import { envelope, sendStreamedList } from "../../platform/http/envelope.js";
 import { idParam, withListMeta, withMeta } from "../../platform/http/schemas.js";
+import { jsonWriterFor } from "../../platform/json-writer.js";
 
 const tags = ["Agreements"];
 const security = [{ bearer: [] }];
 const params = z.object({ id: idParam });
 const agreementResponse = withMeta({ agreement: agreementSchema });
+const writeAgreement = jsonWriterFor(agreementSchema);
 
 export async function agreementRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -33,9 +35,9 @@ export async function agreementRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: withListMeta({ agreements: z.array(agreementSchema) }) },
       },
     },
-    async (request) => {
-      const result = await agreements.listAgreements(companyContext(request), request.query);
-      return listEnvelope(request, { agreements: result.rows }, result.pagination);
+    async (request, reply) => {
+      const page = await agreements.listAgreements(companyContext(request), request.query);
+      return sendStreamedList(request, reply, "agreements", page, writeAgreement);
     },
   );
 

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { type CompanyFixture, createEnrollmentPack, enableCompanyCountry } from "../../helpers/fixtures.js";
-import type { Call } from "../../helpers/http.js";
+import { readByStalledClient, valuesReadDuring } from "../../helpers/database-reads.js";
+import type { Call, HttpResponse } from "../../helpers/http.js";
 import { burstBehindHeldLock } from "../../helpers/lock-queue.js";
 import type { TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
@@ -384,6 +385,23 @@ describe("languages", () => {
       ["Privacy", "en"],
     ]);
   });
+
+  it("reads only the description it shows: a translated agreement's English description stays in the database", async () => {
+    const english = "E".repeat(50_000);
+    const id = await createId({ description: english });
+    await update(id, { title: "Conditions", description: "F".repeat(50_000) }, "?language_iso=fr");
+    const reads = [`/api/agreements/${id}?language_iso=fr`, "/api/agreements?language_iso=fr"];
+    for (const path of reads) {
+      let response!: HttpResponse;
+      const values = await valuesReadDuring(async () => {
+        response = await call("GET", path, { token: acme.token });
+      });
+      expect(response.status).toBe(200);
+      expect(JSON.stringify(response.body)).toContain("F".repeat(50_000));
+      expect(values.some((value) => value.includes(english))).toBe(false);
+    }
+    expect((await show(id)).body.agreement.description).toBe(english);
+  });
 });
 
 describe("PUT /api/agreements/{id}", () => {
@@ -450,6 +468,34 @@ describe("PUT /api/agreements/{id}", () => {
       "agreement.attachments_attributes.2.id": ["names an attachment an earlier entry already names"],
     });
     expect(await snapshot()).toBe(before);
+  });
+
+  it("holds an agreement to 50 attachments over every update: 422 past it, changes nothing; removals in the same update make room", async () => {
+    const urls = (prefix: string, count: number) => Array.from({ length: count }, (_, k) => ({ url: `https://cdn.example.com/${prefix}-${k}.pdf` }));
+    const id = await createId({ attachments_attributes: urls("a", 50) });
+    const before = await snapshot();
+    const response = await update(id, { title: "Changed", attachments_attributes: urls("b", 1) });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "agreement.attachments_attributes": ["an agreement holds at most 50 attachments; this update would leave 51"] });
+    expect(await snapshot()).toBe(before);
+    const [first] = (await show(id)).body.agreement.attachments;
+    const swapped = await update(id, { attachments_attributes: [{ id: first.id, _destroy: true }, ...urls("c", 1)] });
+    expect(swapped.status).toBe(200);
+    expect(swapped.body.agreement.attachments).toHaveLength(50);
+  });
+
+  it("answers 422 for attachment metadata past 16,384 characters as JSON, and takes it at that size", async () => {
+    const metadata = (length: number) => ({ note: "x".repeat(length - '{"note":""}'.length) });
+    const response = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", metadata: metadata(16_385) }] });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual({ "agreement.attachments_attributes.0.metadata": ["must serialize to at most 16384 characters"] });
+    expect(await t.db.prisma.agreement.count()).toBe(0);
+    const id = await createId({ attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", metadata: metadata(16_384) }] });
+    const [attachment] = (await show(id)).body.agreement.attachments;
+    expect(JSON.stringify(attachment.metadata)).toHaveLength(16_384);
+    const changed = await update(id, { attachments_attributes: [{ id: attachment.id, metadata: metadata(16_385) }] });
+    expect(changed.status).toBe(422);
+    expect(changed.body.errors).toEqual({ "agreement.attachments_attributes.0.metadata": ["must serialize to at most 16384 characters"] });
   });
 
   it("answers 422 for references of another company, and for required_on_checkout without show_at_checkout; changes nothing", async () => {
@@ -778,6 +824,36 @@ describe("GET /api/agreements", () => {
     }
     expect((await call("GET", "/api/agreements")).status).toBe(401);
   });
+});
+
+describe("a list of the largest agreements", () => {
+  it.skipIf(!inject("databaseServer"))(
+    "reads the agreements as the client takes the answer: a client that stops reading holds the server to a few of them; one deleted meanwhile is left out",
+    async () => {
+      await t.db.sql.query(
+        `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Large ' || g, repeat(chr(19968 + g), 100000), now() FROM generate_series(1, 60) g`,
+        [acme.id],
+      );
+      await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
+        SELECT a.id, 'https://files.example.com/' || k, jsonb_build_object('note', repeat(md5(a.id::text || '-' || k), 500)), now() FROM agreements a, generate_series(1, 50) k`);
+      const ids = (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+      const { readBeforeResuming, answer } = await readByStalledClient<{ agreements: Array<{ id: number; description: string; attachments: unknown[] }>; meta: { pagination: unknown } }>(
+        `${t.url}/api/agreements?per_page=100&sorted_by=created_at_asc`,
+        acme.token,
+        (value) => value.length >= 100_000 && !value.startsWith("["),
+        async () => {
+          expect((await call("DELETE", `/api/agreements/${ids[59]}`, { token: acme.token })).status).toBe(200);
+        },
+      );
+      // A chunk is about one of these agreements (0.3 MB of description, 0.8 MB of attachments);
+      // the sockets' buffers may hold tens of megabytes of answer (media-size.test.ts).
+      expect(readBeforeResuming).toBeGreaterThan(0);
+      expect(readBeforeResuming).toBeLessThan(45);
+      expect(answer.agreements.map((agreement) => agreement.id)).toEqual(ids.slice(0, 59));
+      expect(answer.agreements.every((agreement, index) => agreement.description === String.fromCharCode(19969 + index).repeat(100_000) && agreement.attachments.length === 50)).toBe(true);
+      expect(answer.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 60, per_page: 100 });
+    },
+  );
 });
 
 describe("one agreement view", () => {
