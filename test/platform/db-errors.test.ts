@@ -51,6 +51,28 @@ describe("isDatabaseUnavailable", () => {
     }
   });
 
+  // Found by an audit of the public SDK: a database closed to new connections (ALLOW_CONNECTIONS
+  // false during maintenance) refuses each session with a FATAL 55000, which was a 500 on every route.
+  it.skipIf(!inject("databaseServer"))("recognises a database that is not accepting connections, through plain pg and through Prisma", async () => {
+    const closed = `${new URL(testDb.url as string).pathname.slice(1)}_closed`;
+    await testDb.database.sql.query(`CREATE DATABASE "${closed}" ALLOW_CONNECTIONS false`);
+    const url = new URL(testDb.url as string);
+    url.pathname = `/${closed}`;
+    const database = await openDatabase({ url: url.toString(), poolSize: 2, dataDir: ":memory:", logger: pino({ level: "silent" }) });
+    try {
+      const errors = [
+        await database.sql.query("SELECT 1").catch((caught: unknown) => caught),
+        await database.prisma.company.count().catch((caught: unknown) => caught),
+        await database.prisma.$queryRaw`SELECT 1`.catch((caught: unknown) => caught),
+      ];
+      expect(errors.every((error) => error instanceof Error)).toBe(true);
+      for (const error of errors) expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await database.close();
+      await testDb.database.sql.query(`DROP DATABASE "${closed}"`);
+    }
+  });
+
   it("recognises refused connections through the cause chain, and not ordinary failures", () => {
     expect(isDatabaseUnavailable(new Error("wrapped", { cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }) }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error("syntax"), { code: "42601" }))).toBe(false);

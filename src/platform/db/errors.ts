@@ -16,7 +16,7 @@ const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT
 // pg-pool's "Connection terminated due to connection timeout" is a new connection the server did
 // not accept in time: unavailable. Its "timeout exceeded when trying to connect" is not: see isDatabaseBusy.
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
+  /Connection terminated|is not currently accepting connections|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
 
 // An error, its causes, and what a Prisma driver adapter reports under
 // `meta.driverAdapterError` (there a terminated session arrives as P2039 wrapping SQLSTATE 57P01).
@@ -40,6 +40,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (code && (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_NODE_CODES.has(code))) return true;
     // The driver adapter's SQLSTATE: a connection refused past a connection limit (53300) arrives as Prisma's P2037 or P2010.
     if (typeof link.originalCode === "string" && UNAVAILABLE_SQLSTATES.test(link.originalCode)) return true;
+    // PostgreSQL ends a session it will not serve with a FATAL error (a database closed to
+    // connections, 55000; one dropped or renamed, 3D000; a role whose login was revoked): no
+    // statement of it ran, and another instance or a later try may be served.
+    if (link.severity === "FATAL") return true;
     if (kind && UNAVAILABLE_MESSAGES.test(kind)) return true;
     if (typeof link.message === "string" && UNAVAILABLE_MESSAGES.test(link.message)) return true;
   }
