@@ -102,7 +102,9 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    // A hop count, as a function: Fastify reads a number as trusting no one. The socket's peer
+    // is hop 0, the last X-Forwarded-For entry hop 1, and so on.
+    trustProxy: config.trustProxy > 0 && ((_address: string, hop: number) => hop < config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Slow and idle clients: a socket silent for idleTimeout is closed, headers must arrive
     // within headersTimeout and the whole request within requestTimeout, an idle keep-alive
