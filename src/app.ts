@@ -9,6 +9,7 @@ import { PublishedMediaCache } from "./domain/media/published-media-cache.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import type { Database } from "./platform/db/database.js";
 import { RowQueue } from "./platform/db/row-queue.js";
+import { ShuttingDownError } from "./platform/errors.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
 import { answerClientErrors, requireHostHeader } from "./platform/http/client-errors.js";
@@ -102,7 +103,9 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: config.bodyLimit,
-    trustProxy: config.trustProxy,
+    // A hop count, as a function: Fastify reads a number as trusting no one. The socket's peer
+    // is hop 0, the last X-Forwarded-For entry hop 1, and so on.
+    trustProxy: config.trustProxy > 0 && ((_address: string, hop: number) => hop < config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Slow and idle clients: a socket silent for idleTimeout is closed, headers must arrive
     // within headersTimeout and the whole request within requestTimeout, an idle keep-alive
@@ -116,7 +119,9 @@ export async function buildApp({ config, database, logger, clock = systemClock }
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(config.http.headersTimeoutMs / 4))),
       requireHostHeader: false,
     },
-    return503OnClosing: true,
+    // Fastify's own 503 while closing is a body of its own with no Retry-After, request id or
+    // surface headers: the preParsing hook below answers those requests instead.
+    return503OnClosing: false,
     frameworkErrors: answerRoutingError(cors),
     clientErrorHandler: answerClientErrors({ clock, logger, headers: SECURITY_HEADERS }),
   }).withTypeProvider<ZodTypeProvider>();
@@ -148,6 +153,12 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.addHook("onSend", async (request, reply) => {
     setCommonHeaders(request, reply);
     if (closing) reply.header("connection", "close");
+  });
+  // A request that finished arriving after the close began (its connection was not idle, so it
+  // was kept) is not started: the 503 comes after every onRequest hook, so it carries the CORS
+  // headers a storefront needs to read it.
+  app.addHook("preParsing", async () => {
+    if (closing) throw new ShuttingDownError();
   });
 
   await registerOpenApi(app, { "x-public-sdk-version": PUBLIC_SDK_VERSION });

@@ -119,7 +119,12 @@ const envSchema = z.object({
   NOT_FOUND_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(120),
   DISCOUNT_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(30),
   SEED_DEMO: booleanFromEnv.optional(),
-  TRUST_PROXY: booleanFromEnv.default(false),
+  // How many proxies in front append to X-Forwarded-For: true is one. Trusting every hop made
+  // the first entry, which the client writes itself, its address (a rate-limit counter of its choosing).
+  TRUST_PROXY: z
+    .union([booleanFromEnv, integer(z.number().min(0).max(100, "must be at most 100 proxies"))], { error: "must be true, false or the number of proxies in front (0 to 100)" })
+    .transform((value) => (typeof value === "number" ? value : value ? 1 : 0))
+    .default(0),
   SHUTDOWN_GRACE_MS: milliseconds(0).default(10_000),
   BENCH_ROUTES: booleanFromEnv.default(false),
   BENCH_ROUTES_IN_PRODUCTION: booleanFromEnv.default(false),
@@ -157,7 +162,8 @@ export interface Config {
   redisUrl: string | undefined;
   rateLimits: { publicPerMinute: number; sessionPerMinute: number; notFoundPerMinute: number; discountPerMinute: number };
   seedDemo: boolean;
-  trustProxy: boolean;
+  /** How many proxies' X-Forwarded-* entries to believe, counted from the last (0: none). */
+  trustProxy: number;
   shutdownGraceMs: number;
   benchRoutes: boolean;
 }

@@ -262,3 +262,13 @@ describe("node arguments in production", () => {
     expect(JSON.parse(cmd ?? "null")).toEqual(["node", ...PRODUCTION_NODE_ARGS, "dist/src/server.js"]);
   });
 });
+
+describe("docker-compose.yml", () => {
+  // Its JWT_SECRET is in the repository: whoever reaches the app can sign any rep's or customer's
+  // token. Docker publishes a bare "3000:3000" on every interface (past the host's firewall).
+  it("publishes the app, which runs with secrets anyone can read, on the host's loopback only", () => {
+    const compose = readFileSync(join(import.meta.dirname, "..", "docker-compose.yml"), "utf8");
+    const published = [...compose.matchAll(/^\s+- "([^"]*:\d+)"$/gm)].map((match) => match[1]);
+    expect(published).toEqual(["127.0.0.1:3000:3000"]);
+  });
+});

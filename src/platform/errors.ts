@@ -175,6 +175,13 @@ export class DatabaseBusyError extends ServiceUnavailableError {
 }
 
 /** The database cannot be reached, or a connection to it not set up. */
+/** The process is shutting down: another instance, or this one restarted, takes the retry. */
+export class ShuttingDownError extends ServiceUnavailableError {
+  constructor() {
+    super("The server is shutting down, retry shortly", "shutting_down");
+  }
+}
+
 export class DatabaseUnavailableError extends ServiceUnavailableError {
   constructor(options?: AppErrorOptions) {
     super("Database unavailable, retry shortly", "database_unavailable", options);

@@ -158,7 +158,12 @@ describe("loadConfig", () => {
     expect(config.database.url).toBeUndefined();
     expect(config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
     expect(config.seedDemo).toBe(false);
-    expect(config.trustProxy).toBe(true);
+    expect(config.trustProxy).toBe(1);
+  });
+
+  it("reads TRUST_PROXY as how many proxies append to X-Forwarded-For (true is one) and refuses anything else", () => {
+    expect([undefined, "false", "0", "true", "1", "2"].map((TRUST_PROXY) => loadConfig(TRUST_PROXY === undefined ? {} : { TRUST_PROXY }).trustProxy)).toEqual([0, 0, 0, 1, 1, 2]);
+    for (const TRUST_PROXY of ["yes", "-1", "1.5", "101"]) expect(() => loadConfig({ TRUST_PROXY }), TRUST_PROXY).toThrow(/TRUST_PROXY: must be/);
   });
 
   it("reads CORS_ORIGINS entries as the origins browsers send, and stops at an entry that is no origin", () => {

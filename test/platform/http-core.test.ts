@@ -367,6 +367,17 @@ describe("logs", () => {
     expect(text).toContain("/api/droplet_installations?token=[REDACTED]&page=1");
     expect(text).not.toContain("encodedsecret");
   });
+  // A member name the redaction did not know (jwt[], a semicolon-joined pair, a misspelling) kept the credential in the line.
+  it("never contain a JWT or a company token under any query member name", async () => {
+    const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzZWNyZXQifQ.c2lnbmF0dXJl";
+    for (const query of [`jwt[]=${jwt}`, `jwt%5B%5D=${jwt}`, `page=1;jwt=${jwt}`, `session=${jwt}`, `auth=${acme.token}`]) {
+      await call("GET", `/api/droplet_installations?${query}`, { token: acme.token });
+    }
+    const text = logs.text();
+    expect(text).not.toContain("eyJzdWIiOiJzZWNyZXQifQ");
+    expect(text).not.toContain(acme.token);
+    expect(text).toContain("/api/droplet_installations?session=[REDACTED]");
+  });
 });
 
 describe("operations", () => {

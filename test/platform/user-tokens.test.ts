@@ -62,4 +62,13 @@ describe("user tokens", () => {
     const largest = await sign({ sub: "2147483647", company_id: 3, role: "rep", exp: epoch + 60 });
     expect(await verifyUserToken(largest, key, now)).toEqual({ userId: 2_147_483_647, companyId: 3, role: "rep" });
   });
+
+  // Services put company_id in their SQL as an int4: one past it was a 500 there.
+  it("refuses a company_id no company id can be (0, past int4, twenty digits, a fraction) and accepts the int4 maximum", async () => {
+    for (const company_id of [0, "0", 2_147_483_648, "2147483648", "99999999999999999999", 1.5]) {
+      expect((await rejection(await sign({ sub: "7", company_id, role: "rep", exp: epoch + 60 }))).message, String(company_id)).toBe("Invalid user token");
+    }
+    const largest = await sign({ sub: "7", company_id: "2147483647", role: "rep", exp: epoch + 60 });
+    expect(await verifyUserToken(largest, key, now)).toEqual({ userId: 7, companyId: 2_147_483_647, role: "rep" });
+  });
 });

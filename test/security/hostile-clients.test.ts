@@ -167,6 +167,28 @@ describe("the 404 handler", () => {
     }
   });
 
+  // A proxy appends the address it saw to whatever X-Forwarded-For the client sent: trusting
+  // every hop made the client's own first entry its address, a new counter per request.
+  it("behind TRUST_PROXY proxies, counts the address the proxy saw, not the X-Forwarded-For entries the client wrote", async () => {
+    for (const [trustProxy, forwardedBy] of [["true", []], ["2", ["203.0.113.50"]]] as const) {
+      const limited = await startTestApp({ env: { NOT_FOUND_RATE_LIMIT_PER_MINUTE: "3", TRUST_PROXY: trustProxy } });
+      try {
+        const limitedCall = httpClient(limited.url);
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const forwardedFor = [`198.51.100.${i}`, "192.0.2.7", ...forwardedBy].join(", ");
+          statuses.push((await limitedCall("GET", `/wp-admin/${i}.php`, { headers: { "x-forwarded-for": forwardedFor } })).status);
+        }
+        expect(statuses, `TRUST_PROXY=${trustProxy}`).toEqual([404, 404, 404, 429, 429]);
+        // Another client behind the same proxies has a counter of its own.
+        const other = await limitedCall("GET", "/wp-admin/x.php", { headers: { "x-forwarded-for": ["198.51.100.0", "192.0.2.8", ...forwardedBy].join(", ") } });
+        expect(other.status, `TRUST_PROXY=${trustProxy}`).toBe(404);
+      } finally {
+        await limited.close();
+      }
+    }
+  });
+
   it("shares one budget with the cart and public surfaces' 404s; the public one answers in the public error shape", async () => {
     const limited = await startTestApp({ env: { NOT_FOUND_RATE_LIMIT_PER_MINUTE: "4" } });
     try {

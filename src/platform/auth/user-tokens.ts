@@ -28,7 +28,9 @@ const claimsSchema = z.object({
   // The user's id as a string (DESIGN.md). One no users row can hold (past int4, twenty digits)
   // names nobody: it is an invalid token, where the user lookup failed on it as a 500.
   sub: z.string().regex(/^\d+$/).transform(Number).pipe(int32Id),
-  company_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/).transform(Number)]),
+  // A number or a numeric string; like sub, one no companies row can hold names no company
+  // (services compare it with int4 columns, where one past int4 failed as a 500).
+  company_id: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).pipe(int32Id),
   role: z.enum(USER_ROLES),
   exp: z.number(),
 });

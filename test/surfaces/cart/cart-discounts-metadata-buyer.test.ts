@@ -1,4 +1,6 @@
+import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { userTokenKey } from "../../../src/platform/auth/user-tokens.js";
 import { MAX_NESTING_DEPTH } from "../../../src/platform/http/storable-input.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
@@ -13,6 +15,7 @@ import {
 } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
 import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
+import { TEST_JWT_SECRET } from "../../helpers/secrets.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 import { useTwoCompanyApp } from "../../helpers/two-company-app.js";
 
@@ -392,6 +395,20 @@ describe("POST set_saved_payment_method", () => {
     expect(byCompany.cart).toMatchObject({ state: "payment_method", payment_method: { id: card.id, type: "credit_card", last_four: "4242", card_type: "visa" }, payment_method_auto_assignable: false });
     const byCustomer = parseCart(await call("POST", path, { token: customer.token, body: { payment_method_id: card.id } }));
     expect(byCustomer.cart.payment_method?.id).toBe(card.id);
+  });
+
+  it("refuses a customer token whose company_id no company can have (401, where the cart lookup failed on it as a 500)", async () => {
+    const customer = await createUserWithToken(t.db.prisma, acme.id, "customer");
+    const card = await createCard(t.db.prisma, customer.user.id);
+    const { cart } = await createCartOverHttp(call, acme, {}, `/api/carts?jwt=${customer.token}`);
+    const exp = Math.floor(NOW.getTime() / 1000) + 600;
+    for (const company_id of [99_999_999_999, "99999999999999999999"]) {
+      const token = await new SignJWT({ sub: String(customer.user.id), company_id, role: "customer", exp }).setProtectedHeader({ alg: "HS256" }).sign(userTokenKey(TEST_JWT_SECRET));
+      const response = await call("POST", `/api/carts/${cart.cart_token}/set_saved_payment_method`, { token, body: { payment_method_id: card.id } });
+      expect(response.status, String(company_id)).toBe(401);
+      expect(response.body.error_code).toBe("invalid_user_token");
+    }
+    expect(await stored(cart.cart_token)).toMatchObject({ payment_method_id: null, state: "start" });
   });
 
   it("refuses an expired card (422), changing nothing", async () => {
