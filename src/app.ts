@@ -137,6 +137,25 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   app.decorateRequest("companyId", null);
   trackRunningHandlers(app);
 
+  // While shutting down, each response closes its connection: a keep-alive connection left
+  // idle after its last response would otherwise hold the exit back until keepAliveTimeout.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  // A request that arrived after the close began (on a connection that was not idle, so it was
+  // kept) is not started; one that arrived before is served to its end, however long its
+  // authentication or body take. It is marked here, before any hook that may wait, and answered
+  // after every onRequest hook, so the 503 carries the CORS headers a storefront needs to read it.
+  const arrivedWhileClosing = new WeakSet<FastifyRequest>();
+  app.addHook("onRequest", (request, _reply, done) => {
+    if (closing) arrivedWhileClosing.add(request);
+    done();
+  });
+  app.addHook("preParsing", async (request) => {
+    if (arrivedWhileClosing.has(request)) throw new ShuttingDownError();
+  });
+
   requireHostHeader(app);
   registerJsonBodyParser(app);
   registerStorableInputGuard(app);
@@ -144,21 +163,9 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   // One budget per client for every unknown path, whichever surface's 404 answers it.
   const notFoundPreHandler = app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 });
   registerErrorHandlers(app, { notFoundPreHandler });
-  // While shutting down, each response closes its connection: a keep-alive connection left
-  // idle after its last response would otherwise hold the exit back until keepAliveTimeout.
-  let closing = false;
-  app.addHook("preClose", async () => {
-    closing = true;
-  });
   app.addHook("onSend", async (request, reply) => {
     setCommonHeaders(request, reply);
     if (closing) reply.header("connection", "close");
-  });
-  // A request that finished arriving after the close began (its connection was not idle, so it
-  // was kept) is not started: the 503 comes after every onRequest hook, so it carries the CORS
-  // headers a storefront needs to read it.
-  app.addHook("preParsing", async () => {
-    if (closing) throw new ShuttingDownError();
   });
 
   await registerOpenApi(app, { "x-public-sdk-version": PUBLIC_SDK_VERSION });

@@ -1,7 +1,10 @@
 /**
  * Graceful shutdown under load. The production build on our own PostgreSQL serves steady
  * writes and reads; some requests are mid-upload when SIGTERM arrives (their headers read and
- * authenticated, half of the body sent), so they are certainly accepted before the signal.
+ * authenticated, half of the body sent), so they are certainly accepted before the signal: each
+ * asks `Expect: 100-continue`, and the signal waits for every interim 100, which Node sends once
+ * it has parsed the request's headers (a fixed pause was not enough on a loaded machine: a
+ * request the server had not read yet sat on a connection it counted as idle, and closed).
  * Checked:
  * - every request accepted before the signal completes with its normal response, and its
  *   write is stored;
@@ -22,6 +25,7 @@ const LOAD_CLIENTS = 6;
 const IN_FLIGHT = 10;
 const DROPLETS = 3_000;
 const LOAD_AFTER_SIGNAL_MS = 3_000;
+const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
 
 interface Outcome {
   kind: "write" | "read";
@@ -80,18 +84,22 @@ try {
         opened.once("error", reject);
       });
       let received = "";
+      let headersRead = () => {};
+      const continued = new Promise<void>((resolve) => (headersRead = resolve));
       socket.on("data", (chunk) => {
         received += chunk.toString();
+        if (received.startsWith(CONTINUE)) headersRead();
       });
       const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
       socket.on("error", () => {});
       socket.write(
-        `POST /api/droplet_installations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+        `POST /api/droplet_installations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 10)}`,
       );
-      return { dropletUuid, socket, rest: body.slice(10), closed, received: () => received };
+      return { dropletUuid, socket, rest: body.slice(10), closed, continued, response: () => received.slice(CONTINUE.length) };
     }),
   );
-  await sleep(300);
+  const allRead = await Promise.race([Promise.all(uploads.map((upload) => upload.continued)).then(() => true), sleep(15_000).then(() => false)]);
+  verdict.check(allRead, "the server read the headers of every upload before the signal");
 
   signalAt = Date.now();
   server.child.kill("SIGTERM");
@@ -116,8 +124,8 @@ try {
   await Promise.all(loops);
   await agent.close();
 
-  const completed = uploads.filter((upload) => /^HTTP\/1\.1 201 /.test(upload.received()) && upload.received().includes('"droplet_installation"'));
-  verdict.check(completed.length === IN_FLIGHT, `every request accepted before the signal completes with its 201 (${completed.length}/${IN_FLIGHT})`, uploads.map((upload) => upload.received().split("\r\n")[0]));
+  const completed = uploads.filter((upload) => /^HTTP\/1\.1 201 /.test(upload.response()) && upload.response().includes('"droplet_installation"'));
+  verdict.check(completed.length === IN_FLIGHT, `every request accepted before the signal completes with its 201 (${completed.length}/${IN_FLIGHT})`, uploads.map((upload) => upload.response().split("\r\n")[0]));
 
   const inFlightAtSignal = outcomes.filter((o) => o.startedAt < signalAt && o.endedAt > signalAt);
   verdict.note(`${outcomes.length} load requests, ${inFlightAtSignal.length} of them in flight at the signal`);

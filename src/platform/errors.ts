@@ -174,7 +174,6 @@ export class DatabaseBusyError extends ServiceUnavailableError {
   }
 }
 
-/** The database cannot be reached, or a connection to it not set up. */
 /** The process is shutting down: another instance, or this one restarted, takes the retry. */
 export class ShuttingDownError extends ServiceUnavailableError {
   constructor() {
@@ -182,6 +181,7 @@ export class ShuttingDownError extends ServiceUnavailableError {
   }
 }
 
+/** The database cannot be reached, or a connection to it not set up. */
 export class DatabaseUnavailableError extends ServiceUnavailableError {
   constructor(options?: AppErrorOptions) {
     super("Database unavailable, retry shortly", "database_unavailable", options);
