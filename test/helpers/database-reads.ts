@@ -31,7 +31,8 @@ export async function valuesReadDuring(work: (valuesSoFar: readonly string[]) =>
 }
 
 /**
- * A GET of a streamed list by a client that stops reading: sends it, reads none of the answer
+ * A GET of a streamed list (with `body`, a POST of it as JSON) by a client that stops reading:
+ * sends it, reads none of the answer
  * until the values of rows the server has read (those `counts` picks) stop growing, the server
  * having filled the sockets' buffers and waiting, then runs `meanwhile` and reads the answer
  * whole. Answers how many such values were read before the client resumed, and the answer.
@@ -41,12 +42,14 @@ export async function readByStalledClient<Body>(
   token: string,
   counts: (value: string) => boolean,
   meanwhile: () => Promise<void>,
+  body?: unknown,
 ): Promise<{ readBeforeResuming: number; answer: Body }> {
   let readBeforeResuming = 0;
   let answer: Body | undefined;
   await valuesReadDuring(async (values) => {
     const read = () => values.filter(counts).length;
-    const response = await request(url, { headers: { authorization: `Bearer ${token}` } });
+    const headers = { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) };
+    const response = await request(url, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
     let settled = -1;

@@ -43,14 +43,20 @@ function orderClause(sortedBy: AgreementSort): Prisma.Sql {
 }
 
 /**
+ * About how many bytes an agreement of agreementsFrom shows (chunksOfSize), read from the values'
+ * headers (`octet_length` of the shown description, `pg_column_size` of each attachment's
+ * metadata), reading no TOASTed content.
+ */
+const AGREEMENT_BYTES = Prisma.sql`(octet_length(coalesce(t.description, a.description))
+  + (SELECT coalesce(sum(octet_length(x.url) + pg_column_size(x.metadata)), 0) FROM agreement_attachments x WHERE x.agreement_id = a.id))::float8 AS bytes`;
+
+/**
  * One page of matching agreements in order, as ids with the bytes of their large members, and how
  * many match in all. The page's agreements are chosen first, on the agreements and their
  * translation alone, and only they are sized: with more in the select list of the LIMIT and
  * OFFSET, PostgreSQL computed it for every agreement OFFSET skipped (100,000 agreements: page 999
- * of 100 took 2.3 s; docs/performance.md, change 35). The sizes are read from the values' headers
- * (`octet_length` of the shown description, `pg_column_size` of each attachment's metadata),
- * reading no TOASTed content. The count rides on the page's statement (`count(*) OVER ()`,
- * computed before LIMIT): one statement and one pooled connection per list instead of two. Only a
+ * of 100 took 2.3 s; docs/performance.md, change 35). The sizes are AGREEMENT_BYTES. The count rides on the page's
+ * statement (`count(*) OVER ()`, computed before LIMIT): one statement and one pooled connection per list instead of two. Only a
  * page past the end, which has no row to carry the count, asks for it apart. The statements are
  * prepared: planned on every call, they took 0.61-0.65 ms of PostgreSQL's CPU per page of 25
  * against 0.21-0.24 ms (view.ts). A text depends only on the sort and on whether there is a status
@@ -63,9 +69,7 @@ export async function findAgreementPage(sql: SqlPool, filter: AgreementFilter, p
   const { skip, take } = pageWindow(page);
   const variant = `${filter.status ? "status" : "any"}:${filter.searchQuery ? "search" : "all"}`;
   const rows = Prisma.sql`WITH page AS (SELECT a.id, count(*) OVER ()::int AS total_count ${from} WHERE ${where} ORDER BY ${order} LIMIT ${take} OFFSET ${skip})
-    SELECT a.id, page.total_count,
-      (octet_length(coalesce(t.description, a.description))
-        + (SELECT coalesce(sum(octet_length(x.url) + pg_column_size(x.metadata)), 0) FROM agreement_attachments x WHERE x.agreement_id = a.id))::float8 AS bytes
+    SELECT a.id, page.total_count, ${AGREEMENT_BYTES}
     ${from} JOIN page ON page.id = a.id WHERE a.company_id = ${filter.companyId} ORDER BY ${order}`;
   const found = await sql.query<{ id: number; total_count: number; bytes: number }>(rows.text, rows.values, `agreements.page-sizes:${filter.sortedBy}:${variant}`);
   const sized = { ids: found.map((row) => row.id), bytes: new Map(found.map((row) => [row.id, row.bytes])) };
@@ -74,4 +78,11 @@ export async function findAgreementPage(sql: SqlPool, filter: AgreementFilter, p
   const count = Prisma.sql`SELECT count(*)::int AS total ${from} WHERE ${where}`;
   const counted = await sql.query<{ total: number }>(count.text, count.values, `agreements.count:${variant}`);
   return { ...sized, total: counted[0]?.total ?? 0 };
+}
+
+/** The bytes (AGREEMENT_BYTES) of the company's agreements among `ids` in `languageIso`: how a bulk operation's answer is chunked. */
+export async function findAgreementBytes(sql: SqlPool, companyId: number, ids: number[], languageIso: string): Promise<Map<number, number>> {
+  const statement = Prisma.sql`SELECT a.id, ${AGREEMENT_BYTES} ${agreementsFrom(languageIso)} WHERE a.company_id = ${companyId} AND a.id = ANY(${ids}::int[])`;
+  const found = await sql.query<{ id: number; bytes: number }>(statement.text, statement.values, "agreements.sizes");
+  return new Map(found.map((row) => [row.id, row.bytes]));
 }

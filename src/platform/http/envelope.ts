@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { JsonWriter } from "../json-writer.js";
-import type { Pagination, StreamedPage } from "./pagination.js";
+import type { Pagination } from "./pagination.js";
 
 interface Meta {
   request_id: string;
@@ -26,21 +26,38 @@ export function listEnvelope<Body extends object>(request: FastifyRequest, body:
  * Sends listEnvelope's body, `{<key>: [rows], meta}`, written as the rows come: each row is read
  * when the client has taken the ones before it (the stream's backpressure), so a slow reader of a
  * large list holds the server to a few rows, not the whole list. `writeRow` is the row schema's
- * writer, as the route's response serializer would have used.
+ * writer, as the route's response serializer would have used. Rows without pagination (the
+ * answer of a bulk operation) are envelope's body instead, `meta` without `pagination`.
+ *
+ * A request that claimed an Idempotency-Key is answered whole: its answer is stored before it is
+ * sent (useIdempotencyKeys stores a text body only), so that a retry gets it even when the client
+ * stopped reading, instead of doing the operation again.
  */
-export function sendStreamedList<Row>(request: FastifyRequest, reply: FastifyReply, key: string, page: StreamedPage<Row>, writeRow: JsonWriter<Row>): FastifyReply {
-  const tail = `],"meta":${JSON.stringify({ ...meta(request), pagination: page.pagination })}}`;
+export async function sendStreamedList<Row>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string,
+  list: { rows: AsyncIterable<Row>; pagination?: Pagination },
+  writeRow: JsonWriter<Row>,
+): Promise<FastifyReply> {
+  const listMeta = list.pagination === undefined ? meta(request) : { ...meta(request), pagination: list.pagination };
+  const tail = `],"meta":${JSON.stringify(listMeta)}}`;
   async function* body(): AsyncGenerator<string> {
     let separator = `{${JSON.stringify(key)}:[`;
-    for await (const row of page.rows) {
+    for await (const row of list.rows) {
       yield separator + writeRow(row);
       separator = ",";
     }
     yield separator === "," ? tail : `${separator}${tail}`;
   }
+  reply.type("application/json; charset=utf-8");
+  if (request.idempotencyClaimId !== null) {
+    let whole = "";
+    for await (const part of body()) whole += part;
+    return reply.send(whole);
+  }
   // Fastify answers HEAD with the headers and drains the body it is given: the rows are not read for it.
-  const payload = request.method === "HEAD" ? Readable.from([]) : Readable.from(body(), { objectMode: false });
-  return reply.type("application/json; charset=utf-8").send(payload);
+  return reply.send(request.method === "HEAD" ? Readable.from([]) : Readable.from(body(), { objectMode: false }));
 }
 
 /**

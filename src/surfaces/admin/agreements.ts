@@ -84,7 +84,10 @@ export async function agreementRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: withMeta({ agreements: z.array(agreementSchema) }) },
       },
     },
-    async (request) => envelope(request, { agreements: await agreements.bulkCloneAgreements(companyContext(request), request.body.agreement_ids) }),
+    async (request, reply) => {
+      const copies = await agreements.bulkCloneAgreements(companyContext(request), request.body.agreement_ids);
+      return sendStreamedList(request, reply, "agreements", { rows: copies }, writeAgreement);
+    },
   );
 
   app.get(

@@ -677,6 +677,24 @@ describe("bulk operations", () => {
       ["B (Copy)", false],
       ["A (Copy)", false],
     ]);
+    expect(Object.keys(response.body)).toEqual(["agreements", "meta"]);
+    expect(Object.keys(response.body.meta)).toEqual(["request_id", "timestamp"]);
+    expect(response.text).toBe(JSON.stringify(response.body));
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(await t.db.prisma.agreement.count()).toBe(4);
+  });
+
+  it("bulk_clone with an Idempotency-Key answers a retry with the stored copies and copies nothing again", async () => {
+    const a = await createId({ title: "A" });
+    const b = await createId({ title: "B" });
+    const send = () => call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: [b, a] }, headers: { "idempotency-key": "clone-once" } });
+    const first = await send();
+    const retry = await send();
+    expect(first.status).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.body.agreements).toEqual(first.body.agreements);
+    expect(first.body.agreements.map((x: { title: string }) => x.title)).toEqual(["B (Copy)", "A (Copy)"]);
     expect(await t.db.prisma.agreement.count()).toBe(4);
   });
 
@@ -852,6 +870,40 @@ describe("a list of the largest agreements", () => {
       expect(answer.agreements.map((agreement) => agreement.id)).toEqual(ids.slice(0, 59));
       expect(answer.agreements.every((agreement, index) => agreement.description === String.fromCharCode(19969 + index).repeat(100_000) && agreement.attachments.length === 50)).toBe(true);
       expect(answer.meta.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 60, per_page: 100 });
+    },
+  );
+});
+
+describe("a bulk_clone of the largest agreements", () => {
+  it.skipIf(!inject("databaseServer"))(
+    "reads the copies as the client takes the answer: a client that stops reading holds the server to a few of them; one deleted meanwhile is left out",
+    async () => {
+      await t.db.sql.query(
+        `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Large ' || g, repeat(chr(19968 + g), 100000), now() FROM generate_series(1, 60) g`,
+        [acme.id],
+      );
+      await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
+        SELECT a.id, 'https://files.example.com/' || k, jsonb_build_object('note', repeat(md5(a.id::text || '-' || k), 500)), now() FROM agreements a, generate_series(1, 50) k`);
+      const ids = (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+      const { readBeforeResuming, answer } = await readByStalledClient<{ agreements: Array<{ id: number; title: string; description: string; attachments: unknown[] }>; meta: object }>(
+        `${t.url}/api/agreements/bulk_clone`,
+        acme.token,
+        (value) => value.length >= 100_000 && !value.startsWith("["),
+        async () => {
+          const last = await t.db.prisma.agreement.findFirstOrThrow({ select: { id: true }, orderBy: { id: "desc" } });
+          expect((await call("DELETE", `/api/agreements/${last.id}`, { token: acme.token })).status).toBe(200);
+        },
+        { agreement_ids: ids },
+      );
+      // As in the list's test: a chunk is about one of these agreements, and the sockets' buffers
+      // may hold tens of megabytes of answer.
+      expect(readBeforeResuming).toBeGreaterThan(0);
+      expect(readBeforeResuming).toBeLessThan(45);
+      expect(answer.agreements.map((agreement) => agreement.title)).toEqual(Array.from({ length: 59 }, (_, index) => `Large ${index + 1} (Copy)`));
+      expect(answer.agreements.every((agreement, index) => agreement.description === String.fromCharCode(19969 + index).repeat(100_000) && agreement.attachments.length === 50)).toBe(true);
+      expect(Object.keys(answer)).toEqual(["agreements", "meta"]);
+      expect(Object.keys(answer.meta)).toEqual(["request_id", "timestamp"]);
+      expect(await t.db.prisma.agreement.count()).toBe(119);
     },
   );
 });
