@@ -63,7 +63,7 @@ export const languageIsoQuery = z.object({
 const mediaFields = {
   title,
   media_type: z.enum(MEDIA_TYPES),
-  slug: slugSchema.optional().describe("Generated from the title when omitted; custom_slug says which"),
+  slug: slugSchema.nullable().optional().describe("Generated from the title when omitted or null on create; left as it is when omitted or null on update; custom_slug says which"),
   description: descriptionInput.nullable().optional(),
   user_id: int32Id.nullable().optional(),
   media_format: shortText.optional(),

@@ -162,7 +162,7 @@ export async function createMedia(ctx: ServiceContext, input: MediaCreateInput):
     companyId: ctx.companyId,
     kind: "media",
     field: "media.slug",
-    requested: input.slug,
+    requested: input.slug ?? undefined,
     title: input.title,
     takenWithPrefix: async (tx, prefix) =>
       (await tx.media.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
@@ -261,8 +261,9 @@ export async function updateMedia(ctx: ServiceContext, id: number, input: MediaU
   try {
     const row = await ctx.db.$transaction(async (tx) => {
       const { slug } = await lockForUpdate(tx, ctx.companyId, current.id);
-      writesSlug = input.slug !== undefined && input.slug !== slug;
-      const slugChange = writesSlug ? { slug: input.slug, custom_slug: true } : {};
+      const requestedSlug = input.slug ?? slug;
+      writesSlug = requestedSlug !== slug;
+      const slugChange = writesSlug ? { slug: requestedSlug, custom_slug: true } : {};
       if (writesSlug) await lockSlugs(tx, "media", ctx.companyId);
       if (removed.length > 0) await tx.mediaTranslation.deleteMany({ where: { media_id: current.id, language_iso: { in: removed } } });
       for (const translation of upserts) {

@@ -9,7 +9,7 @@ const ids = z.array(int32Id);
 
 const playlistFields = {
   title: visibleName(255),
-  slug: slugSchema.optional().describe("Generated from the title when omitted; custom_slug says which"),
+  slug: slugSchema.nullable().optional().describe("Generated from the title when omitted or null on create; left as it is when omitted or null on update; custom_slug says which"),
   active: z.boolean().optional(),
   publish_at: instantInput.nullable().optional().describe("Not public before this instant"),
   media_ids: ids.max(500).describe("The playlist's media, in order; each at most once"),

@@ -75,7 +75,7 @@ export async function createPlaylist(ctx: ServiceContext, input: PlaylistCreateI
     companyId: ctx.companyId,
     kind: "playlist",
     field: "playlist.slug",
-    requested: input.slug,
+    requested: input.slug ?? undefined,
     title: input.title,
     takenWithPrefix: async (tx, prefix) =>
       (await tx.playlist.findMany({ where: { company_id: ctx.companyId, slug: { startsWith: prefix } }, select: { slug: true } })).map((r) => r.slug),
@@ -129,7 +129,8 @@ export async function updatePlaylist(ctx: ServiceContext, id: number, input: Pla
       // first leaves no row, and the update is a 404 rather than its items' foreign-key failure.
       // The slug is compared as the lock finds it: an update committed meanwhile may have changed it.
       const { slug } = await lockCompanyRow<{ slug: string }>(tx, { table: "playlists", companyId: ctx.companyId, id: current.id }, "UPDATE", "Playlist not found", ["slug"]);
-      const slugChange = input.slug !== undefined && input.slug !== slug ? { slug: input.slug, custom_slug: true } : {};
+      const requestedSlug = input.slug ?? slug;
+      const slugChange = requestedSlug !== slug ? { slug: requestedSlug, custom_slug: true } : {};
       if ("slug" in slugChange) await lockSlugs(tx, "playlist", ctx.companyId);
       if (input.media_ids) {
         await tx.playlistItem.deleteMany({ where: { playlist_id: current.id } });

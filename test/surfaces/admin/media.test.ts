@@ -75,6 +75,16 @@ describe("POST /api/media", () => {
     expect(other.status).toBe(201);
   });
 
+  // Seed 01 types slug "string or null": null asks for no custom slug, as leaving it out does (a 422 until an audit).
+  it("reads slug null as no custom slug: generated from the title on create, left as it is on update", async () => {
+    const created = await create({ title: "Null Slug", media_type: "share", slug: null });
+    expect(created.status).toBe(201);
+    expect(created.body.media).toMatchObject({ slug: "null-slug", custom_slug: false });
+    const updated = await call("PUT", `/api/media/${created.body.media.id}`, { token: acme.token, body: { media: { slug: null, title: "Renamed" } } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.media).toMatchObject({ slug: "null-slug", custom_slug: false, title: "Renamed" });
+  });
+
   it("gives every one of many concurrent creates with the same title its own generated slug", async () => {
     const responses = await Promise.all(Array.from({ length: 12 }, () => create({ title: "Racefour", media_type: "upload" })));
     expect(responses.map((response) => response.status)).toEqual(Array(12).fill(201));

@@ -51,6 +51,15 @@ describe("POST /api/playlists", () => {
     expect(custom.body.playlist).toMatchObject({ slug: "my-list", custom_slug: true });
   });
 
+  it("reads slug null as no custom slug, as media do: generated from the title on create, left as it is on update", async () => {
+    const created = await create({ title: "Null Slug", slug: null, media_ids: [] });
+    expect(created.status).toBe(201);
+    expect(created.body.playlist).toMatchObject({ slug: "null-slug", custom_slug: false });
+    const updated = await call("PUT", `/api/playlists/${created.body.playlist.id}`, { token: acme.token, body: { playlist: { slug: null, title: "Renamed" } } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.playlist).toMatchObject({ slug: "null-slug", custom_slug: false, title: "Renamed" });
+  });
+
   it("gives every one of many concurrent creates with the same title its own generated slug", async () => {
     const responses = await Promise.all(Array.from({ length: 12 }, () => create({ title: "Racefour", media_ids: [m1.id] })));
     expect(responses.map((response) => response.status)).toEqual(Array(12).fill(201));
