@@ -17,13 +17,18 @@ const LARGEST_ANSWER_SHARE = 64;
  * next request; other instances show it within the TTL (PUBLIC_MEDIA_CACHE_TTL_MS, 0 = off).
  * A read keeps its answer only if no such write came while it was in flight: its answer may
  * predate the write. The answers held are bounded by their size (PUBLIC_MEDIA_CACHE_MAX_BYTES,
- * each counted as its JSON's bytes) as well as by their number.
+ * each counted as its JSON's bytes) as well as by their number. Concurrent misses of one
+ * (company, slug, language requested) share one read: at each expiry, and after each admin
+ * write of the company, every storefront page then open asked PostgreSQL the same question.
+ * A reader that comes after such a write does not join a read that began before it.
  */
 export class PublishedMediaCache {
   private readonly entries: TtlCache<PublishedMediaRead>;
   private readonly maxAnswerBytes: number;
   /** How many times each company was forgotten (absent: never). */
   private readonly generations = new Map<number, number>();
+  /** The reads under way, by entryKey of the language requested. */
+  private readonly reading = new Map<string, Promise<PublishedMediaRead>>();
 
   constructor(
     clock: Clock,
@@ -39,15 +44,30 @@ export class PublishedMediaCache {
     if (this.ttlMs === 0) return (await getPublishedMedia(ctx, slug, language)).media;
     const cached = this.cached(ctx.companyId, slug, language);
     if (cached !== undefined) return cached;
-    const generation = this.generationOf(ctx.companyId);
-    const read = await getPublishedMedia(ctx, slug, language);
-    if (this.generationOf(ctx.companyId) === generation) this.keep(ctx.companyId, slug, language, read);
-    return read.media;
+    const key = entryKey(ctx.companyId, slug, language);
+    let reading = this.reading.get(key);
+    if (reading === undefined) {
+      reading = this.readAndKeep(ctx, slug, language);
+      this.reading.set(key, reading);
+      const settled = () => {
+        if (this.reading.get(key) === reading) this.reading.delete(key);
+      };
+      reading.then(settled, settled);
+    }
+    return (await reading).media;
   }
 
   forgetCompany(companyId: number): void {
     this.generations.set(companyId, this.generationOf(companyId) + 1);
     this.entries.deleteByPrefix(`${companyId}/`);
+    for (const key of this.reading.keys()) if (key.startsWith(`${companyId}/`)) this.reading.delete(key);
+  }
+
+  private async readAndKeep(ctx: SqlServiceContext, slug: string, language: string | null): Promise<PublishedMediaRead> {
+    const generation = this.generationOf(ctx.companyId);
+    const read = await getPublishedMedia(ctx, slug, language);
+    if (this.generationOf(ctx.companyId) === generation) this.keep(ctx.companyId, slug, language, read);
+    return read;
   }
 
   /**

@@ -5,6 +5,7 @@ import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtu
 import { type Call, httpClient } from "../../helpers/http.js";
 import { createMediaViaApi } from "../../helpers/media.js";
 import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
+import { sleep } from "../../helpers/raw-http.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database.js";
 
@@ -21,6 +22,19 @@ let acme: CompanyFixture;
  * long as the test wants. `answered` resolves when its statement has run, `release` lets it go on.
  */
 let heldRead: { answered: () => void; release: Promise<void> } | null = null;
+/** How many public media reads PostgreSQL has been sent. */
+let mediaReads = 0;
+/** While set, every public media read waits for it once PostgreSQL has answered. */
+let everyReadHeld: Promise<void> | null = null;
+
+function holdEveryRead(): () => void {
+  let release = () => {};
+  everyReadHeld = new Promise<void>((resolve) => (release = resolve));
+  return () => {
+    everyReadHeld = null;
+    release();
+  };
+}
 
 function holdRead(): { answered: Promise<void>; release: () => void } {
   let answered = () => {};
@@ -35,7 +49,9 @@ beforeAll(async () => {
   const pool = testDb.database.sql;
   const sql: SqlPool = {
     async query<Row>(text: string, params?: unknown[], name?: string): Promise<Row[]> {
+      if (name === "public-media-by-slug") mediaReads += 1;
       const rows = await pool.query<Row>(text, params, name);
+      if (name === "public-media-by-slug" && everyReadHeld !== null) await everyReadHeld;
       const held = heldRead;
       if (name === "public-media-by-slug" && held !== null) {
         heldRead = null;
@@ -89,6 +105,49 @@ describe("PublishedMediaCache", () => {
     // Written as another instance would: this process hears nothing of it, so the kept answer shows.
     await t.db.prisma.media.update({ where: { id: media.id }, data: { title: "Edited elsewhere" } });
     expect(await titleOf("kept")).toBe("Kept");
+  });
+
+  // Found by an audit: every read that missed went to the database, so at each expiry (and after
+  // each admin write of the company) all the concurrent readers of a storefront's media did.
+  it("sends concurrent identical misses to the database once", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Popular", slug: "popular" });
+    const before = mediaReads;
+    const release = holdEveryRead();
+    const readers = Array.from({ length: 20 }, () => titleOf("popular"));
+    // Let every reader reach the cache while the database has not answered.
+    await sleep(1000);
+    release();
+    expect(await Promise.all(readers)).toEqual(Array(20).fill("Popular"));
+    expect(mediaReads - before).toBe(1);
+  });
+
+  it("does not let a reader that came after an admin write share a read that began before it", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Before", slug: "shared-read" });
+    const { answered, release } = holdRead();
+    const inFlight = titleOf("shared-read");
+    await answered;
+    const edited = await call("PUT", `/api/media/${media.id}`, { token: acme.token, body: { media: { title: "After" } } });
+    expect(edited.status, edited.text).toBe(200);
+    const later = titleOf("shared-read");
+    await sleep(200);
+    release();
+    expect(await inFlight).toBe("Before");
+    expect(await later).toBe("After");
+  });
+
+  it("answers every concurrent reader of an unpublished media 404", async () => {
+    await createMediaViaApi(call, acme.token, { title: "Hidden", slug: "hidden", active: false });
+    const { answered, release } = holdRead();
+    const read = () => call("POST", `${PUBLIC_PREFIX}/media/hidden`, { body: { metadata: metadataFor(acme.shop) } });
+    const first = read();
+    await answered;
+    const others = Array.from({ length: 5 }, read);
+    await sleep(200);
+    release();
+    for (const response of await Promise.all([first, ...others])) {
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ status: 404, error_code: "not_found" });
+    }
   });
 });
 
