@@ -1,4 +1,7 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isLanguageCode } from "../../../src/platform/http/language.js";
 import type { SqlPool } from "../../../src/platform/db/sql.js";
 import { fixedClock } from "../../helpers/fixed-clock.js";
 import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtures.js";
@@ -64,7 +67,11 @@ beforeAll(async () => {
     transaction: (work) => pool.transaction(work),
   };
   // A budget of 1 MiB: an answer above 16 KiB is not kept, and a few dozen of 15 KB fill it.
-  t = await startTestApp({ database: { ...testDb.database, sql }, clock, env: { PUBLIC_MEDIA_CACHE_MAX_BYTES: String(1024 * 1024) } });
+  t = await startTestApp({
+    database: { ...testDb.database, sql },
+    clock,
+    env: { PUBLIC_MEDIA_CACHE_MAX_BYTES: String(1024 * 1024), PUBLIC_RATE_LIMIT_PER_MINUTE: "100000", SESSION_RATE_LIMIT_PER_MINUTE: "100000" },
+  });
   call = httpClient(t.url);
   acme = await createCompanyWithToken(t.db.prisma, "Acme");
 });
@@ -194,4 +201,38 @@ describe("PublishedMediaCache holds to PUBLIC_MEDIA_CACHE_MAX_BYTES", () => {
     expect(await titleOf("filler-0")).toBe("Edited elsewhere");
     expect(await titleOf("filler-79")).toBe("Kept");
   });
+});
+
+// Found by an audit: every entry kept the media's list of translated languages as an array of
+// strings that the budget did not count, about 25 KB for a media translated into every language
+// translations accept; reading 8 such media in each of their languages held 90 MB in a 1 MiB cache.
+describe("PublishedMediaCache counts what it holds", () => {
+  it("holds a few times its byte budget, however many languages its media are translated into", async () => {
+    const languages: string[] = [];
+    const letters = "abcdefghijklmnopqrstuvwxyz";
+    for (const first of letters) {
+      for (const second of letters) {
+        languages.push(first + second);
+        for (const third of letters) languages.push(first + second + third);
+      }
+    }
+    const translated = languages.filter((code) => isLanguageCode(code) && code !== "en");
+    const slugs = ["polyglot-1", "polyglot-2", "polyglot-3"];
+    for (const slug of slugs) {
+      const media = await t.db.prisma.media.create({ data: { company_id: acme.id, title: "Polyglot", slug, media_type: "share" } });
+      await t.db.prisma.mediaTranslation.createMany({ data: translated.map((language_iso) => ({ media_id: media.id, language_iso, title: "x" })) });
+    }
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (const slug of slugs) {
+      for (let start = 0; start < translated.length; start += 16) {
+        await Promise.all(translated.slice(start, start + 16).map((language) => titleOf(slug, `?language_iso=${language}`)));
+      }
+    }
+    gc();
+    // The answers are counted by their JSON, which their objects weigh a few times over in memory.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(16 * 1024 * 1024);
+  }, 60_000);
 });
