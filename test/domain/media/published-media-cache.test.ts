@@ -8,7 +8,7 @@ import { type CompanyFixture, createCompanyWithToken } from "../../helpers/fixtu
 import { type Call, httpClient } from "../../helpers/http.js";
 import { createMediaViaApi } from "../../helpers/media.js";
 import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
-import { sleep } from "../../helpers/raw-http.js";
+import { rawClient, sleep } from "../../helpers/raw-http.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-database.js";
 
@@ -29,6 +29,9 @@ let heldRead: { answered: () => void; release: Promise<void> } | null = null;
 let mediaReads = 0;
 /** While set, every public media read waits for it once PostgreSQL has answered. */
 let everyReadHeld: Promise<void> | null = null;
+
+/** While set, the next admin media write waits for it before its answer is sent (its write committed). */
+let heldAnswer: { held: () => void; release: Promise<void> } | null = null;
 
 function holdEveryRead(): () => void {
   let release = () => {};
@@ -70,6 +73,17 @@ beforeAll(async () => {
   t = await startTestApp({
     database: { ...testDb.database, sql },
     clock,
+    configure: (app) => {
+      app.addHook("onSend", async (request, _reply, payload) => {
+        const held = heldAnswer;
+        if (held !== null && request.method === "PUT" && request.url.startsWith("/api/media/")) {
+          heldAnswer = null;
+          held.held();
+          await held.release;
+        }
+        return payload;
+      });
+    },
     env: { PUBLIC_MEDIA_CACHE_MAX_BYTES: String(1024 * 1024), PUBLIC_RATE_LIMIT_PER_MINUTE: "100000", SESSION_RATE_LIMIT_PER_MINUTE: "100000" },
   });
   call = httpClient(t.url);
@@ -126,6 +140,30 @@ describe("PublishedMediaCache", () => {
     release();
     expect(await Promise.all(readers)).toEqual(Array(20).fill("Popular"));
     expect(mediaReads - before).toBe(1);
+  });
+
+  // Found by an audit: the entries were dropped once the answer had been written, which never
+  // happens when the client has gone, so a deactivation it committed stayed served for the TTL.
+  it("drops the company's entries on a write whose client left before the answer", async () => {
+    const media = await createMediaViaApi(call, acme.token, { title: "Live", slug: "abandoned" });
+    expect(await titleOf("abandoned")).toBe("Live");
+    let held = () => {};
+    let release = () => {};
+    const answerHeld = new Promise<void>((resolve) => (held = resolve));
+    heldAnswer = { held, release: new Promise<void>((resolve) => (release = resolve)) };
+    const client = await rawClient(Number(new URL(t.url).port));
+    const body = JSON.stringify({ media: { active: false } });
+    client.socket.write(
+      `PUT /api/media/${media.id} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${acme.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    await answerHeld;
+    client.socket.destroy();
+    await sleep(100);
+    release();
+    await sleep(100);
+    expect((await t.db.prisma.media.findUniqueOrThrow({ where: { id: media.id } })).active).toBe(false);
+    const read = await call("POST", `${PUBLIC_PREFIX}/media/abandoned`, { body: { metadata: metadataFor(acme.shop) } });
+    expect(read.status).toBe(404);
   });
 
   it("does not let a reader that came after an admin write share a read that began before it", async () => {
