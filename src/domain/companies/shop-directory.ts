@@ -17,8 +17,9 @@ interface ShopDirectoryOptions {
 /**
  * Which company a storefront's `svc_shop` names, and which company's shop a browser origin is.
  * Every public SDK request and every cart request from a browser asks, so answers are cached in
- * process for a short while (bounded, oldest evicted first). Only the shop's identity is cached:
- * media, playlists and reps are read fresh on every request.
+ * process for a short while (bounded, oldest evicted first). Only the shop's identity is cached
+ * here: playlists and reps are read fresh on every request, published media through their own
+ * short cache (domain/media/published-media-cache.ts).
  */
 export class ShopDirectory {
   // Keyed by normalized shop name, or by origin: an origin holds "://", which no shop name

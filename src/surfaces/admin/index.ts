@@ -25,10 +25,13 @@ export async function adminSurface(app: FastifyInstance): Promise<void> {
   useCompanyAuth(app);
   useIdempotencyKeys(app, { scopeOf: (request) => (request.companyId === null ? null : `company:${request.companyId}`) });
   // Any write may change what a published media shows (the media, its translations, products, packs).
-  app.addHook("onResponse", async (request, reply) => {
+  // On send, once the handler has committed: onResponse waits for the answer to be written, and
+  // never came when the client had gone, so a committed deactivation stayed served for the TTL.
+  app.addHook("onSend", async (request, reply, payload) => {
     if (request.method !== "GET" && request.method !== "HEAD" && reply.statusCode < 400 && request.companyId !== null) {
       app.publishedMedia.forgetCompany(request.companyId);
     }
+    return payload;
   });
   await app.register(dropletInstallationRoutes);
   await app.register(dropletRoutes);
