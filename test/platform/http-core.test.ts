@@ -174,6 +174,14 @@ describe("errors in the documented shape", () => {
     expectErrorBody(response.body, "payload_too_large");
   });
 
+  // zod's own wording ("Invalid input: expected object, received null") answered a write sent with no body at all.
+  it("answers a write sent without a body or a Content-Type with 422 body: is required", async () => {
+    const response = await call("POST", "/api/droplet_installations", { token: acme.token });
+    expect(response.status).toBe(422);
+    expectErrorBody(response.body, "validation_failed");
+    expect(response.body.errors).toEqual({ body: ["is required"] });
+  });
+
   it("reads an empty JSON body as {} (so the route's own validation answers)", async () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "", headers: { "content-type": "application/json" } });
     expect(response.status).toBe(422);

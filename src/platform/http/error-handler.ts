@@ -74,8 +74,9 @@ function fieldErrorsFrom(issues: ValidationIssue[], context: string | undefined,
   for (const issue of issues.flatMap(withUnionsOpened)) {
     const segments = issue.instancePath.replace(/^\//, "").split("/").filter(Boolean);
     const key = segments.join(".") || (context === "querystring" ? "query" : "body");
-    // zod words a missing member by its expected type ("expected string", "Invalid option"); say what the client can fix.
-    const missing = segments.length > 0 && sentValue(source, segments) === undefined && issue.keyword !== "custom";
+    // zod words a missing member (or a write's missing body) by its expected type ("expected string",
+    // "Invalid option", "expected object, received null"); say what the client can fix.
+    const missing = segments.length > 0 ? sentValue(source, segments) === undefined && issue.keyword !== "custom" : context === "body" && source == null;
     for (const message of missing ? ["is required"] : messagesOf(issue)) errors.add(key, message);
   }
   return errors.fieldErrors;
