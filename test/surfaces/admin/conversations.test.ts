@@ -1,4 +1,7 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { conversationListSchema } from "../../../src/domain/conversations/schemas.js";
+import { withMeta } from "../../../src/platform/http/schemas.js";
+import { jsonWriterFor } from "../../../src/platform/json-writer.js";
 import { createPerson } from "../../helpers/company-server.js";
 import { readByStalledClient, valuesReadDuring } from "../../helpers/database-reads.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
@@ -395,6 +398,8 @@ describe("GET /api/company/messaging/conversations", () => {
     const response = await call("GET", LIST, { token: acme.token });
     expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(response.text).toBe(JSON.stringify(response.body));
+    // What the route's response serializer wrote when the list was answered as one object.
+    expect(response.text).toBe(jsonWriterFor(withMeta(conversationListSchema))(response.body));
     expect(Object.keys(response.body)).toEqual(["team_directs", "team_groups", "channels", "customers", "meta"]);
     expect(response.body.meta).toEqual({ request_id: response.headers["x-request-id"], timestamp: expect.any(String) });
     const beyond = await call("GET", `${LIST}?page=3&per_page=2`, { token: acme.token });
