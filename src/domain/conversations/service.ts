@@ -2,7 +2,7 @@ import { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { pageWindow } from "../../platform/http/pagination.js";
+import { chunksOfSize, pageWindow } from "../../platform/http/pagination.js";
 import { audienceOf, CONVERSATION_TYPES, type ConversationGroup, type ConversationType, typeOfKind } from "./kinds.js";
 import { type ConversationPagination, conversationPagination } from "./pagination.js";
 import type { ConversationCreateInput, ConversationListQuery, ConversationView } from "./schemas.js";
@@ -23,22 +23,29 @@ interface Derived {
   unread_messages_count: number;
   total_recipients: number;
   scheduled_messages_count: number;
+  /** Its memberships, those who left included: how many recipients it shows. */
+  members: number;
 }
 
-/** The derived state of the given conversations (ids of the company's; others are left out). */
+/**
+ * The derived state of the given conversations (ids of the company's; others are left out). The
+ * memberships are counted once for both counts, so that sizing a list page (members) reads no
+ * row more than showing it did.
+ */
 function derivedQuery(companyId: number, ids: number[]): Prisma.Sql {
   return Prisma.sql`
-    SELECT c.id, c.list_group AS grp,
+    SELECT c.id, c.list_group AS grp, counted.total_recipients, counted.members,
       coalesce(v.pinned, false) AS pinned,
       coalesce(v.muted, false) AS muted,
       v.draft_message,
       (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id
          AND m.sender_id IS DISTINCT FROM c.creator_id
          AND (v.last_read_at IS NULL OR m.created_at > v.last_read_at))::int AS unread_messages_count,
-      (SELECT count(*) FROM conversation_recipients r WHERE r.conversation_id = c.id AND r.left_at IS NULL)::int AS total_recipients,
       (SELECT count(*) FROM scheduled_messages s WHERE s.conversation_id = c.id AND s.sent_at IS NULL)::int AS scheduled_messages_count
     FROM conversations c
     LEFT JOIN conversation_recipients v ON v.conversation_id = c.id AND v.user_id = c.creator_id
+    CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE r.left_at IS NULL)::int AS total_recipients, count(*)::int AS members
+      FROM conversation_recipients r WHERE r.conversation_id = c.id) counted
     WHERE c.company_id = ${companyId} AND c.id IN (${Prisma.join(ids)})`;
 }
 
@@ -116,15 +123,20 @@ function toView(row: ConversationRow, derived: Derived): ConversationView {
   };
 }
 
+async function derivedOf(ctx: ServiceContext, ids: number[]): Promise<Map<number, Derived>> {
+  if (ids.length === 0) return new Map();
+  return new Map((await ctx.db.$queryRaw<Derived[]>(derivedQuery(ctx.companyId, ids))).map((d) => [d.id, d]));
+}
+
 /**
- * Views of the conversations, in the order of `ids`: four queries whatever the count. Members and
- * their users are read flat and joined here, each user once: a list page holds up to 400
- * conversations of up to 1,001 members, and Prisma's nested include of members with their users
- * took 5-12 s for 200 of them (200,200 memberships) where these reads take 0.5-0.9 s.
+ * Views of the conversations, in the order of `ids`, with their `derived` state: three queries
+ * whatever the count. Members and their users are read flat and joined here, each user once: a
+ * conversation may have 1,001 members, and Prisma's nested include of members with their users
+ * took 5-12 s for 200 conversations (200,200 memberships) where these reads take 0.5-0.9 s. One
+ * deleted since `derived` was read is left out.
  */
-async function viewsOf(ctx: ServiceContext, ids: number[]): Promise<ConversationView[]> {
+async function viewsOf(ctx: ServiceContext, ids: number[], derived: ReadonlyMap<number, Derived>): Promise<ConversationView[]> {
   if (ids.length === 0) return [];
-  const derived = new Map((await ctx.db.$queryRaw<Derived[]>(derivedQuery(ctx.companyId, ids))).map((d) => [d.id, d]));
   const conversations = await ctx.db.conversation.findMany({ where: { company_id: ctx.companyId, id: { in: ids } }, include: { creator: { select: person } } });
   const memberships = await ctx.db.conversationRecipient.findMany({
     where: { company_id: ctx.companyId, conversation_id: { in: conversations.map((row) => row.id) } },
@@ -150,13 +162,16 @@ async function viewsOf(ctx: ServiceContext, ids: number[]): Promise<Conversation
 }
 
 export async function getConversation(ctx: ServiceContext, id: number): Promise<ConversationView> {
-  const [view] = await viewsOf(ctx, [id]);
+  const [view] = await viewsOf(ctx, [id], await derivedOf(ctx, [id]));
   if (!view) throw new NotFoundError("Conversation not found");
   return view;
 }
 
-type ConversationList = Record<Exclude<ConversationGroup, "customers">, [{ pagination: ConversationPagination }, { items: ConversationView[] }]> & {
-  customers: [{ pagination: ConversationPagination }, { items: string[] }];
+/** A group of the list as the specification shapes it, its items read as they are written out. */
+type StreamedGroup<Item> = [{ pagination: ConversationPagination }, { items: AsyncIterable<Item> }];
+
+export type ConversationList = Record<Exclude<ConversationGroup, "customers">, StreamedGroup<ConversationView>> & {
+  customers: StreamedGroup<string>;
 };
 
 const GROUPS: readonly ConversationGroup[] = ["team_directs", "team_groups", "channels", "customers"];
@@ -208,16 +223,40 @@ export async function listConversations(ctx: ServiceContext, query: Conversation
       ) rows
       ORDER BY groups.grp, rows.n`;
   }
-  const views = await viewsOf(ctx, page.map((row) => row.id));
-  const grpOf = new Map(page.map((row) => [row.id, row.grp]));
-  const viewsIn = (grp: ConversationGroup) => views.filter((conversation) => grpOf.get(conversation.id) === grp);
-  const pageOf = (grp: ConversationGroup) => conversationPagination(query.page, query.per_page, totals.get(grp) ?? 0);
+  const derived = await derivedOf(ctx, page.map((row) => row.id));
+  const bytes = new Map([...derived.values()].map((d) => [d.id, (d.members + 1) * RECIPIENT_BYTES]));
+  const chunksIn = new Map(GROUPS.map((grp) => [grp, chunksOfSize(page.filter((row) => row.grp === grp).map((row) => row.id), bytes)]));
+  // The answer's first chunk is read now, so that a database that fails there is the usual 503.
+  const firstGroup = GROUPS.find((grp) => chunksIn.get(grp)!.length > 0);
+  const [firstChunk = [], ...restOfFirstGroup] = firstGroup === undefined ? [] : chunksIn.get(firstGroup)!;
+  const first = await viewsOf(ctx, firstChunk, derived);
+  const viewsIn = (grp: ConversationGroup) =>
+    grp === firstGroup ? viewsInChunks(ctx, derived, restOfFirstGroup, first) : viewsInChunks(ctx, derived, chunksIn.get(grp)!, []);
+  const pageOf = (grp: ConversationGroup) => ({ pagination: conversationPagination(query.page, query.per_page, totals.get(grp) ?? 0) });
   return {
-    team_directs: [{ pagination: pageOf("team_directs") }, { items: viewsIn("team_directs") }],
-    team_groups: [{ pagination: pageOf("team_groups") }, { items: viewsIn("team_groups") }],
-    channels: [{ pagination: pageOf("channels") }, { items: viewsIn("channels") }],
-    customers: [{ pagination: pageOf("customers") }, { items: viewsIn("customers").map((conversation) => conversation.name) }],
+    team_directs: [pageOf("team_directs"), { items: viewsIn("team_directs") }],
+    team_groups: [pageOf("team_groups"), { items: viewsIn("team_groups") }],
+    channels: [pageOf("channels"), { items: viewsIn("channels") }],
+    customers: [pageOf("customers"), { items: namesOf(viewsIn("customers")) }],
   };
+}
+
+/**
+ * About how many bytes of the list's text one member of a conversation makes (its recipient
+ * object is about 230); the rest of the conversation counts as one member more. A list page may hold
+ * 400 conversations of 1,001 members: answered whole it was 80 MB, and four at once took the
+ * process past 2 GB (an audit). Read by chunks of about LIST_CHUNK_BYTES, it holds a few of them.
+ */
+const RECIPIENT_BYTES = 256;
+
+/** `first`, then the conversations of each of `chunks`, each read when the client has taken the ones before it. */
+async function* viewsInChunks(ctx: ServiceContext, derived: ReadonlyMap<number, Derived>, chunks: number[][], first: ConversationView[]): AsyncGenerator<ConversationView> {
+  yield* first;
+  for (const chunk of chunks) yield* await viewsOf(ctx, chunk, derived);
+}
+
+async function* namesOf(views: AsyncIterable<ConversationView>): AsyncGenerator<string> {
+  for await (const view of views) yield view.name;
 }
 
 function directKey(a: number, b: number): string {

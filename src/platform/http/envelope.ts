@@ -23,15 +23,31 @@ export function listEnvelope<Body extends object>(request: FastifyRequest, body:
 }
 
 /**
- * Sends listEnvelope's body, `{<key>: [rows], meta}`, written as the rows come: each row is read
- * when the client has taken the ones before it (the stream's backpressure), so a slow reader of a
- * large list holds the server to a few rows, not the whole list. `writeRow` is the row schema's
- * writer, as the route's response serializer would have used. Rows without pagination (the
- * answer of a bulk operation) are envelope's body instead, `meta` without `pagination`.
+ * Sends a JSON body written part by part as the client takes it: each part is made when the
+ * client has taken the ones before it (the stream's backpressure), so a slow reader of a large
+ * answer holds the server to a few parts, not the whole answer. `parts` is called once, and only
+ * when the body is to be written: Fastify answers HEAD with the headers and drains the body it is
+ * given, so for HEAD nothing is read.
  *
  * A request that claimed an Idempotency-Key is answered whole: its answer is stored before it is
  * sent (useIdempotencyKeys stores a text body only), so that a retry gets it even when the client
  * stopped reading, instead of doing the operation again.
+ */
+export async function sendStreamedJson(request: FastifyRequest, reply: FastifyReply, parts: () => AsyncIterable<string>): Promise<FastifyReply> {
+  reply.type("application/json; charset=utf-8");
+  if (request.idempotencyClaimId !== null) {
+    let whole = "";
+    for await (const part of parts()) whole += part;
+    return reply.send(whole);
+  }
+  return reply.send(request.method === "HEAD" ? Readable.from([]) : Readable.from(parts(), { objectMode: false }));
+}
+
+/**
+ * Sends listEnvelope's body, `{<key>: [rows], meta}`, written as the rows come (sendStreamedJson):
+ * each row is read when the client has taken the ones before it. `writeRow` is the row schema's
+ * writer, as the route's response serializer would have used. Rows without pagination (the
+ * answer of a bulk operation) are envelope's body instead, `meta` without `pagination`.
  */
 export async function sendStreamedList<Row>(
   request: FastifyRequest,
@@ -50,14 +66,7 @@ export async function sendStreamedList<Row>(
     }
     yield separator === "," ? tail : `${separator}${tail}`;
   }
-  reply.type("application/json; charset=utf-8");
-  if (request.idempotencyClaimId !== null) {
-    let whole = "";
-    for await (const part of body()) whole += part;
-    return reply.send(whole);
-  }
-  // Fastify answers HEAD with the headers and drains the body it is given: the rows are not read for it.
-  return reply.send(request.method === "HEAD" ? Readable.from([]) : Readable.from(body(), { objectMode: false }));
+  return sendStreamedJson(request, reply, body);
 }
 
 /**

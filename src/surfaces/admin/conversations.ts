@@ -9,14 +9,43 @@ import {
 } from "../../domain/conversations/schemas.js";
 import * as conversations from "../../domain/conversations/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
-import { envelope } from "../../platform/http/envelope.js";
+import { envelope, meta, sendStreamedJson } from "../../platform/http/envelope.js";
 import { metaSchema, withMeta } from "../../platform/http/schemas.js";
+import { type JsonWriter, jsonWriterFor } from "../../platform/json-writer.js";
 import { companyServer } from "./company-server.js";
 
 const tags = ["Messaging conversations"];
 const security = [{ bearer: [] }];
 const servers = companyServer;
 const oneConversation = conversationSchema.extend({ meta: metaSchema });
+const writeConversation = jsonWriterFor(conversationSchema);
+const writeName: JsonWriter<string> = (name) => JSON.stringify(name);
+
+/**
+ * The list's text as the response schema (withMeta(conversationListSchema)) writes it, written as
+ * its items are read: a page may hold 400 conversations of 1,001 members each.
+ */
+async function* listText(list: conversations.ConversationList, listMeta: string): AsyncGenerator<string> {
+  yield* groupText("{", "team_directs", list.team_directs, writeConversation);
+  yield* groupText(",", "team_groups", list.team_groups, writeConversation);
+  yield* groupText(",", "channels", list.channels, writeConversation);
+  yield* groupText(",", "customers", list.customers, writeName);
+  yield `,"meta":${listMeta}}`;
+}
+
+async function* groupText<Item>(
+  before: string,
+  key: string,
+  [{ pagination }, { items }]: [{ pagination: unknown }, { items: AsyncIterable<Item> }],
+  write: JsonWriter<Item>,
+): AsyncGenerator<string> {
+  let separator = `${before}${JSON.stringify(key)}:[{"pagination":${JSON.stringify(pagination)}},{"items":[`;
+  for await (const item of items) {
+    yield separator + write(item);
+    separator = ",";
+  }
+  yield separator === "," ? "]}]" : `${separator}]}]`;
+}
 
 export async function conversationRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -33,7 +62,11 @@ export async function conversationRoutes(fastify: FastifyInstance): Promise<void
         response: { 200: withMeta(conversationListSchema) },
       },
     },
-    async (request) => envelope(request, await conversations.listConversations(companyContext(request), request.query)),
+    async (request, reply) => {
+      const list = await conversations.listConversations(companyContext(request), request.query);
+      const listMeta = JSON.stringify(meta(request));
+      return sendStreamedJson(request, reply, () => listText(list, listMeta));
+    },
   );
 
   app.post(

@@ -1,6 +1,9 @@
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import { conversationListSchema } from "../../../src/domain/conversations/schemas.js";
+import { withMeta } from "../../../src/platform/http/schemas.js";
+import { jsonWriterFor } from "../../../src/platform/json-writer.js";
 import { createPerson } from "../../helpers/company-server.js";
-import { valuesReadDuring } from "../../helpers/database-reads.js";
+import { readByStalledClient, valuesReadDuring } from "../../helpers/database-reads.js";
 import type { CompanyFixture } from "../../helpers/fixtures.js";
 import type { Call, HttpResponse } from "../../helpers/http.js";
 import type { TestApp } from "../../helpers/test-app.js";
@@ -391,6 +394,25 @@ describe("GET /api/company/messaging/conversations", () => {
     expect((body.team_directs as Group)[1].items[0]).toMatchObject({ id: f.teamDirect, unread_messages_count: 1, conversation_type: "team" });
   });
 
+  it("writes the answer byte for byte as its parsed body is written, groups in the specification's order; a page past the end as empty groups; HEAD with no body", async () => {
+    const response = await call("GET", LIST, { token: acme.token });
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(response.text).toBe(JSON.stringify(response.body));
+    // What the route's response serializer wrote when the list was answered as one object.
+    expect(response.text).toBe(jsonWriterFor(withMeta(conversationListSchema))(response.body));
+    expect(Object.keys(response.body)).toEqual(["team_directs", "team_groups", "channels", "customers", "meta"]);
+    expect(response.body.meta).toEqual({ request_id: response.headers["x-request-id"], timestamp: expect.any(String) });
+    const beyond = await call("GET", `${LIST}?page=3&per_page=2`, { token: acme.token });
+    expect(beyond.status).toBe(200);
+    expect(beyond.text).toBe(JSON.stringify(beyond.body));
+    expect(Object.values(beyond.body as Record<string, Group>).slice(0, 4).map((group) => group[1].items)).toEqual([[], [], [], []]);
+    expect((beyond.body.customers as Group)[0].pagination).toEqual({ current: 3, previous: 2, next: null, per_page: 2, pages: 2, count: 4 });
+    const head = await call("HEAD", LIST, { token: acme.token });
+    expect(head.status).toBe(200);
+    expect(head.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(head.text).toBe("");
+  });
+
   it("filters by status, kind and pinned", async () => {
     const closed = await list("?status=closed");
     expect(ids(closed.customers as Group)).toEqual(["Dave's order"]);
@@ -491,4 +513,46 @@ describe("a list page of the largest conversations", () => {
     // Each user is read once, not once per membership with every column of both (56.9 MB for this page, 5-12 s of Prisma's mapping).
     expect(values.reduce((sum, value) => sum + value.length, 0)).toBeLessThan(4_000_000);
   });
+});
+
+describe("a list of many of the largest conversations", () => {
+  it.skipIf(!inject("databaseServer"))(
+    "reads the conversations as the client takes the answer: a client that stops reading holds the server to a few of them; one deleted meanwhile is left out",
+    { timeout: 120_000 },
+    async () => {
+      const prefix = `s${Date.now()}`;
+      await t.db.sql.query(
+        `INSERT INTO users (company_id, role, email, first_name, last_name, updated_at) SELECT $1, 'rep', $2 || '-' || g || '@example.com', 'First' || g || repeat('f', 500), 'Last' || g || repeat('l', 500), now() FROM generate_series(1, 1000) g`,
+        [acme.id, prefix],
+      );
+      await t.db.sql.query(
+        `INSERT INTO conversations (company_id, type, name, creator_id, updated_at) SELECT $1, 'ChannelConversation', 'Channel ' || g, $2, now() FROM generate_series(1, 100) g`,
+        [acme.id, alice.id],
+      );
+      await t.db.sql.query(
+        `INSERT INTO conversation_recipients (company_id, conversation_id, user_id)
+         SELECT $1, c.id, u.id FROM conversations c, users u WHERE c.company_id = $1 AND (u.id = $2 OR u.email LIKE $3 || '-%')`,
+        [acme.id, alice.id, prefix],
+      );
+      // The list's order: the most recent activity (here creation) first, then the highest id.
+      const ids = (await t.db.prisma.conversation.findMany({ where: { company_id: acme.id }, select: { id: true }, orderBy: [{ last_activity_at: "desc" }, { id: "desc" }] })).map(
+        (row) => row.id,
+      );
+      const { readBeforeResuming, answer } = await readByStalledClient<{ channels: [unknown, { items: Array<{ id: number; recipients: unknown[] }> }] }>(
+        `${t.url}${LIST}?template=channels&per_page=100`,
+        acme.token,
+        (value) => /^Channel \d+$/.test(value),
+        async () => {
+          await t.db.prisma.conversation.delete({ where: { id: ids[99]! } });
+        },
+      );
+      // A conversation of 1,001 members of long names is about 1.2 MB of answer, and a chunk about
+      // four of them; the sockets' buffers may hold tens of megabytes of answer (media-size.test.ts).
+      expect(readBeforeResuming).toBeGreaterThan(0);
+      expect(readBeforeResuming).toBeLessThan(50);
+      const items = answer.channels[1].items;
+      expect(items.map((conversation) => conversation.id)).toEqual(ids.slice(0, 99));
+      expect(items.every((conversation) => conversation.recipients.length === 1001)).toBe(true);
+    },
+  );
 });
