@@ -51,7 +51,8 @@ function textOf(html: string): string {
     text += html.slice(at, open);
     const next = html[open + 1];
     if (html.startsWith("<!--", open)) {
-      at = endAfter(html, "-->", open + 4);
+      // From the comment's own "--": "<!-->" and "<!--->" are empty comments, as a browser reads them.
+      at = endAfter(html, "-->", open + 2);
     } else if (next === "!" || next === "?" || (next === "/" && !isLetter(html[open + 2]))) {
       at = endAfter(html, ">", open + 1);
     } else if (isLetter(next) || next === "/") {
