@@ -60,7 +60,8 @@ function textOf(html: string): string {
       const name = /^<(\/?[A-Za-z][^\s/>]*)/.exec(html.slice(open, Math.min(end, open + 64)))?.[1]?.toLowerCase() ?? "";
       at = end;
       if (RAW_TEXT.has(name)) {
-        const closing = new RegExp(`</${name}`, "gi");
+        // Only its own end tag ends it: "</scriptx>" is part of the script.
+        const closing = new RegExp(`</${name}(?=[\\s/>]|$)`, "gi");
         closing.lastIndex = end;
         const close = closing.exec(html);
         at = close === null ? html.length : tagEnd(html, close.index);
