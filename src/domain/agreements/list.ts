@@ -43,12 +43,13 @@ function orderClause(sortedBy: AgreementSort): Prisma.Sql {
 }
 
 /**
- * About how many bytes an agreement of agreementsFrom shows (chunksOfSize), read from the values'
- * headers (`octet_length` of the shown description, `pg_column_size` of each attachment's
- * metadata), reading no TOASTed content.
+ * About how many bytes an agreement of agreementsFrom shows (chunksOfSize), reading no TOASTed
+ * content: `octet_length` of the shown description (from the value's header) and each
+ * attachment's `metadata_octets` (a generated column: the stored size of compressed metadata is
+ * not its length, and 16 KB of repetitive metadata counted 200 bytes).
  */
 const AGREEMENT_BYTES = Prisma.sql`(octet_length(coalesce(t.description, a.description))
-  + (SELECT coalesce(sum(octet_length(x.url) + pg_column_size(x.metadata)), 0) FROM agreement_attachments x WHERE x.agreement_id = a.id))::float8 AS bytes`;
+  + (SELECT coalesce(sum(octet_length(x.url) + x.metadata_octets), 0) FROM agreement_attachments x WHERE x.agreement_id = a.id))::float8 AS bytes`;
 
 /**
  * One page of matching agreements in order, as ids with the bytes of their large members, and how

@@ -143,9 +143,10 @@ function attachmentErrors(input: AttachmentUpdateInput[], existing: Set<number>)
     if (attachment.id === undefined && !attachment._destroy && attachment.url === undefined) errors.add(`${path}.url`, "is required");
   });
   // Each update may add up to the cap: without counting what the agreement holds, updates gathered attachments without end.
+  // One that leaves no more than the agreement holds passes: an agreement that gathered more before the cap must stay editable.
   const removed = new Set(input.flatMap((attachment) => (attachment.id !== undefined && attachment._destroy && existing.has(attachment.id) ? [attachment.id] : [])));
   const held = existing.size - removed.size + input.filter((attachment) => attachment.id === undefined && !attachment._destroy).length;
-  if (held > MAX_ATTACHMENTS) errors.add("agreement.attachments_attributes", `an agreement holds at most ${MAX_ATTACHMENTS} attachments; this update would leave ${held}`);
+  if (held > MAX_ATTACHMENTS && held > existing.size) errors.add("agreement.attachments_attributes", `an agreement holds at most ${MAX_ATTACHMENTS} attachments; this update would leave ${held}`);
   return errors.fieldErrors;
 }
 

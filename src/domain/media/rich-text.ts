@@ -51,7 +51,8 @@ function textOf(html: string): string {
     text += html.slice(at, open);
     const next = html[open + 1];
     if (html.startsWith("<!--", open)) {
-      at = endAfter(html, "-->", open + 4);
+      // From the comment's own "--": "<!-->" and "<!--->" are empty comments, as a browser reads them.
+      at = endAfter(html, "-->", open + 2);
     } else if (next === "!" || next === "?" || (next === "/" && !isLetter(html[open + 2]))) {
       at = endAfter(html, ">", open + 1);
     } else if (isLetter(next) || next === "/") {
@@ -59,7 +60,8 @@ function textOf(html: string): string {
       const name = /^<(\/?[A-Za-z][^\s/>]*)/.exec(html.slice(open, Math.min(end, open + 64)))?.[1]?.toLowerCase() ?? "";
       at = end;
       if (RAW_TEXT.has(name)) {
-        const closing = new RegExp(`</${name}`, "gi");
+        // Only its own end tag ends it: "</scriptx>" is part of the script.
+        const closing = new RegExp(`</${name}(?=[\\s/>]|$)`, "gi");
         closing.lastIndex = end;
         const close = closing.exec(html);
         at = close === null ? html.length : tagEnd(html, close.index);

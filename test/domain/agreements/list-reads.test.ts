@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { findAgreementPage } from "../../../src/domain/agreements/list.js";
 import { listAgreements } from "../../../src/domain/agreements/service.js";
 import type { AgreementListQuery } from "../../../src/domain/agreements/schemas.js";
 import { createCompanyWithToken } from "../../helpers/fixtures.js";
@@ -66,5 +67,28 @@ describe("listAgreements", () => {
     for (const table of ["agreement_countries", "companies"]) expect(scans.get(table) ?? 0, table).toBeLessThanOrEqual(perPage);
     // Once to size the page's agreements for the streamed answer, once to read them.
     expect(scans.get("agreement_attachments") ?? 0).toBeLessThanOrEqual(2 * perPage);
+  });
+});
+
+// The page's agreements are cut into chunks of about 1 MiB by their sizes. Sized by their stored
+// (compressed) bytes, 50 attachments of 16 KB of repetitive metadata counted about 10 KB, so a
+// page of 100 such agreements (80 MB of answer) was read as one chunk.
+describe("findAgreementPage", () => {
+  it("sizes an agreement by its attachments' metadata as JSON text, however well it compresses", async () => {
+    const companyId = (await createCompanyWithToken(testDb.database.prisma, "Compressible")).id;
+    const sql = testDb.database.sql;
+    const [created] = await sql.query<{ id: number }>(
+      `INSERT INTO agreements (company_id, title, description, updated_at) VALUES ($1, 'Compressible', 'Terms', now()) RETURNING id`,
+      [companyId],
+    );
+    const id = created!.id;
+    await sql.query(
+      `INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
+       SELECT $1, 'https://cdn.example.com/' || k || '.pdf', jsonb_build_object('note', repeat('x', 16000)), now() FROM generate_series(1, 50) k`,
+      [id],
+    );
+    const page = await findAgreementPage(sql, { companyId, languageIso: "en", sortedBy: "created_at_desc" }, { page: 1, per_page: 25 });
+    expect(page.ids).toEqual([id]);
+    expect(page.bytes.get(id)).toBeGreaterThan(50 * 16_000);
   });
 });

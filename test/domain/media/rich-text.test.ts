@@ -19,6 +19,18 @@ describe("stripHtml", () => {
     expect(stripHtml("a<SCRIPT>x</b></Script >b<style>")).toBe("a b");
   });
 
+  // "<!-->" and "<!--->" are empty comments to a browser: the text after them was dropped as if the comment ran on.
+  it("ends a comment closed right after its opening", () => {
+    expect(stripHtml("a<!-->b")).toBe("ab");
+    expect(stripHtml("a<!--->b<!---->c")).toBe("abc");
+  });
+
+  // A script's or style's content ends only at its own end tag: "</scriptx>" is part of the script, not its end.
+  it("ends a script or style only at an end tag of that name", () => {
+    expect(stripHtml("x<script>a</scriptx>b</script>y")).toBe("x y");
+    expect(stripHtml("x<style>p{}</styles>q{}</style\n>y")).toBe("x y");
+  });
+
   // A description holds up to 100,000 characters and every admin read strips it: `<[^>]*>` took
   // about 8 s on 100,000 "<", with the event loop held (other requests waited).
   it("reads each character once, whatever the markup", () => {

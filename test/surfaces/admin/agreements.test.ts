@@ -484,6 +484,26 @@ describe("PUT /api/agreements/{id}", () => {
     expect(swapped.body.agreement.attachments).toHaveLength(50);
   });
 
+  it("still updates an agreement that holds more than 50 attachments from before the cap, as long as the update adds to none of it", async () => {
+    const id = await createId({});
+    await t.db.sql.query(
+      `INSERT INTO agreement_attachments (agreement_id, url, updated_at) SELECT $1, 'https://cdn.example.com/old-' || g || '.pdf', now() FROM generate_series(1, 60) g`,
+      [id],
+    );
+    const deactivated = await update(id, { active: false });
+    expect(deactivated.status).toBe(200);
+    expect(deactivated.body.agreement.active).toBe(false);
+    const [first, second] = (await show(id)).body.agreement.attachments;
+    const trimmed = await update(id, { attachments_attributes: [{ id: first.id, _destroy: true }, { id: second.id, filename: "kept.pdf" }] });
+    expect(trimmed.status).toBe(200);
+    expect(trimmed.body.agreement.attachments).toHaveLength(59);
+    const before = await snapshot();
+    const grown = await update(id, { attachments_attributes: [{ id: second.id, _destroy: true }, { url: "https://cdn.example.com/new-1.pdf" }, { url: "https://cdn.example.com/new-2.pdf" }] });
+    expect(grown.status).toBe(422);
+    expect(grown.body.errors).toEqual({ "agreement.attachments_attributes": ["an agreement holds at most 50 attachments; this update would leave 60"] });
+    expect(await snapshot()).toBe(before);
+  });
+
   it("answers 422 for attachment metadata past 16,384 characters as JSON, and takes it at that size", async () => {
     const metadata = (length: number) => ({ note: "x".repeat(length - '{"note":""}'.length) });
     const response = await create({ title: "T", description: "D", attachments_attributes: [{ url: "https://cdn.example.com/a.pdf", metadata: metadata(16_385) }] });
