@@ -57,7 +57,7 @@ const linkUpdate = z.object({
 
 /** The seed shows the links as one object; clients that link several products send an array. */
 function linkList<Link extends z.ZodType<object>>(link: Link) {
-  return z.union([z.array(link).max(500), link]);
+  return z.union([z.array(link).max(500), link], { error: "must be a product link object or a list of them" });
 }
 
 // The seed's wording allows the links inside `subscription_plan` or beside it: both are read,

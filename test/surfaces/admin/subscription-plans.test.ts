@@ -149,6 +149,10 @@ describe("POST /api/subscription_plans", () => {
       "subscription_plan.product_subscription_plans.product_id": ["does not name a product of this company"],
     });
     await expectRejected({ product_subscription_plans: "coffee" }, ["subscription_plan.product_subscription_plans"]);
+    // zod's own "Invalid input" for a value that fits neither form said nothing of what to send.
+    for (const links of [null, "coffee", 7]) {
+      await expectRejected({ product_subscription_plans: links }, { "subscription_plan.product_subscription_plans": ["must be a product link object or a list of them"] });
+    }
   });
 
   it("takes the links beside subscription_plan too, as the seed's wording allows, but not in both places", async () => {
