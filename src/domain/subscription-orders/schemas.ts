@@ -4,7 +4,8 @@ import { blankFilter, httpUrl, idParam, INT32_MAX, int32Id, storableInstant, tim
 import { PAYPAL_ID_MAX_LENGTH } from "../payments/paypal-client.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
-const isoDate = storableInstant(z.iso.date()).describe("ISO 8601 calendar date, YYYY-MM-DD");
+// A date-time is ISO 8601 too, so zod's "Invalid ISO date" left a client sending one guessing.
+const isoDate = storableInstant(z.iso.date({ error: "must be a calendar date, YYYY-MM-DD, without a time or time zone" })).describe("ISO 8601 calendar date, YYYY-MM-DD");
 const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 const quantity = z.number().int().min(1).max(9_999);

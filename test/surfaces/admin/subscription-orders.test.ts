@@ -24,6 +24,7 @@ import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 const TODAY = new Date("2026-01-15T12:00:00.000Z");
 const clock = fixedClock(TODAY);
 const BASE = "/api/v2/subscription_orders";
+const CALENDAR_DATE = "must be a calendar date, YYYY-MM-DD, without a time or time zone";
 
 let t: TestApp;
 let call: Call;
@@ -284,6 +285,9 @@ describe("POST /api/v2/subscription_orders", () => {
       expect.arrayContaining(["subscription_order.customer_id", "subscription_order.subscription_plan_id", "subscription_order.items.0.quantity", "subscription_order.ship_to.name"]),
     );
     expect((await call("POST", BASE, { token: acme.token, body: orderBody({ items: [] }) })).status).toBe(422);
+    const dateTime = await call("POST", BASE, { token: acme.token, body: orderBody({ next_bill_date: "2026-02-01T00:00:00+01:00" }) });
+    expect(dateTime.status).toBe(422);
+    expect(dateTime.body.errors).toEqual({ "subscription_order.next_bill_date": [CALENDAR_DATE] });
     expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
   });
 });
@@ -339,7 +343,10 @@ describe("GET /api/v2/subscription_orders and /stats", () => {
       for (const [query, errors] of [
         ["ship_to_country_id=99999999999", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
         ["ship_to_country_id=2147483648", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
-        ["next_bill_date_start_date=2026-13-01", { next_bill_date_start_date: ["Invalid ISO date"] }],
+        ["next_bill_date_start_date=2026-13-01", { next_bill_date_start_date: [CALENDAR_DATE] }],
+        // A date-time is ISO 8601 too: zod's "Invalid ISO date" did not say that the time and zone must go.
+        ["next_bill_date_start_date=2026-02-01T00:00:00-05:00", { next_bill_date_start_date: [CALENDAR_DATE] }],
+        ["next_bill_date_end_date=2026-02-01T00:00:00Z", { next_bill_date_end_date: [CALENDAR_DATE] }],
         ["next_bill_date_end_date=0000-01-01", { next_bill_date_end_date: ["must be in the years 0001 to 9999 (UTC)"] }],
       ] as const) {
         const response = await call("GET", `${path}?${query}`, { token: acme.token });
