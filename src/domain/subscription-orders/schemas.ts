@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { pageNumberBounds, paginationQuery } from "../../platform/http/pagination.js";
-import { blankFilter, httpUrl, idParam, INT32_MAX, int32Id, storableInstant, timestamp, wireInteger } from "../../platform/http/schemas.js";
+import { blankFilter, httpUrl, idParam, INT32_MAX, int32Id, optionalOrNull, storableInstant, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { PAYPAL_ID_MAX_LENGTH } from "../payments/paypal-client.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
 
-const isoDate = storableInstant(z.iso.date()).describe("ISO 8601 calendar date, YYYY-MM-DD");
+// A date-time is ISO 8601 too, so zod's "Invalid ISO date" left a client sending one guessing.
+const isoDate = storableInstant(z.iso.date({ error: "must be a calendar date, YYYY-MM-DD, without a time or time zone" })).describe("ISO 8601 calendar date, YYYY-MM-DD");
 const text = (max: number) => z.string().trim().min(1).max(max);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 const quantity = z.number().int().min(1).max(9_999);
@@ -16,8 +17,8 @@ const optionValueIds = z.array(int32Id).max(50);
 
 const addressInput = z
   .object({
-    country_id: int32Id.optional().describe("A country's id (GET /api/countries); or send country_code"),
-    country_code: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter ISO country code").optional(),
+    country_id: optionalOrNull(int32Id).describe("A country's id (GET /api/countries); or send country_code"),
+    country_code: optionalOrNull(z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter ISO country code")),
     name: text(200),
     address1: text(200),
     address2: optionalText(200),
@@ -29,7 +30,7 @@ const addressInput = z
 const createItemInput = z.object({
   variant_id: int32Id,
   quantity,
-  option_value_ids: optionValueIds.optional(),
+  option_value_ids: optionalOrNull(optionValueIds),
 });
 
 export const subscriptionOrderCreateBody = z.object({
@@ -40,19 +41,19 @@ export const subscriptionOrderCreateBody = z.object({
     buyer_id: int32Id.nullable().optional().describe("The buyer rep: rep prices apply"),
     items: z.array(createItemInput).min(1).max(100),
     ship_to: addressInput,
-    bill_to: addressInput.optional().describe("Defaults to ship_to"),
+    bill_to: optionalOrNull(addressInput).describe("Defaults to ship_to"),
     payment_method_id: int32Id.nullable().optional().describe("One of the customer's saved payment methods, not an expired card"),
-    next_bill_date: isoDate.optional().describe("Defaults to today plus the plan's trial, else one billing interval"),
-    status: z.enum(CREATABLE_STATUSES).optional().describe("Defaults to active with a payment method, else pending"),
+    next_bill_date: optionalOrNull(isoDate).describe("Defaults to today plus the plan's trial, else one billing interval"),
+    status: optionalOrNull(z.enum(CREATABLE_STATUSES)).describe("Defaults to active with a payment method, else pending"),
   }),
 });
 
 const itemUpdateInput = z
   .object({
-    id: int32Id.optional().describe("A subscription order item's id: keeps that item"),
-    variant_id: int32Id.optional().describe("Without id: adds an item; with id: swaps that item's variant"),
+    id: optionalOrNull(int32Id).describe("A subscription order item's id: keeps that item"),
+    variant_id: optionalOrNull(int32Id).describe("Without id: adds an item; with id: swaps that item's variant"),
     quantity,
-    option_value_ids: optionValueIds.optional(),
+    option_value_ids: optionalOrNull(optionValueIds),
   });
 
 export const subscriptionOrderUpdateBody = z.object({

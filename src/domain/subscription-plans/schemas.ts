@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageNumberBounds, perPageBounds } from "../../platform/http/pagination.js";
-import { blankFilter, booleanQuery, idParam, int32Id, searchQuery, timestamp, visibleName, wireInteger } from "../../platform/http/schemas.js";
+import { blankFilter, booleanQuery, idParam, int32Id, optionalOrNull, searchQuery, timestamp, visibleName, wireInteger } from "../../platform/http/schemas.js";
 import { isValidDecimalString } from "../../platform/money.js";
 import { PRICE_ADJUSTMENT_DECIMALS, PRICE_ADJUSTMENT_MAX } from "./rules.js";
 
@@ -48,8 +48,8 @@ const linkDefault = z.boolean().optional().describe("The product's default plan:
 const linkCreate = z.object({ product_id: int32Id, default: linkDefault });
 
 const linkUpdate = z.object({
-  id: int32Id.optional().describe("A link of this plan: changes it; without id a link is added"),
-  product_id: int32Id.optional().describe("Required for a new link"),
+  id: optionalOrNull(int32Id).describe("A link of this plan: changes it; without id a link is added"),
+  product_id: optionalOrNull(int32Id).describe("Required for a new link"),
   default: linkDefault,
   _destroy: z.boolean().optional().describe("With id: removes that link"),
   company_default: z.boolean().optional().describe("The seed lists it among a link's members; it sets the plan's company_default"),
@@ -57,7 +57,7 @@ const linkUpdate = z.object({
 
 /** The seed shows the links as one object; clients that link several products send an array. */
 function linkList<Link extends z.ZodType<object>>(link: Link) {
-  return z.union([z.array(link).max(500), link]);
+  return z.union([z.array(link).max(500), link], { error: "must be a product link object or a list of them" });
 }
 
 // The seed's wording allows the links inside `subscription_plan` or beside it: both are read,

@@ -24,6 +24,7 @@ import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 const TODAY = new Date("2026-01-15T12:00:00.000Z");
 const clock = fixedClock(TODAY);
 const BASE = "/api/v2/subscription_orders";
+const CALENDAR_DATE = "must be a calendar date, YYYY-MM-DD, without a time or time zone";
 
 let t: TestApp;
 let call: Call;
@@ -284,6 +285,13 @@ describe("POST /api/v2/subscription_orders", () => {
       expect.arrayContaining(["subscription_order.customer_id", "subscription_order.subscription_plan_id", "subscription_order.items.0.quantity", "subscription_order.ship_to.name"]),
     );
     expect((await call("POST", BASE, { token: acme.token, body: orderBody({ items: [] }) })).status).toBe(422);
+    const nulls = await call("POST", BASE, { token: acme.token, body: orderBody({ bill_to: null, next_bill_date: null, status: null, ship_to: usAddress(US, { country_code: null }) }) });
+    expect(nulls.status, JSON.stringify(nulls.body)).toBe(201);
+    expect(nulls.body.subscription_order).toMatchObject({ status: "pending", next_bill_date: "2026-02-15", bill_to: { country_id: US, address1: "1 Main St" } });
+    await t.db.prisma.subscriptionOrder.deleteMany();
+    const dateTime = await call("POST", BASE, { token: acme.token, body: orderBody({ next_bill_date: "2026-02-01T00:00:00+01:00" }) });
+    expect(dateTime.status).toBe(422);
+    expect(dateTime.body.errors).toEqual({ "subscription_order.next_bill_date": [CALENDAR_DATE] });
     expect(await t.db.prisma.subscriptionOrder.count()).toBe(0);
   });
 });
@@ -339,7 +347,10 @@ describe("GET /api/v2/subscription_orders and /stats", () => {
       for (const [query, errors] of [
         ["ship_to_country_id=99999999999", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
         ["ship_to_country_id=2147483648", { ship_to_country_id: ["must be a country id or a two-letter ISO code"] }],
-        ["next_bill_date_start_date=2026-13-01", { next_bill_date_start_date: ["Invalid ISO date"] }],
+        ["next_bill_date_start_date=2026-13-01", { next_bill_date_start_date: [CALENDAR_DATE] }],
+        // A date-time is ISO 8601 too: zod's "Invalid ISO date" did not say that the time and zone must go.
+        ["next_bill_date_start_date=2026-02-01T00:00:00-05:00", { next_bill_date_start_date: [CALENDAR_DATE] }],
+        ["next_bill_date_end_date=2026-02-01T00:00:00Z", { next_bill_date_end_date: [CALENDAR_DATE] }],
         ["next_bill_date_end_date=0000-01-01", { next_bill_date_end_date: ["must be in the years 0001 to 9999 (UTC)"] }],
       ] as const) {
         const response = await call("GET", `${path}?${query}`, { token: acme.token });
@@ -444,6 +455,30 @@ describe("GET /api/v2/subscription_orders(/{id}) renders as the mutations answer
 });
 
 describe("PATCH /api/v2/subscription_orders/{id} (items)", () => {
+  // Integrations serialize their records as they hold them: a new item's id, a kept item's
+  // variant_id and option_value_ids, an address's other country member are null there. The
+  // order's other optional members (user_id, buyer_id, payment_method_id, address2 ...) read
+  // null as absent; these were 422s ("expected number, received null").
+  it("reads null as absent in an item's optional members", async () => {
+    const order = await createOrder();
+    const [bottleItem] = order.items;
+    const response = await patch(order.id, "", {
+      update: true,
+      items: [
+        { id: bottleItem.id, variant_id: null, quantity: 3, option_value_ids: null },
+        { id: null, variant_id: serum.id, quantity: 1, option_value_ids: null },
+      ],
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.subscription_order.items).toMatchObject([
+      { id: bottleItem.id, variant_id: bottle.id, quantity: 3, option_value_ids: [] },
+      { variant_id: serum.id, quantity: 1, option_value_ids: [] },
+    ]);
+    const neither = await patch(order.id, "", { update: true, items: [{ id: null, variant_id: null, quantity: 1 }] });
+    expect(neither.status).toBe(422);
+    expect(neither.body.errors).toEqual({ "items.0": ["needs an id (an item of this order) or a variant_id (a new item)"] });
+  });
+
   it("replaces the items when update is true: kept, changed, swapped, added and removed, repriced with an activity", async () => {
     const order = await createOrder();
     const [bottleItem, tabletItem] = order.items;

@@ -149,6 +149,10 @@ describe("POST /api/subscription_plans", () => {
       "subscription_plan.product_subscription_plans.product_id": ["does not name a product of this company"],
     });
     await expectRejected({ product_subscription_plans: "coffee" }, ["subscription_plan.product_subscription_plans"]);
+    // zod's own "Invalid input" for a value that fits neither form said nothing of what to send.
+    for (const links of [null, "coffee", 7]) {
+      await expectRejected({ product_subscription_plans: links }, { "subscription_plan.product_subscription_plans": ["must be a product link object or a list of them"] });
+    }
   });
 
   it("takes the links beside subscription_plan too, as the seed's wording allows, but not in both places", async () => {
@@ -429,6 +433,24 @@ describe("PUT /api/subscription_plans/{id}", () => {
     const [teaLink] = removed.body.subscription_plan.product_subscription_plans;
     const changedAsObject = await update(id, { product_subscription_plans: { id: teaLink.id, default: true } });
     expect(changedAsObject.body.subscription_plan.product_subscription_plans).toEqual([{ id: teaLink.id, product_id: tea.id, default: true }]);
+  });
+
+  // An integration sends a link as its record holds it: a new link's id, a kept link's product_id
+  // are null there. Both were 422s ("expected number, received null").
+  it("reads a link's null id or product_id as absent", async () => {
+    const id = await createId({ product_subscription_plans: [{ product_id: coffee.id }] });
+    const [coffeeLink] = (await show(id)).body.subscription_plan.product_subscription_plans;
+    const response = await update(id, { product_subscription_plans: [{ id: coffeeLink.id, product_id: null, default: true }, { id: null, product_id: tea.id }] });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.subscription_plan.product_subscription_plans).toEqual([
+      { id: coffeeLink.id, product_id: coffee.id, default: true },
+      { id: expect.any(Number), product_id: tea.id, default: false },
+    ]);
+    const before = await snapshot();
+    const neither = await update(id, { product_subscription_plans: [{ id: null, product_id: null }] });
+    expect(neither.status).toBe(422);
+    expect(neither.body.errors).toEqual({ "subscription_plan.product_subscription_plans.0.product_id": ["is required"] });
+    expect(await snapshot()).toBe(before);
   });
 
   it("moves the product default between plans", async () => {
