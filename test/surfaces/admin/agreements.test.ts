@@ -864,17 +864,22 @@ describe("GET /api/agreements", () => {
   });
 });
 
+/** 60 agreements of 100,000 CJK characters with 50 attachments of 16 KB of metadata each, straight into the database; their ids in order. */
+async function insertLargestAgreements(): Promise<number[]> {
+  await t.db.sql.query(
+    `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Large ' || g, repeat(chr(19968 + g), 100000), now() FROM generate_series(1, 60) g`,
+    [acme.id],
+  );
+  await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
+    SELECT a.id, 'https://files.example.com/' || k, jsonb_build_object('note', repeat(md5(a.id::text || '-' || k), 500)), now() FROM agreements a, generate_series(1, 50) k`);
+  return (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+}
+
 describe("a list of the largest agreements", () => {
   it.skipIf(!inject("databaseServer"))(
     "reads the agreements as the client takes the answer: a client that stops reading holds the server to a few of them; one deleted meanwhile is left out",
     async () => {
-      await t.db.sql.query(
-        `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Large ' || g, repeat(chr(19968 + g), 100000), now() FROM generate_series(1, 60) g`,
-        [acme.id],
-      );
-      await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
-        SELECT a.id, 'https://files.example.com/' || k, jsonb_build_object('note', repeat(md5(a.id::text || '-' || k), 500)), now() FROM agreements a, generate_series(1, 50) k`);
-      const ids = (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+      const ids = await insertLargestAgreements();
       const { readBeforeResuming, answer } = await readByStalledClient<{ agreements: Array<{ id: number; description: string; attachments: unknown[] }>; meta: { pagination: unknown } }>(
         `${t.url}/api/agreements?per_page=100&sorted_by=created_at_asc`,
         acme.token,
@@ -898,13 +903,7 @@ describe("a bulk_clone of the largest agreements", () => {
   it.skipIf(!inject("databaseServer"))(
     "reads the copies as the client takes the answer: a client that stops reading holds the server to a few of them; one deleted meanwhile is left out",
     async () => {
-      await t.db.sql.query(
-        `INSERT INTO agreements (company_id, title, description, updated_at) SELECT $1, 'Large ' || g, repeat(chr(19968 + g), 100000), now() FROM generate_series(1, 60) g`,
-        [acme.id],
-      );
-      await t.db.sql.query(`INSERT INTO agreement_attachments (agreement_id, url, metadata, updated_at)
-        SELECT a.id, 'https://files.example.com/' || k, jsonb_build_object('note', repeat(md5(a.id::text || '-' || k), 500)), now() FROM agreements a, generate_series(1, 50) k`);
-      const ids = (await t.db.prisma.agreement.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id);
+      const ids = await insertLargestAgreements();
       const { readBeforeResuming, answer } = await readByStalledClient<{ agreements: Array<{ id: number; title: string; description: string; attachments: unknown[] }>; meta: object }>(
         `${t.url}/api/agreements/bulk_clone`,
         acme.token,

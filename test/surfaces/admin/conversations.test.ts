@@ -485,22 +485,31 @@ describe("GET /api/company/messaging/conversations", () => {
   });
 });
 
+/**
+ * 1,000 new reps (their names padded by `namePadding` characters each) and 100 channels of alice's,
+ * each with alice and all of them as members, straight into the database.
+ */
+async function insertLargestChannels(namePadding: number): Promise<void> {
+  const prefix = `m${Date.now()}`;
+  await t.db.sql.query(
+    `INSERT INTO users (company_id, role, email, first_name, last_name, updated_at)
+     SELECT $1, 'rep', $2 || '-' || g || '@example.com', 'First' || g || repeat('f', $3), 'Last' || g || repeat('l', $3), now() FROM generate_series(1, 1000) g`,
+    [acme.id, prefix, namePadding],
+  );
+  await t.db.sql.query(
+    `INSERT INTO conversations (company_id, type, name, creator_id, updated_at) SELECT $1, 'ChannelConversation', 'Channel ' || g, $2, now() FROM generate_series(1, 100) g`,
+    [acme.id, alice.id],
+  );
+  await t.db.sql.query(
+    `INSERT INTO conversation_recipients (company_id, conversation_id, user_id)
+     SELECT $1, c.id, u.id FROM conversations c, users u WHERE c.company_id = $1 AND (u.id = $2 OR u.email LIKE $3 || '-%')`,
+    [acme.id, alice.id, prefix],
+  );
+}
+
 describe("a list page of the largest conversations", () => {
   it("answers 100 conversations of 1,001 members each, every member shown, reading each member's user once", { timeout: 60_000 }, async () => {
-    const prefix = `m${Date.now()}`;
-    await t.db.sql.query(
-      `INSERT INTO users (company_id, role, email, first_name, last_name, updated_at) SELECT $1, 'rep', $2 || '-' || g || '@example.com', 'First' || g, 'Last' || g, now() FROM generate_series(1, 1000) g`,
-      [acme.id, prefix],
-    );
-    await t.db.sql.query(
-      `INSERT INTO conversations (company_id, type, name, creator_id, updated_at) SELECT $1, 'ChannelConversation', 'Channel ' || g, $2, now() FROM generate_series(1, 100) g`,
-      [acme.id, alice.id],
-    );
-    await t.db.sql.query(
-      `INSERT INTO conversation_recipients (company_id, conversation_id, user_id)
-       SELECT $1, c.id, u.id FROM conversations c, users u WHERE c.company_id = $1 AND (u.id = $2 OR u.email LIKE $3 || '-%')`,
-      [acme.id, alice.id, prefix],
-    );
+    await insertLargestChannels(0);
     let response!: HttpResponse;
     const values = await valuesReadDuring(async () => {
       response = await call("GET", `${LIST}?template=channels&per_page=100`, { token: acme.token });
@@ -520,20 +529,7 @@ describe("a list of many of the largest conversations", () => {
     "reads the conversations as the client takes the answer: a client that stops reading holds the server to a few of them; one deleted meanwhile is left out",
     { timeout: 120_000 },
     async () => {
-      const prefix = `s${Date.now()}`;
-      await t.db.sql.query(
-        `INSERT INTO users (company_id, role, email, first_name, last_name, updated_at) SELECT $1, 'rep', $2 || '-' || g || '@example.com', 'First' || g || repeat('f', 500), 'Last' || g || repeat('l', 500), now() FROM generate_series(1, 1000) g`,
-        [acme.id, prefix],
-      );
-      await t.db.sql.query(
-        `INSERT INTO conversations (company_id, type, name, creator_id, updated_at) SELECT $1, 'ChannelConversation', 'Channel ' || g, $2, now() FROM generate_series(1, 100) g`,
-        [acme.id, alice.id],
-      );
-      await t.db.sql.query(
-        `INSERT INTO conversation_recipients (company_id, conversation_id, user_id)
-         SELECT $1, c.id, u.id FROM conversations c, users u WHERE c.company_id = $1 AND (u.id = $2 OR u.email LIKE $3 || '-%')`,
-        [acme.id, alice.id, prefix],
-      );
+      await insertLargestChannels(500);
       // The list's order: the most recent activity (here creation) first, then the highest id.
       const ids = (await t.db.prisma.conversation.findMany({ where: { company_id: acme.id }, select: { id: true }, orderBy: [{ last_activity_at: "desc" }, { id: "desc" }] })).map(
         (row) => row.id,
