@@ -5,7 +5,7 @@ import { lockCompanyRow } from "../../platform/db/row-locks.js";
 import type { SqlPool } from "../../platform/db/sql.js";
 import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import { FieldErrorCollector, type FieldErrors, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { chunksOfSize, type PageRequest, pagination, type StreamedPage } from "../../platform/http/pagination.js";
+import { chunksOfSize, type PageRequest, pagination, readInChunks, type StreamedPage } from "../../platform/http/pagination.js";
 import { ENGLISH } from "../../platform/http/language.js";
 import { missingIds, uniqueIds } from "../catalog/references.js";
 import { copyTitle, writtenLanguage } from "./content.js";
@@ -70,18 +70,10 @@ function flagData(input: AgreementUpdateInput) {
 
 /**
  * The agreements `ids` names, in that order, read about LIST_CHUNK_BYTES at a time (chunksOfSize
- * of `bytes`) as they are written out (sendStreamedList): the first chunk now, so that a database
- * that fails there is the usual 503, each further one when the client has taken the ones before
- * it. One deleted meanwhile is left out.
+ * of `bytes`) as they are written out (readInChunks). One deleted meanwhile is left out.
  */
-async function viewsInChunks(ctx: SqlServiceContext, ids: number[], bytes: ReadonlyMap<number, number>, languageIso: string): Promise<AsyncIterable<AgreementView>> {
-  const [firstIds = [], ...rest] = chunksOfSize(ids, bytes);
-  const first = firstIds.length === 0 ? [] : await findAgreementViews(ctx, firstIds, languageIso);
-  async function* views(): AsyncGenerator<AgreementView> {
-    yield* first;
-    for (const chunk of rest) yield* await findAgreementViews(ctx, chunk, languageIso);
-  }
-  return views();
+function viewsInChunks(ctx: SqlServiceContext, ids: number[], bytes: ReadonlyMap<number, number>, languageIso: string): Promise<AsyncIterable<AgreementView>> {
+  return readInChunks(chunksOfSize(ids, bytes), (chunk) => findAgreementViews(ctx, chunk, languageIso));
 }
 
 /**

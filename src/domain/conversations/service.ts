@@ -2,7 +2,7 @@ import { Prisma } from "../../generated/prisma/client.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { chunksOfSize, pageWindow } from "../../platform/http/pagination.js";
+import { chunksOfSize, pageWindow, readInChunks } from "../../platform/http/pagination.js";
 import { audienceOf, CONVERSATION_TYPES, type ConversationGroup, type ConversationType, typeOfKind } from "./kinds.js";
 import { type ConversationPagination, conversationPagination } from "./pagination.js";
 import type { ConversationCreateInput, ConversationListQuery, ConversationView } from "./schemas.js";
@@ -225,19 +225,15 @@ export async function listConversations(ctx: ServiceContext, query: Conversation
   }
   const derived = await derivedOf(ctx, page.map((row) => row.id));
   const bytes = new Map([...derived.values()].map((d) => [d.id, (d.members + 1) * RECIPIENT_BYTES]));
-  const chunksIn = new Map(GROUPS.map((grp) => [grp, chunksOfSize(page.filter((row) => row.grp === grp).map((row) => row.id), bytes)]));
-  // The answer's first chunk is read now, so that a database that fails there is the usual 503.
-  const firstGroup = GROUPS.find((grp) => chunksIn.get(grp)!.length > 0);
-  const [firstChunk = [], ...restOfFirstGroup] = firstGroup === undefined ? [] : chunksIn.get(firstGroup)!;
-  const first = await viewsOf(ctx, firstChunk, derived);
+  // Each group's conversations a chunk at a time (readInChunks: the first of each is read now).
   const viewsIn = (grp: ConversationGroup) =>
-    grp === firstGroup ? viewsInChunks(ctx, derived, restOfFirstGroup, first) : viewsInChunks(ctx, derived, chunksIn.get(grp)!, []);
+    readInChunks(chunksOfSize(page.filter((row) => row.grp === grp).map((row) => row.id), bytes), (ids) => viewsOf(ctx, ids, derived));
   const pageOf = (grp: ConversationGroup) => ({ pagination: conversationPagination(query.page, query.per_page, totals.get(grp) ?? 0) });
   return {
-    team_directs: [pageOf("team_directs"), { items: viewsIn("team_directs") }],
-    team_groups: [pageOf("team_groups"), { items: viewsIn("team_groups") }],
-    channels: [pageOf("channels"), { items: viewsIn("channels") }],
-    customers: [pageOf("customers"), { items: namesOf(viewsIn("customers")) }],
+    team_directs: [pageOf("team_directs"), { items: await viewsIn("team_directs") }],
+    team_groups: [pageOf("team_groups"), { items: await viewsIn("team_groups") }],
+    channels: [pageOf("channels"), { items: await viewsIn("channels") }],
+    customers: [pageOf("customers"), { items: namesOf(await viewsIn("customers")) }],
   };
 }
 
@@ -248,12 +244,6 @@ export async function listConversations(ctx: ServiceContext, query: Conversation
  * process past 2 GB (an audit). Read by chunks of about LIST_CHUNK_BYTES, it holds a few of them.
  */
 const RECIPIENT_BYTES = 256;
-
-/** `first`, then the conversations of each of `chunks`, each read when the client has taken the ones before it. */
-async function* viewsInChunks(ctx: ServiceContext, derived: ReadonlyMap<number, Derived>, chunks: number[][], first: ConversationView[]): AsyncGenerator<ConversationView> {
-  yield* first;
-  for (const chunk of chunks) yield* await viewsOf(ctx, chunk, derived);
-}
 
 async function* namesOf(views: AsyncIterable<ConversationView>): AsyncGenerator<string> {
   for await (const view of views) yield view.name;

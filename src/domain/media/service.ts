@@ -6,7 +6,7 @@ import { LOCK_WAITING_TRANSACTION } from "../../platform/db/transactions.js";
 import type { ServiceContext } from "../../platform/context.js";
 import { FieldErrorCollector, NotFoundError, ValidationError } from "../../platform/errors.js";
 import { ENGLISH } from "../../platform/http/language.js";
-import { chunksOfSize, pageWindow, pagination, type StreamedPage } from "../../platform/http/pagination.js";
+import { chunksOfSize, pageWindow, pagination, readInChunks, type StreamedPage } from "../../platform/http/pagination.js";
 import { productAndPackErrors, uniqueIds } from "../catalog/references.js";
 import { lockPlaylistsHolding, renumberItems } from "../playlists/items.js";
 import { htmlOf, stripHtml } from "./rich-text.js";
@@ -213,14 +213,6 @@ async function readChunk(ctx: ServiceContext, ids: number[]): Promise<MediaRow[]
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The list's media, `first` and then each further chunk read when the client has taken the ones before it. */
-async function* viewsInChunks(ctx: ServiceContext, first: MediaRow[], rest: number[][], language: string | undefined): AsyncGenerator<MediaView> {
-  for (const row of first) yield toMediaView(row, language);
-  for (const ids of rest) {
-    for (const row of await readChunk(ctx, ids)) yield toMediaView(row, language);
-  }
-}
-
 /**
  * A list page whose media are read as the answer is written (sendStreamedList), a chunk at a
  * time; the first chunk is read before it answers. A media may hold a few megabytes (subtitles,
@@ -236,9 +228,9 @@ export async function listMedia(ctx: ServiceContext, query: MediaListQuery): Pro
     ctx.db.media.findMany({ where, select: { id: true }, orderBy: [{ created_at: "desc" }, { id: "desc" }], ...pageWindow(query) }),
     ctx.db.media.count({ where }),
   ]);
-  const [firstIds = [], ...rest] = page.length === 0 ? [] : await listChunks(ctx, page.map((row) => row.id));
-  const first = firstIds.length === 0 ? [] : await readChunk(ctx, firstIds);
-  return { rows: viewsInChunks(ctx, first, rest, query.language_iso), pagination: pagination(query, total) };
+  const chunks = page.length === 0 ? [] : await listChunks(ctx, page.map((row) => row.id));
+  const rows = await readInChunks(chunks, async (ids) => (await readChunk(ctx, ids)).map((row) => toMediaView(row, query.language_iso)));
+  return { rows, pagination: pagination(query, total) };
 }
 
 /**

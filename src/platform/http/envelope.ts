@@ -57,16 +57,17 @@ export async function sendStreamedList<Row>(
   writeRow: JsonWriter<Row>,
 ): Promise<FastifyReply> {
   const listMeta = list.pagination === undefined ? meta(request) : { ...meta(request), pagination: list.pagination };
-  const tail = `],"meta":${JSON.stringify(listMeta)}}`;
-  async function* body(): AsyncGenerator<string> {
-    let separator = `{${JSON.stringify(key)}:[`;
-    for await (const row of list.rows) {
-      yield separator + writeRow(row);
-      separator = ",";
-    }
-    yield separator === "," ? tail : `${separator}${tail}`;
+  return sendStreamedJson(request, reply, () => jsonArrayText(`{${JSON.stringify(key)}:[`, list.rows, writeRow, `],"meta":${JSON.stringify(listMeta)}}`));
+}
+
+/** `open`, the items written by `write` and separated by commas, then `close`: a JSON array's members and what encloses them, a part per item (sendStreamedJson). */
+export async function* jsonArrayText<Item>(open: string, items: AsyncIterable<Item>, write: JsonWriter<Item>, close: string): AsyncGenerator<string> {
+  let written = false;
+  for await (const item of items) {
+    yield (written ? "," : open) + write(item);
+    written = true;
   }
-  return sendStreamedJson(request, reply, body);
+  yield written ? close : open + close;
 }
 
 /**

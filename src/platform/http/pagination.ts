@@ -85,3 +85,18 @@ export function chunksOfSize(ids: readonly number[], bytesOf: ReadonlyMap<number
   }
   return chunks;
 }
+
+/**
+ * The items of `chunks` (chunksOfSize), in order, each chunk read by `readChunk`: the first now, so
+ * that a database failing there is the usual 503 before the answer starts, each further one when
+ * the client has taken the items before it (sendStreamedList's backpressure).
+ */
+export async function readInChunks<Item>(chunks: readonly number[][], readChunk: (ids: number[]) => Promise<Item[]>): Promise<AsyncIterable<Item>> {
+  const [firstIds, ...rest] = chunks;
+  const first = firstIds === undefined ? [] : await readChunk(firstIds);
+  async function* items(): AsyncGenerator<Item> {
+    yield* first;
+    for (const ids of rest) yield* await readChunk(ids);
+  }
+  return items();
+}

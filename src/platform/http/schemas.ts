@@ -163,9 +163,8 @@ function emailInput(value: unknown): unknown {
   if (typeof value !== "string") return value;
   const address = value.trim();
   const at = address.lastIndexOf("@");
-  const domain = address.slice(at + 1);
   if (at < 0) return address;
-  const domainAscii = asciiDomain(domain);
+  const domainAscii = asciiDomain(address.slice(at + 1));
   return domainAscii === "" ? address : `${address.slice(0, at)}@${domainAscii}`;
 }
 

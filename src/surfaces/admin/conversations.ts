@@ -9,7 +9,7 @@ import {
 } from "../../domain/conversations/schemas.js";
 import * as conversations from "../../domain/conversations/service.js";
 import { companyContext } from "../../platform/http/app-context.js";
-import { envelope, meta, sendStreamedJson } from "../../platform/http/envelope.js";
+import { envelope, jsonArrayText, meta, sendStreamedJson } from "../../platform/http/envelope.js";
 import { metaSchema, withMeta } from "../../platform/http/schemas.js";
 import { type JsonWriter, jsonWriterFor } from "../../platform/json-writer.js";
 import { companyServer } from "./company-server.js";
@@ -33,18 +33,13 @@ async function* listText(list: conversations.ConversationList, listMeta: string)
   yield `,"meta":${listMeta}}`;
 }
 
-async function* groupText<Item>(
+function groupText<Item>(
   before: string,
   key: string,
   [{ pagination }, { items }]: [{ pagination: unknown }, { items: AsyncIterable<Item> }],
   write: JsonWriter<Item>,
 ): AsyncGenerator<string> {
-  let separator = `${before}${JSON.stringify(key)}:[{"pagination":${JSON.stringify(pagination)}},{"items":[`;
-  for await (const item of items) {
-    yield separator + write(item);
-    separator = ",";
-  }
-  yield separator === "," ? "]}]" : `${separator}]}]`;
+  return jsonArrayText(`${before}${JSON.stringify(key)}:[{"pagination":${JSON.stringify(pagination)}},{"items":[`, items, write, "]}]");
 }
 
 export async function conversationRoutes(fastify: FastifyInstance): Promise<void> {
