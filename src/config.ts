@@ -114,7 +114,9 @@ const envSchema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/, hostname: /./, error: "must be an smtp:// or smtps:// URL with a host" }).optional(),
   MAIL_FROM: mailSender.default("no-reply@svc-commerce.local"),
   REDIS_URL: z.url({ protocol: /^rediss?$/, hostname: /./, error: "must be a redis:// or rediss:// URL with a host" }).optional(),
-  PUBLIC_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(600),
+  // Per client address: ten sessions at their own limit, or about a hundred shoppers at ~12
+  // requests a minute each, behind one NAT (a rep's event on one venue's Wi-Fi; docs/decisions.md).
+  PUBLIC_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(1200),
   SESSION_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(120),
   NOT_FOUND_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(120),
   DISCOUNT_RATE_LIMIT_PER_MINUTE: integer(z.number().min(1)).default(30),

@@ -34,6 +34,12 @@ describe("loadConfig", () => {
     for (const bytes of ["1048575", "1073741825"]) expect(() => loadConfig({ PUBLIC_MEDIA_CACHE_MAX_BYTES: bytes }), bytes).toThrow(/PUBLIC_MEDIA_CACHE_MAX_BYTES/);
   });
 
+  it("gives one client address of the public SDK ten visitor sessions' budget: a hundred shoppers behind one NAT", () => {
+    const { rateLimits } = loadConfig({});
+    expect(rateLimits).toMatchObject({ publicPerMinute: 1200, sessionPerMinute: 120 });
+    expect(rateLimits.publicPerMinute).toBe(10 * rateLimits.sessionPerMinute);
+  });
+
   it("names the variable of a bad value", () => {
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT/);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { int32Id, optionalOrBlank, optionalOrNull, trimmedEmail } from "../../platform/http/schemas.js";
+import { int32Id, optionalOrBlank, trimmedEmail } from "../../platform/http/schemas.js";
 
 const identifier = z.string().trim().min(1).max(255);
 
@@ -19,12 +19,13 @@ export const attributionSignals = {
 const { share_guid, svc_rep_id, email, username, external_id } = attributionSignals;
 
 /**
- * The five signals as members of an attribution object: each optional, null read as absent, and
- * a blank string signal too (a form's empty hidden input sends "" beside the one it filled).
+ * The five signals as members of an attribution object: each optional, and null or a blank string
+ * read as absent, the rep id's too (a form's empty hidden input sends "" beside the one it filled,
+ * whatever the signal). Any other string is no rep id: JSON bodies carry integers as numbers.
  */
 export const attributionMembers = {
   share_guid: optionalOrBlank(share_guid),
-  svc_rep_id: optionalOrNull(svc_rep_id),
+  svc_rep_id: optionalOrBlank(svc_rep_id),
   email: optionalOrBlank(email),
   username: optionalOrBlank(username),
   external_id: optionalOrBlank(external_id),

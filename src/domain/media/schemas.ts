@@ -49,7 +49,27 @@ export const MAX_TRANSLATION_CHARACTERS = 2_000_000;
 
 const webUrl = httpUrl.nullable();
 const shortText = z.string().trim().max(255).nullable();
-const label = z.string().trim().min(1).max(100);
+
+/**
+ * `names` without repeats, each name kept as first spelled, in the order first sent. Names that
+ * differ only in letter case are one ("Summer", "summer"): no reader tells them apart as tags, and
+ * a filter or a chip list showing both looks broken.
+ */
+function firstOfEachName(names: string[]): string[] {
+  const seen = new Set<string>();
+  return names.filter((name) => {
+    const key = name.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * A media's tags or ranks: a set of names, read as a label's name is (NFC, trimmed of spaces and
+ * invisible characters, not blank) and without repeats (firstOfEachName). At most 50 sent.
+ */
+const nameSet = z.array(visibleName(100)).max(50).transform(firstOfEachName);
 const jsonObject = boundedJsonObject(z.string().max(100));
 const ids = z.array(int32Id).max(100);
 const title = visibleName(255);
@@ -94,8 +114,8 @@ const mediaFields = {
       `ISO 639-1 language code (not en: English is the media's own title and description) to translated title and description; null removes a translation. A media's translations hold at most ${MAX_TRANSLATION_CHARACTERS} characters of titles and descriptions in all languages together, those stored and not named included`,
     ),
   prompts: z.array(jsonObject).max(50).optional(),
-  tags: z.array(label).max(50).optional(),
-  ranks: z.array(label).max(50).optional(),
+  tags: nameSet.optional().describe("Names, each kept once: a repeat, in any letter case, is dropped (the first spelling stays, in the order sent)"),
+  ranks: nameSet.optional().describe("Names, each kept once, as tags are"),
   cta_enabled: z.boolean().optional(),
   video_shopping_enabled: z.boolean().optional(),
   prompts_enabled: z.boolean().optional(),

@@ -143,6 +143,30 @@ describe("POST /api/media", () => {
     expect(await t.db.prisma.media.findUniqueOrThrow({ where: { id: created.body.media.id } })).toMatchObject({ title: "Launch" });
   });
 
+  // Found by an audit: ["a", "a", "b"] was stored and shown as sent.
+  it("keeps each tag and rank once, as first spelled and in the order sent: repeats in any letter case, spacing or Unicode form are dropped", async () => {
+    const created = await create({
+      title: "Tagged",
+      media_type: "share",
+      tags: ["a", "a", "b", " A ", "Summer\u200b", "summer", "B", "E\u0301te\u0301", "\u00e9t\u00e9"],
+      ranks: ["Gold", "gold", "Silver", "Gold "],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.media.tags).toEqual([{ name: "a" }, { name: "b" }, { name: "Summer" }, { name: "\u00c9t\u00e9" }]);
+    expect(created.body.media.ranks).toEqual(["Gold", "Silver"]);
+    const stored = await t.db.prisma.media.findUniqueOrThrow({ where: { id: created.body.media.id } });
+    expect(stored).toMatchObject({ tags: ["a", "b", "Summer", "\u00c9t\u00e9"], ranks: ["Gold", "Silver"] });
+
+    const updated = await call("PUT", `/api/media/${created.body.media.id}`, { token: acme.token, body: { media: { tags: ["x", "y", "X", "x"] } } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.media.tags).toEqual([{ name: "x" }, { name: "y" }]);
+    expect(updated.body.media.ranks).toEqual(["Gold", "Silver"]);
+    // A tag with nothing visible names none: 422, as a blank label name is.
+    const blank = await call("PUT", `/api/media/${created.body.media.id}`, { token: acme.token, body: { media: { tags: ["ok", "\u200b "] } } });
+    expect(blank.status).toBe(422);
+    expect(blank.body.errors).toEqual({ "media.tags.1": ["must not be blank"] });
+  });
+
   it("answers one 422 naming every reference of another company's, with its ids, creating nothing", async () => {
     const { user } = await createUserWithToken(t.db.prisma, globex.id, "rep");
     const product = await createTestProduct(t.db.prisma, globex.id);

@@ -339,12 +339,22 @@ describe("attribution", () => {
     expect(cart.volume_rep?.id).toBe(rep.user.id);
   });
 
+  it("reads a blank signal beside the one named as absent, the rep id's too, on create and update", async () => {
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { shareGuid: "guid-blanks" });
+    const { cart } = await createCartOverHttp(call, acme, { attribution: { share_guid: "guid-blanks", svc_rep_id: "", username: " " } });
+    expect(cart.attribution).toEqual({ id: expect.any(Number), share_guid: "guid-blanks" });
+    expect(cart.volume_rep?.id).toBe(rep.user.id);
+    const { cart: updated } = parseCart(await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution: { svc_rep_id: "  ", external_id: "ext-other" } } }));
+    expect(updated.attribution).toEqual({ id: expect.any(Number), external_id: "ext-other" });
+  });
+
   it("holds each signal to the public SDK's rules: an email that is not an email is a 422 naming it, changing nothing", async () => {
     const { cart } = await createCartOverHttp(call, acme, { attribution: { username: "rita" } });
     for (const [attribution, field, message] of [
       [{ email: "bad" }, "attribution.email", "Invalid email address"],
       // A blank signal is an absent one, as in the public SDK: this attribution names none.
       [{ username: "   " }, "attribution", "needs one of share_guid, svc_rep_id, email, username, external_id"],
+      [{ svc_rep_id: "" }, "attribution", "needs one of share_guid, svc_rep_id, email, username, external_id"],
     ] as const) {
       const response = await call("PATCH", `/api/carts/${cart.cart_token}/attribution`, { body: { attribution } });
       expect(response.status, JSON.stringify(attribution)).toBe(422);

@@ -86,6 +86,10 @@ describe("POST /affiliates/lookup", () => {
       [null, "metadata.attribution"],
       [{ email: null }, "metadata.attribution"],
       [{ username: "" }, "metadata.attribution"],
+      [{ svc_rep_id: "" }, "metadata.attribution"],
+      [{ svc_rep_id: "  " }, "metadata.attribution"],
+      // A rep id is a JSON integer: its digits as a string are refused, as every integer of a body.
+      [{ svc_rep_id: "42" }, "metadata.attribution.svc_rep_id"],
     ] as const) {
       const response = await lookup(attribution);
       expect(response.status, JSON.stringify(attribution)).toBe(422);
@@ -97,6 +101,14 @@ describe("POST /affiliates/lookup", () => {
     const response = await lookup({ share_guid: null, email: " ", external_id: "", username: rita.username });
     expect(response.status).toBe(201);
     expect(response.body.affiliate.username).toBe(rita.username);
+  });
+
+  it("reads a blank svc_rep_id as an absent one too: the next signal in priority order names the rep", async () => {
+    for (const blank of ["", "   ", "\t"]) {
+      const response = await lookup({ share_guid: "", svc_rep_id: blank, email: sam.email, username: rita.username });
+      expect(response.status, JSON.stringify(blank)).toBe(201);
+      expect(response.body.affiliate.svc_rep_id).toBe(sam.id);
+    }
   });
 
   it("ignores prototype keys in the body (valid JSON, not a 400)", async () => {

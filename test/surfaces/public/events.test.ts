@@ -175,7 +175,7 @@ describe("POST /events/leads/capture", () => {
     const withPhone = await capture({
       lead: lead({ name: "Ann", phone: "+1 555 123 4567", email: "" }),
       page: { url: "https://acme.example.com/", title: "", image: "" },
-      metadata: metadataFor(acme.shop, { svc_locale: "", attribution: { email: " ", username: rita.username, share_guid: "" } }),
+      metadata: metadataFor(acme.shop, { svc_locale: "", attribution: { email: " ", username: rita.username, share_guid: "", svc_rep_id: "" } }),
     });
     expect(withPhone.status).toBe(201);
     expect(withPhone.body.metadata.svc_locale).toBeNull();
@@ -229,6 +229,7 @@ describe("POST /events/leads/capture", () => {
     ["contact whose only email is blank", (b) => (b.lead.contact = { name: "Ada", email: "" }), { "lead.contact.email": ["needs an email or a phone"] }],
     ["contact whose only phone is blank", (b) => (b.lead.contact = { name: "Ada", phone: "  " }), { "lead.contact.email": ["needs an email or a phone"] }],
     ["attribution whose only signal is blank", (b) => (b.metadata.attribution = { share_guid: "" }), ["metadata.attribution"]],
+    ["attribution whose only signal is a blank svc_rep_id", (b) => (b.metadata.attribution = { svc_rep_id: " " }), ["metadata.attribution"]],
     ["lead null", (b) => (b.lead = null), ["lead"]],
     ["contact name null", (b) => (b.lead.contact.name = null), ["lead.contact.name"]],
     ["page url null", (b) => (b.page = { url: null }), ["page.url"]],
@@ -328,6 +329,12 @@ describe("POST /events/pages/visit (deprecated)", () => {
     const rows = await t.db.prisma.pageVisit.findMany();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ company_id: acme.id, url: "https://acme.example.com/", title: "Home", rep_id: rita.id, svc_session: metadata.svc_session });
+  });
+
+  it("reads a blank svc_rep_id as absent, attributing the visit by the next signal", async () => {
+    const response = await visit({ page: { url: "https://acme.example.com/" }, metadata: metadataFor(acme.shop, { attribution: { svc_rep_id: "  ", username: rita.username } }) });
+    expect(response.status).toBe(201);
+    expect(await t.db.prisma.pageVisit.findFirstOrThrow()).toMatchObject({ rep_id: rita.id, attribution: { username: rita.username } });
   });
 
   it("reads null in an optional member as absent", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCompanyWithToken } from "../../helpers/fixtures.js";
 import { httpClient } from "../../helpers/http.js";
-import { metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
+import { expectPublicError, metadataFor, PUBLIC_PREFIX } from "../../helpers/public-sdk.js";
 import { startTestApp, type TestApp } from "../../helpers/test-app.js";
 
 const apps: TestApp[] = [];
@@ -37,6 +37,38 @@ describe("per-IP limit", () => {
     expect(await app.t.db.prisma.pageVisit.count()).toBe(3);
     // The admin surface is not the public one: its own requests are not counted here.
     expect((await app.call("GET", "/api/media")).status).toBe(401);
+  });
+});
+
+describe("per-IP limit behind a proxy (TRUST_PROXY)", () => {
+  let app: Awaited<ReturnType<typeof appWith>>;
+  beforeAll(async () => {
+    app = await appWith({ PUBLIC_RATE_LIMIT_PER_MINUTE: "3", TRUST_PROXY: "true" });
+  });
+
+  // svc_session is the client's own choice: one that makes up a new session id for every request
+  // never meets the per-session limit. The per-IP limit is what stops it, counting the address the
+  // proxy saw, whatever the client wrote in X-Forwarded-For before it.
+  it("stops a client that sends a fresh svc_session and a made-up X-Forwarded-For with every request, and only that client", async () => {
+    const send = (clientAddress: string, writtenByClient: string[] = []) =>
+      app.call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, {
+        body: visitBody(metadataFor(app.shop)),
+        headers: { "x-forwarded-for": [...writtenByClient, clientAddress].join(", ") },
+      });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await send("198.51.100.7", [`192.0.2.${i}`])).status);
+    expect(statuses).toEqual([201, 201, 201, 429, 429]);
+    const limited = await send("198.51.100.7");
+    expectPublicError(limited, 429);
+    expect(limited.body).toMatchObject({ error_code: "rate_limited", errors: null });
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    // Addresses of one IPv6 /64 are one client: a host there picks any of 2^64 addresses.
+    const ipv6 = [];
+    for (let i = 1; i <= 4; i++) ipv6.push((await send(`2001:db8:7:7::${i}`)).status);
+    expect(ipv6).toEqual([201, 201, 201, 429]);
+    // Another shopper behind the same proxy keeps its own budget.
+    expect((await send("198.51.100.8")).status).toBe(201);
+    expect(await app.t.db.prisma.pageVisit.count()).toBe(7);
   });
 });
 
