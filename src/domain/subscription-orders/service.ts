@@ -10,6 +10,7 @@ import { newUuid } from "../../platform/ids.js";
 import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstBilling, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
+import { orderNumberFor } from "./order-numbers.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivities, appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRecord, requireOrderRow, statusOf } from "./records.js";
@@ -65,8 +66,9 @@ export async function subscriptionOrderStats(ctx: SqlServiceContext, filters: Om
   };
 }
 
-export async function getSubscriptionOrder(ctx: SqlServiceContext, id: number): Promise<SubscriptionOrderView> {
-  return toView(await readOrder(ctx, id), ctx.clock.now());
+/** By id (a number) or by order number (a string: ORDER_NUMBER_PATTERN). */
+export async function getSubscriptionOrder(ctx: SqlServiceContext, idOrNumber: number | string): Promise<SubscriptionOrderView> {
+  return toView(await readOrder(ctx, idOrNumber), ctx.clock.now());
 }
 
 /** The whole history of an order, a page at a time, oldest first (an order shows its most recent activities only). */
@@ -139,7 +141,6 @@ function checkNoDuplicateVariants(items: ItemToPrice[], path: (index: number) =>
 
 // The insert needs a unique order number before the id that names it exists.
 const provisionalOrderNumber = () => `pending-${newUuid()}`;
-const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
 
 const UNKNOWN_PLAN = "does not name a subscription plan of this company";
 const INACTIVE_PLAN = "names an inactive subscription plan";

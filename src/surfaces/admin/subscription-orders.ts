@@ -14,6 +14,7 @@ import {
   subscriptionOrderIdParams,
   subscriptionOrderListItem,
   subscriptionOrderListQuery,
+  subscriptionOrderRetrieveParams,
   subscriptionOrderShown,
   subscriptionOrderStatsQuery,
   subscriptionOrderUpdateBody,
@@ -102,7 +103,9 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
 
   app.get(
     "/api/v2/subscription_orders/:id",
-    { schema: { tags, security, summary: "Show a subscription order", params, response: { 200: orderResponse } } },
+    {
+      schema: { tags, security, summary: "Show a subscription order, by id or by order number", params: subscriptionOrderRetrieveParams, response: { 200: orderResponse } },
+    },
     async (request) => envelope(request, { subscription_order: await orders.getSubscriptionOrder(companyContext(request), request.params.id) }),
   );
 

@@ -97,7 +97,7 @@ async function createOrder(overrides: Record<string, unknown> = {}, token = acme
   return response.body.subscription_order;
 }
 
-const patch = (id: number, action: string, body?: unknown, token = acme.token) => call("PATCH", `${BASE}/${id}${action ? `/${action}` : ""}`, { token, body });
+const patch = (id: number | string, action: string, body?: unknown, token = acme.token) => call("PATCH", `${BASE}/${id}${action ? `/${action}` : ""}`, { token, body });
 const stored = (id: number) => t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id }, include: { items: { orderBy: { position: "asc" } }, activities: true } });
 
 const SHOWN_KEYS = [
@@ -414,6 +414,31 @@ describe("GET /api/v2/subscription_orders/{id}", () => {
       expect(response.status, path).toBe(404);
       expect(response.body.error_code).toBe("not_found");
     }
+  });
+
+  // The specification types retrieve's path id as a string and shows order_number in retrieve: the
+  // number a customer quotes (the reminder mail shows it) finds the order without a list scan.
+  it("finds an order by its order number too; only the retrieve does, and only the number as written", async () => {
+    const order = await createOrder();
+    const byId = await call("GET", `${BASE}/${order.id}`, { token: acme.token });
+    const byNumber = await call("GET", `${BASE}/${order.order_number}`, { token: acme.token });
+    expect(byNumber.status).toBe(200);
+    expect(byNumber.body.subscription_order).toEqual(byId.body.subscription_order);
+    // Digits are an id (without leading zeros, as every id in a path): an order number's digits alone name nothing.
+    const digits = order.order_number.slice(3);
+    for (const [path, token] of [
+      [`${BASE}/${digits}`, acme.token],
+      [`${BASE}/${order.order_number}`, globex.token],
+      [`${BASE}/SO-${order.id}`, acme.token],
+      [`${BASE}/so-${digits}`, acme.token],
+      [`${BASE}/SO-999999`, acme.token],
+      [`${BASE}/${order.order_number}/activities`, acme.token],
+    ] as const) {
+      const response = await call("GET", path, { token });
+      expect(response.status, path).toBe(404);
+      expect(response.body.error_code, path).toBe("not_found");
+    }
+    expect((await patch(order.order_number, "skip_order")).status).toBe(404);
   });
 });
 
