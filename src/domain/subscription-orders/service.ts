@@ -466,11 +466,14 @@ export async function recordCancellationFeedback(
  * being authorized, or vaulted by PayPal but not on the order yet), each with an activity, so that
  * completing one later cannot replace what was chosen since. Runs under the order's row lock
  * (inside changeOrder), as completing an approval does; an authorize's claim and PayPal's stored
- * answer change only pending approvals, so none of them brings a superseded one back.
+ * answer change only pending approvals, so none of them brings a superseded one back. An
+ * approval PayPal vaulted already leaves a saved account at PayPal that nothing will bill: it is
+ * due for deletion there (vault_delete_at), by the vault cleanup, after this commits.
  */
 export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ctx: OrderContext, orderId: number): Promise<void> {
   const superseded = await tx.$queryRaw<Array<{ id: number; token: string }>>`
-    UPDATE paypal_approvals SET status = 'superseded', claimed_until = NULL
+    UPDATE paypal_approvals SET status = 'superseded', claimed_until = NULL,
+      vault_delete_at = CASE WHEN payment_token_id IS NULL THEN NULL ELSE ${ctx.clock.now()}::timestamptz END
     WHERE company_id = ${ctx.companyId} AND subscription_order_id = ${orderId} AND status IN ('created', 'authorizing', 'vaulted')
     RETURNING id, token`;
   superseded.sort((a, b) => a.id - b.id);
