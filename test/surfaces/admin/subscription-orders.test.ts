@@ -1081,6 +1081,19 @@ describe("PATCH .../send_autoship_reminder_email", () => {
       expect((await stored(order.id)).updated_at).toEqual(before);
     });
 
+    it("holds across instances: calls fired together at two apps on one database queue one mail", async () => {
+      const other = await startTestApp({ clock, database: t.db });
+      try {
+        const order = await createOrder();
+        const path = `${BASE}/${order.id}/send_autoship_reminder_email`;
+        const answers = await Promise.all([call("PATCH", path, { token: acme.token }), httpClient(other.url)("PATCH", path, { token: acme.token })]);
+        expect(answers.map((answer) => answer.status).sort()).toEqual([200, 429]);
+        expect(await t.db.prisma.mailOutbox.count()).toBe(1);
+      } finally {
+        await other.close();
+      }
+    });
+
     it("counts per order, says how long is left, and takes the next reminder once the interval has passed", async () => {
       const order = await createOrder();
       const other = await createOrder();
