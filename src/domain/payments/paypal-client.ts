@@ -1,8 +1,9 @@
 // PayPal's REST API through undici: an OAuth2 client-credentials token, then the vault's setup
 // tokens (the buyer approves saving PayPal, no money moves) and payment tokens (the saved
-// PayPal account we bill later; deleted when a later payment change supersedes it unused). Every failure, refusal or timeout becomes a BadGatewayError
-// with a message that says which call failed, and so does an answer that is not the shape PayPal
-// documents (checked before anything is stored), so nothing on our side proceeds on a half answer.
+// PayPal account we bill later; deleted when a later payment change supersedes it unused).
+// Every failure, refusal or timeout becomes a BadGatewayError with a message that says which
+// call failed, and so does an answer that is not the shape PayPal documents (checked before
+// anything is stored), so nothing on our side proceeds on a half answer.
 
 import { randomUUID } from "node:crypto";
 import { request } from "undici";
