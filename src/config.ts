@@ -113,6 +113,8 @@ const envSchema = z.object({
   PAYPAL_TIMEOUT_MS: milliseconds(100).default(10_000),
   SMTP_URL: z.url({ protocol: /^smtps?$/, hostname: /./, error: "must be an smtp:// or smtps:// URL with a host" }).optional(),
   MAIL_FROM: mailSender.default("no-reply@svc-commerce.local"),
+  // 31 days at most: a reminder is about the next bill, which is rarely further away.
+  AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES: integer(z.number().min(0).max(44_640)).default(1_440),
   REDIS_URL: z.url({ protocol: /^rediss?$/, hostname: /./, error: "must be a redis:// or rediss:// URL with a host" }).optional(),
   // Per client address: ten sessions at their own limit, or about a hundred shoppers at ~12
   // requests a minute each, behind one NAT (a rep's event on one venue's Wi-Fi; docs/decisions.md).
@@ -161,6 +163,8 @@ export interface Config {
   shopUrlScheme: "https" | "http";
   paypal: { apiBase: string; clientId: string; clientSecret: string; timeoutMs: number };
   mail: { smtpUrl: string | undefined; from: string };
+  /** The shortest time between two autoship reminders of one order (0: no limit). */
+  autoshipReminderMinIntervalMs: number;
   redisUrl: string | undefined;
   rateLimits: { publicPerMinute: number; sessionPerMinute: number; notFoundPerMinute: number; discountPerMinute: number };
   seedDemo: boolean;
@@ -240,6 +244,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
       timeoutMs: env.PAYPAL_TIMEOUT_MS,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    autoshipReminderMinIntervalMs: env.AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES * 60_000,
     redisUrl: env.REDIS_URL,
     rateLimits: {
       publicPerMinute: env.PUBLIC_RATE_LIMIT_PER_MINUTE,

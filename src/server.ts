@@ -5,13 +5,16 @@ import { buildApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { demoBanner, demoCompanyId, returningBanner, seedDemo } from "./demo-seed.js";
 import { mailTransportFor } from "./domain/mail/transports.js";
-import { MAIL_POLL_INTERVAL_MS, type MailWorker, startMailWorker } from "./domain/mail/worker.js";
+import { MAIL_POLL_INTERVAL_MS, startMailWorker } from "./domain/mail/worker.js";
+import { createPaypalClient } from "./domain/payments/paypal-client.js";
+import { startPaypalVaultCleanup, VAULT_CLEANUP_INTERVAL_MS } from "./domain/subscription-orders/paypal-vault-cleanup.js";
 import { catchUpPlanRepricings } from "./domain/subscription-orders/repricing.js";
 import { systemClock } from "./platform/clock.js";
 import { connectDatabase, type Database } from "./platform/db/database.js";
 import { closeApp } from "./platform/http/running-handlers.js";
 import { migrate } from "./platform/db/migrator.js";
 import { createLogger } from "./platform/logger.js";
+import type { PeriodicTask } from "./platform/periodic.js";
 import { errorText, OperatorError } from "./platform/operator-error.js";
 import { operatorCliCommand } from "./platform/paths.js";
 
@@ -69,7 +72,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   let database: Database | undefined;
   let app: FastifyInstance | undefined;
-  let mailWorker: MailWorker | undefined;
+  let mailWorker: PeriodicTask | undefined;
+  let vaultCleanup: PeriodicTask | undefined;
   let repricingCatchUp: Promise<void> | undefined;
   const stopRepricing = new AbortController();
   let stopping = false;
@@ -101,6 +105,12 @@ async function main(): Promise<void> {
     mailWorker = startMailWorker(
       { db: database.prisma, transport: mailTransportFor(config.mail.smtpUrl, logger), from: config.mail.from, clock: systemClock, logger },
       MAIL_POLL_INTERVAL_MS,
+    );
+    // Saved PayPal accounts of superseded approvals are deleted at PayPal in the background, as
+    // mail is sent: claims (FOR UPDATE SKIP LOCKED) share the work between instances.
+    vaultCleanup = startPaypalVaultCleanup(
+      { db: database.prisma, paypal: createPaypalClient(config.paypal), clock: systemClock, logger },
+      VAULT_CLEANUP_INTERVAL_MS,
     );
     // A plan update that the process's end cut short left some of the plan's orders priced with the
     // plan as it was: reprice them in the background (an order's next change would, too).
@@ -143,6 +153,7 @@ async function main(): Promise<void> {
     if (app) await closeApp(app);
     await repricingCatchUp;
     await mailWorker?.stop();
+    await vaultCleanup?.stop();
     await database?.close();
     logger.info("stopped");
     process.exit(0);

@@ -144,8 +144,9 @@ export class FieldErrorCollector {
 
 export class RateLimitedError extends AppError {
   readonly status = 429;
-  constructor(retryAfterSeconds: number) {
-    super("Too many requests", "rate_limited", { headers: { "retry-after": String(retryAfterSeconds) } });
+  /** A limit of one resource (not of the client's request rate) says which, with a message and code of its own. */
+  constructor(retryAfterSeconds: number, message = "Too many requests", options?: Pick<AppErrorOptions, "code">) {
+    super(message, "rate_limited", { ...options, headers: { "retry-after": String(retryAfterSeconds) } });
   }
 }
 

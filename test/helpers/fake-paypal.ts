@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 export type FakePaypalMode = "ok" | "fail" | "hang";
 
 /** The API calls our client makes, each of which a test can give an answer of its own. */
-export type FakePaypalStep = "oauth-token" | "setup-token" | "payment-token";
+export type FakePaypalStep = "oauth-token" | "setup-token" | "payment-token" | "delete-payment-token";
 
 export interface FakePaypalAnswer {
   status: number;
@@ -17,10 +17,16 @@ export interface FakePaypalAnswer {
 }
 
 const STEPS: Record<string, FakePaypalStep> = {
-  "/v1/oauth2/token": "oauth-token",
-  "/v3/vault/setup-tokens": "setup-token",
-  "/v3/vault/payment-tokens": "payment-token",
+  "POST /v1/oauth2/token": "oauth-token",
+  "POST /v3/vault/setup-tokens": "setup-token",
+  "POST /v3/vault/payment-tokens": "payment-token",
 };
+const PAYMENT_TOKEN_PATH = /^\/v3\/vault\/payment-tokens\/([^/]+)$/;
+
+function stepOf(method: string | undefined, pathname: string): FakePaypalStep | undefined {
+  if (method === "DELETE" && PAYMENT_TOKEN_PATH.test(pathname)) return "delete-payment-token";
+  return STEPS[`${method} ${pathname}`];
+}
 
 interface SetupToken {
   id: string;
@@ -34,6 +40,8 @@ export interface FakePaypal {
   /** Every request received, in order: "POST /v1/oauth2/token", ... */
   requests: string[];
   setupTokens: Map<string, SetupToken>;
+  /** The saved accounts in the vault, by payment token id: created by vaulting, gone once deleted. */
+  paymentTokens: Map<string, { setupTokenId: string }>;
   /** Bodies of the setup-token requests, as parsed JSON. */
   setupRequests: unknown[];
   /** The PayPal-Request-Id of every vault call received, in order. */
@@ -83,6 +91,7 @@ export async function startFakePaypal(): Promise<FakePaypal> {
     mode: "ok",
     requests: [],
     setupTokens: new Map(),
+    paymentTokens: new Map(),
     setupRequests: [],
     requestIds: [],
     answers: {},
@@ -115,7 +124,7 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       return;
     }
     if (fake.mode === "fail") return paypalError(response, 500, "INTERNAL_SERVER_ERROR", "An internal server error occurred.");
-    const step = request.method === "POST" ? STEPS[url.pathname] : undefined;
+    const step = stepOf(request.method, url.pathname);
     if (step) await held.get(step);
     const given = step && fake.answers[step];
 
@@ -160,12 +169,20 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       if (!token || parsed.payment_source?.token?.type !== "SETUP_TOKEN") return paypalError(response, 404, "RESOURCE_NOT_FOUND", "The specified resource does not exist.");
       if (token.status !== "APPROVED") return paypalError(response, 422, "UNPROCESSABLE_ENTITY", "The setup token has not been approved by the payer.");
       token.status = "VAULTED";
+      const paymentTokenId = `pt_${id(8).toLowerCase()}`;
+      fake.paymentTokens.set(paymentTokenId, { setupTokenId: token.id });
       return json(response, 201, {
-        id: `pt_${id(8).toLowerCase()}`,
+        id: paymentTokenId,
         customer: { id: `customer_${id(8)}` },
         payment_source: { paypal: { email_address: "buyer@example.com", payer_id: id(13), name: { given_name: "Pat", surname: "Buyer" } } },
         links: [],
       });
+    }
+    if (step === "delete-payment-token") {
+      // PayPal answers 204 without a body, and 404 for a token it does not have (or no longer).
+      const paymentTokenId = decodeURIComponent(PAYMENT_TOKEN_PATH.exec(url.pathname)?.[1] ?? "");
+      if (!fake.paymentTokens.delete(paymentTokenId)) return paypalError(response, 404, "RESOURCE_NOT_FOUND", "The specified resource does not exist.");
+      return response.writeHead(204).end();
     }
     return paypalError(response, 404, "RESOURCE_NOT_FOUND", "The specified resource does not exist.");
   });

@@ -112,6 +112,9 @@ describe("loadConfig", () => {
     }
     expect(loadConfig({ MAIL_FROM: "Acme Shop <no-reply@acme.example.com>" }).mail.from).toBe("Acme Shop <no-reply@acme.example.com>");
     expect(loadConfig({}).mail.from).toBe("no-reply@svc-commerce.local");
+    expect(loadConfig({}).autoshipReminderMinIntervalMs).toBe(24 * 60 * 60 * 1000);
+    expect(loadConfig({ AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES: "0" }).autoshipReminderMinIntervalMs).toBe(0);
+    expect(() => loadConfig({ AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES: "44641" })).toThrow(/^Invalid environment:\n {2}AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES: /);
     // A URL of another database is told which scheme it needs, not that it is no URL.
     expect(() => loadConfig({ DATABASE_URL: "mysql://x@y/z" })).toThrow(/^Invalid environment:\n {2}DATABASE_URL: must be a postgresql:\/\/ \(or postgres:\/\/\) URL$/);
     const config = loadConfig({ SMTP_URL: "smtps://user:pass@mail.example.com:465", REDIS_URL: "rediss://cache.example.com:6380" });

@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../platform/clock.js";
 import type { Db } from "../../platform/db/database.js";
+import { type PeriodicTask, runEvery } from "../../platform/periodic.js";
 import type { MailTransport } from "./transports.js";
 
 export const MAX_ATTEMPTS = 8;
@@ -99,30 +100,12 @@ export async function deliverDueMail(deps: MailWorkerDeps): Promise<number> {
   }
 }
 
-export interface MailWorker {
-  /** Resolves once the run in progress, if any, has finished. */
-  stop(): Promise<void>;
-}
-
-/** Runs deliverDueMail every intervalMs, one run at a time, until stopped. */
-export function startMailWorker(deps: MailWorkerDeps, intervalMs: number): MailWorker {
-  let running: Promise<void> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    running = deliverDueMail(deps)
-      .then(() => undefined)
-      .catch((error: unknown) => deps.logger.error({ err: error }, "mail worker run failed"))
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
+/** Runs deliverDueMail every intervalMs, one run at a time, until stopped (which closes the transport). */
+export function startMailWorker(deps: MailWorkerDeps, intervalMs: number): PeriodicTask {
+  const task = runEvery(intervalMs, () => deliverDueMail(deps), (error) => deps.logger.error({ err: error }, "mail worker run failed"));
   return {
     async stop() {
-      clearInterval(timer);
-      await running;
+      await task.stop();
       deps.transport.close();
     },
   };

@@ -1,8 +1,9 @@
 // PayPal's REST API through undici: an OAuth2 client-credentials token, then the vault's setup
 // tokens (the buyer approves saving PayPal, no money moves) and payment tokens (the saved
-// PayPal account we bill later). Every failure, refusal or timeout becomes a BadGatewayError
-// with a message that says which call failed, and so does an answer that is not the shape PayPal
-// documents (checked before anything is stored), so nothing on our side proceeds on a half answer.
+// PayPal account we bill later; deleted when a later payment change supersedes it unused).
+// Every failure, refusal or timeout becomes a BadGatewayError with a message that says which
+// call failed, and so does an answer that is not the shape PayPal documents (checked before
+// anything is stored), so nothing on our side proceeds on a half answer.
 
 import { randomUUID } from "node:crypto";
 import { request } from "undici";
@@ -35,6 +36,8 @@ export interface PaypalClient {
   longestCallMs: number;
   createSetupToken(input: { returnUrl: string; cancelUrl: string }): Promise<PaypalSetupToken>;
   createPaymentToken(setupTokenId: string): Promise<PaypalPaymentToken>;
+  /** Deletes a saved account from the vault; one PayPal no longer has (deleted before) counts as deleted. */
+  deletePaymentToken(paymentTokenId: string): Promise<void>;
 }
 
 interface AccessToken {
@@ -103,15 +106,23 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
 
   /**
    * One call to PayPal, answered with its status and parsed body: no answer, or one that is not
-   * JSON, is the BadGatewayError. It waits the timeout at most, and not past `deadline` (on `now`).
+   * JSON, is the BadGatewayError (a 204 has no body: null). It waits the timeout at most, and not
+   * past `deadline` (on `now`).
    */
-  async function send(what: string, path: string, headers: Record<string, string>, body: string, deadline: number): Promise<{ status: number; body: unknown }> {
+  async function send(
+    what: string,
+    method: "POST" | "DELETE",
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    deadline: number,
+  ): Promise<{ status: number; body: unknown }> {
     const waitMs = Math.min(config.timeoutMs, deadline - now());
     if (waitMs <= 0) throw new BadGatewayError(`PayPal did not answer within ${2 * config.timeoutMs} ms (${what})`, { code: "paypal_timeout" });
     let response;
     try {
       response = await request(new URL(path, config.apiBase), {
-        method: "POST",
+        method,
         headers,
         body,
         headersTimeout: waitMs,
@@ -126,6 +137,10 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
       );
     }
     try {
+      if (response.statusCode === 204) {
+        await response.body.dump();
+        return { status: 204, body: null };
+      }
       return { status: response.statusCode, body: await response.body.json() };
     } catch (error) {
       throw new BadGatewayError(`PayPal sent an unreadable answer (${what})`, { code: "paypal_error", cause: error });
@@ -151,6 +166,7 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
     const what = "issue an access token";
     const answer = await send(
       what,
+      "POST",
       "/v1/oauth2/token",
       { authorization: `Basic ${credentials}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       "grant_type=client_credentials",
@@ -161,7 +177,8 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
     return cached.value;
   }
 
-  async function authorizedPost<Schema extends z.ZodType>(what: string, path: string, payload: unknown, schema: Schema): Promise<z.output<Schema>> {
+  /** A vault call with the access token, answered with PayPal's status and body (a 2xx or not). */
+  async function authorizedCall(what: string, method: "POST" | "DELETE", path: string, payload: unknown): Promise<{ status: number; body: unknown }> {
     // PayPal deduplicates retried POSTs by this id, so a call repeated below happens once.
     const requestId = randomUUID();
     // The token, the call and a repeat of both share one deadline: a waiter on this call's claim
@@ -170,9 +187,15 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
     const attempt = (token: string) =>
       send(
         what,
+        method,
         path,
-        { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json", "paypal-request-id": requestId },
-        JSON.stringify(payload),
+        {
+          authorization: `Bearer ${token}`,
+          accept: "application/json",
+          "paypal-request-id": requestId,
+          ...(payload === undefined ? {} : { "content-type": "application/json" }),
+        },
+        payload === undefined ? undefined : JSON.stringify(payload),
         deadline,
       );
     const token = await accessToken(deadline);
@@ -184,7 +207,11 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
       if (cached?.value === token) cached = null;
       answer = await attempt(await accessToken(deadline));
     }
-    return accepted(what, answer, schema);
+    return answer;
+  }
+
+  async function authorizedPost<Schema extends z.ZodType>(what: string, path: string, payload: unknown, schema: Schema): Promise<z.output<Schema>> {
+    return accepted(what, await authorizedCall(what, "POST", path, payload), schema);
   }
 
   return {
@@ -208,6 +235,14 @@ export function createPaypalClient(config: PaypalConfig, now: () => number = Dat
       const payload = { payment_source: { token: { id: setupTokenId, type: "SETUP_TOKEN" } } };
       const { id, payment_source } = await authorizedPost("save the approved PayPal account", "/v3/vault/payment-tokens", payload, paymentTokenAnswer);
       return { id, email: payment_source?.paypal.email_address ?? null };
+    },
+
+    async deletePaymentToken(paymentTokenId) {
+      const what = "delete a saved PayPal account";
+      const answer = await authorizedCall(what, "DELETE", `/v3/vault/payment-tokens/${encodeURIComponent(paymentTokenId)}`, undefined);
+      // 404: deleted already (an earlier attempt whose answer was lost, or the buyer at PayPal).
+      if (answer.status === 404) return;
+      accepted(what, answer, z.unknown());
     },
   };
 }

@@ -126,11 +126,17 @@ async function vaultApproval(ctx: OrderContext, paypal: PaypalClient, claim: { a
     throw error;
   }
   // Stored whoever holds the claim by now: PayPal vaults a setup token once, so this is the only
-  // answer there will be, also when this call stalled past its claim and another one took it. Not
-  // on an approval superseded meanwhile: completing it answers that.
-  await ctx.db.paypalApproval.updateMany({
+  // answer there will be, also when this call stalled past its claim and another one took it.
+  const stored = await ctx.db.paypalApproval.updateMany({
     where: { id: claim.approvalId, status: { in: ["created", "authorizing"] } },
     data: { status: "vaulted", claimed_until: null, payment_token_id: saved.id, paypal_email: saved.email },
+  });
+  if (stored.count === 1) return;
+  // Superseded while PayPal answered: completing it answers that, and the account PayPal saved
+  // for it is deleted there by the vault cleanup, as one superseded after it was stored.
+  await ctx.db.paypalApproval.updateMany({
+    where: { id: claim.approvalId, status: "superseded", payment_token_id: null },
+    data: { payment_token_id: saved.id, paypal_email: saved.email, vault_delete_at: ctx.clock.now() },
   });
 }
 

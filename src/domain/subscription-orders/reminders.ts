@@ -1,3 +1,4 @@
+import { RateLimitedError } from "../../platform/errors.js";
 import { queueMail } from "../mail/outbox.js";
 import { refuseEdit } from "./lifecycle.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
@@ -28,18 +29,40 @@ function autoshipReminder(row: OrderRow, companyName: string, now: Date): { subj
 }
 
 /**
+ * The 429 for a reminder asked for within `minIntervalMs` of the order's last one, saying when the
+ * next is accepted; null when one may be queued.
+ */
+function throttled(lastQueuedAt: Date | null, minIntervalMs: number, now: Date): RateLimitedError | null {
+  if (lastQueuedAt === null) return null;
+  const waitMs = lastQueuedAt.getTime() + minIntervalMs - now.getTime();
+  if (waitMs <= 0) return null;
+  const nextAt = new Date(lastQueuedAt.getTime() + minIntervalMs);
+  return new RateLimitedError(
+    Math.ceil(waitMs / 1000),
+    `A reminder for this subscription order was queued at ${lastQueuedAt.toISOString()}: the next one can be sent from ${nextAt.toISOString()}`,
+    { code: "reminder_throttled" },
+  );
+}
+
+/**
  * Queues the reminder in the mail outbox; returns the mail's id once it is committed. The order is
  * repriced first, so that the mail quotes what the next bill charges after catalog, tax or
- * shipping changes.
+ * shipping changes. At most one reminder per order within `minIntervalMs` (an integration retrying
+ * in a loop queued one mail per call): the time of the last one is read and written under the
+ * order's row lock, so of concurrent calls one queues a mail and the others answer the 429.
  */
-export async function sendAutoshipReminder(ctx: OrderChangeContext, id: number): Promise<{ id: number }> {
+export async function sendAutoshipReminder(ctx: OrderChangeContext, id: number, limits: { minIntervalMs: number }): Promise<{ id: number }> {
   return changeOrder(ctx, id, async (tx, locked) => {
     const refusal = refuseEdit(statusOf(locked), "send_reminder");
     if (refusal) raise(refusal);
+    const now = ctx.clock.now();
+    const tooSoon = throttled(locked.reminder_queued_at, limits.minIntervalMs, now);
+    if (tooSoon) throw tooSoon;
     const row = await repriceOrder(tx, ctx, locked);
     const company = await tx.company.findUniqueOrThrow({ where: { id: ctx.companyId }, select: { name: true } });
-    const now = ctx.clock.now();
     const mail = await queueMail(tx, { companyId: ctx.companyId, to: row.customer.email, kind: "autoship_reminder", ...autoshipReminder(row, company.name, now) }, now);
+    // Raw: a reminder is no change of the order, so its updated_at (Prisma's @updatedAt) stays.
+    await tx.$executeRaw`UPDATE subscription_orders SET reminder_queued_at = ${now} WHERE id = ${row.id}`;
     await appendActivity(tx, ctx, row.id, "reminder_email_queued", null, { mail_id: mail.id, to: row.customer.email });
     return mail;
   });

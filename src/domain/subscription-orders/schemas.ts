@@ -3,6 +3,7 @@ import { pageNumberBounds, paginationQuery } from "../../platform/http/paginatio
 import { blankFilter, httpUrl, idParam, INT32_MAX, int32Id, optionalOrNull, storableInstant, timestamp, wireInteger } from "../../platform/http/schemas.js";
 import { PAYPAL_ID_MAX_LENGTH } from "../payments/paypal-client.js";
 import { CREATABLE_STATUSES, SUBSCRIPTION_STATUSES } from "./lifecycle.js";
+import { ORDER_NUMBER_PATTERN } from "./order-numbers.js";
 
 // A date-time is ISO 8601 too, so zod's "Invalid ISO date" left a client sending one guessing.
 const isoDate = storableInstant(z.iso.date({ error: "must be a calendar date, YYYY-MM-DD, without a time or time zone" })).describe("ISO 8601 calendar date, YYYY-MM-DD");
@@ -128,6 +129,13 @@ export const subscriptionOrderStatsQuery = z.object({
 });
 
 export const subscriptionOrderIdParams = z.object({ id: idParam });
+
+/** The retrieve's path names an order by id or by its order number (never digits only, so never an id). */
+export const subscriptionOrderRetrieveParams = z.object({
+  id: z
+    .union([idParam, z.string().regex(ORDER_NUMBER_PATTERN)])
+    .describe("The order's id, or its order_number (SO-000123): digits are an id, an order number starts with SO-"),
+});
 
 export const subscriptionOrderActivitiesQuery = paginationQuery(25);
 

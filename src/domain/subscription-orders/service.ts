@@ -10,6 +10,7 @@ import { newUuid } from "../../platform/ids.js";
 import { requireCountry, resolveCountry } from "../catalog/reference-data.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import { firstBilling, refuseCancel, refuseEdit, skip, statusAfterPayment, UNSCHEDULABLE_BILL_DATE, utcDay } from "./lifecycle.js";
+import { orderNumberFor } from "./order-numbers.js";
 import { type ItemToPrice, priceItems, totalsColumns } from "./pricing.js";
 import { changeOrder, type OrderChangeContext } from "./changes.js";
 import { appendActivities, appendActivity, isoDay, type OrderContext, type OrderRow, raise, requireOrderRecord, requireOrderRow, statusOf } from "./records.js";
@@ -65,8 +66,9 @@ export async function subscriptionOrderStats(ctx: SqlServiceContext, filters: Om
   };
 }
 
-export async function getSubscriptionOrder(ctx: SqlServiceContext, id: number): Promise<SubscriptionOrderView> {
-  return toView(await readOrder(ctx, id), ctx.clock.now());
+/** By id (a number) or by order number (a string: ORDER_NUMBER_PATTERN). */
+export async function getSubscriptionOrder(ctx: SqlServiceContext, idOrNumber: number | string): Promise<SubscriptionOrderView> {
+  return toView(await readOrder(ctx, idOrNumber), ctx.clock.now());
 }
 
 /** The whole history of an order, a page at a time, oldest first (an order shows its most recent activities only). */
@@ -139,7 +141,6 @@ function checkNoDuplicateVariants(items: ItemToPrice[], path: (index: number) =>
 
 // The insert needs a unique order number before the id that names it exists.
 const provisionalOrderNumber = () => `pending-${newUuid()}`;
-const orderNumberFor = (id: number) => `SO-${String(id).padStart(6, "0")}`;
 
 const UNKNOWN_PLAN = "does not name a subscription plan of this company";
 const INACTIVE_PLAN = "names an inactive subscription plan";
@@ -465,11 +466,14 @@ export async function recordCancellationFeedback(
  * being authorized, or vaulted by PayPal but not on the order yet), each with an activity, so that
  * completing one later cannot replace what was chosen since. Runs under the order's row lock
  * (inside changeOrder), as completing an approval does; an authorize's claim and PayPal's stored
- * answer change only pending approvals, so none of them brings a superseded one back.
+ * answer change only pending approvals, so none of them brings a superseded one back. An
+ * approval PayPal vaulted already leaves a saved account at PayPal that nothing will bill: it is
+ * due for deletion there (vault_delete_at), by the vault cleanup, after this commits.
  */
 export async function supersedePendingApprovals(tx: Prisma.TransactionClient, ctx: OrderContext, orderId: number): Promise<void> {
   const superseded = await tx.$queryRaw<Array<{ id: number; token: string }>>`
-    UPDATE paypal_approvals SET status = 'superseded', claimed_until = NULL
+    UPDATE paypal_approvals SET status = 'superseded', claimed_until = NULL,
+      vault_delete_at = CASE WHEN payment_token_id IS NULL THEN NULL ELSE ${ctx.clock.now()}::timestamptz END
     WHERE company_id = ${ctx.companyId} AND subscription_order_id = ${orderId} AND status IN ('created', 'authorizing', 'vaulted')
     RETURNING id, token`;
   superseded.sort((a, b) => a.id - b.id);

@@ -68,10 +68,16 @@ function recordOf(row: OrderSqlRow): OrderRecord {
   return { ...row, activities: row.activities.map((activity) => ({ ...activity, created_at: new Date(activity.created_at) })) };
 }
 
-/** Its text is the same for every call, so it is prepared once per connection. */
-export async function readOrder(ctx: SqlServiceContext, id: number): Promise<OrderRecord> {
-  const statement = Prisma.sql`${SELECT_ORDERS} WHERE o.company_id = ${ctx.companyId} AND o.id = ${id}`;
-  const [row] = await ctx.sql.query<OrderSqlRow>(statement.text, statement.values, "subscription-order-by-id");
+/**
+ * By id, or by order number (the unique index on company and order number). Each statement's text
+ * is the same for every call, so it is prepared once per connection.
+ */
+export async function readOrder(ctx: SqlServiceContext, idOrNumber: number | string): Promise<OrderRecord> {
+  const [statement, name] =
+    typeof idOrNumber === "number"
+      ? [Prisma.sql`${SELECT_ORDERS} WHERE o.company_id = ${ctx.companyId} AND o.id = ${idOrNumber}`, "subscription-order-by-id"]
+      : [Prisma.sql`${SELECT_ORDERS} WHERE o.company_id = ${ctx.companyId} AND o.order_number = ${idOrNumber}`, "subscription-order-by-number"];
+  const [row] = await ctx.sql.query<OrderSqlRow>(statement.text, statement.values, name);
   if (!row) throw new NotFoundError("Subscription order not found");
   return recordOf(row);
 }

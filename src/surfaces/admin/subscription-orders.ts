@@ -14,6 +14,7 @@ import {
   subscriptionOrderIdParams,
   subscriptionOrderListItem,
   subscriptionOrderListQuery,
+  subscriptionOrderRetrieveParams,
   subscriptionOrderShown,
   subscriptionOrderStatsQuery,
   subscriptionOrderUpdateBody,
@@ -102,7 +103,9 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
 
   app.get(
     "/api/v2/subscription_orders/:id",
-    { schema: { tags, security, summary: "Show a subscription order", params, response: { 200: orderResponse } } },
+    {
+      schema: { tags, security, summary: "Show a subscription order, by id or by order number", params: subscriptionOrderRetrieveParams, response: { 200: orderResponse } },
+    },
     async (request) => envelope(request, { subscription_order: await orders.getSubscriptionOrder(companyContext(request), request.params.id) }),
   );
 
@@ -215,10 +218,13 @@ export async function subscriptionOrderRoutes(fastify: FastifyInstance): Promise
         tags,
         security,
         summary: "Queue the autoship reminder email to the customer",
+        description:
+          "At most one reminder per order within AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES (a day by default): another within it is a 429 `reminder_throttled` whose Retry-After says when the next is accepted, and queues nothing.",
         params,
         response: { 200: withMeta({ id: z.number().int().describe("The queued email's id") }) },
       },
     },
-    async (request) => envelope(request, await sendAutoshipReminder(actingCompanyContext(request), request.params.id)),
+    async (request) =>
+      envelope(request, await sendAutoshipReminder(actingCompanyContext(request), request.params.id, { minIntervalMs: fastify.config.autoshipReminderMinIntervalMs })),
   );
 }

@@ -53,3 +53,36 @@ describe("a PayPal call", () => {
     expect(paypal.requests).toEqual(["POST /v3/vault/setup-tokens", "POST /v1/oauth2/token", "POST /v3/vault/setup-tokens"]);
   });
 });
+
+describe("deleting a saved PayPal account", () => {
+  /** A payment token in the fake's vault, made as PayPal makes one: a setup token approved, then vaulted. */
+  async function vaultedToken(paypalClient: ReturnType<typeof client>): Promise<string> {
+    const setup = await paypalClient.createSetupToken(setupToken);
+    const approval = paypal.setupTokens.get(setup.id);
+    if (!approval) throw new Error("the fake kept no setup token");
+    approval.status = "APPROVED";
+    return (await paypalClient.createPaymentToken(setup.id)).id;
+  }
+
+  it("sends DELETE, reads PayPal's 204 without a body, and takes a 404 (gone already) as deleted", async () => {
+    const paypalClient = client(() => Date.now());
+    const id = await vaultedToken(paypalClient);
+    await paypalClient.deletePaymentToken(id);
+    expect(paypal.paymentTokens.has(id)).toBe(false);
+    await paypalClient.deletePaymentToken(id);
+    expect(paypal.requests.filter((request) => request.startsWith("DELETE"))).toEqual([`DELETE /v3/vault/payment-tokens/${id}`, `DELETE /v3/vault/payment-tokens/${id}`]);
+  });
+
+  it("is a BadGatewayError when PayPal refuses it, with a new token after a rejected one as every call", async () => {
+    const paypalClient = client(() => Date.now());
+    const id = await vaultedToken(paypalClient);
+    paypal.revokeAccessTokens();
+    await paypalClient.deletePaymentToken(id);
+    expect(paypal.paymentTokens.has(id)).toBe(false);
+    paypal.answers["delete-payment-token"] = { status: 403, body: { name: "NOT_AUTHORIZED", message: "Authorization failed due to insufficient permissions." } };
+    await expect(paypalClient.deletePaymentToken("pt_other")).rejects.toMatchObject({
+      code: "paypal_error",
+      message: "PayPal refused to delete a saved PayPal account (HTTP 403: Authorization failed due to insufficient permissions.)",
+    });
+  });
+});

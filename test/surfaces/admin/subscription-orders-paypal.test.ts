@@ -1,5 +1,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
+import { createPaypalClient } from "../../../src/domain/payments/paypal-client.js";
+import { deleteSupersededVaultTokens, MAX_VAULT_DELETE_ATTEMPTS } from "../../../src/domain/subscription-orders/paypal-vault-cleanup.js";
 import { type FakePaypal, fakePaypalEnv, startFakePaypal } from "../../helpers/fake-paypal.js";
 import { type CompanyFixture, countryId, createCard, createCompanyWithToken, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import { type Call, httpClient } from "../../helpers/http.js";
@@ -60,6 +62,8 @@ async function approveAt(payerActionUrl: string): Promise<string> {
   const { redirect } = (await response.body.json()) as { redirect: string };
   return new URL(redirect).searchParams.get("approval_token_id") as string;
 }
+/** One run of the server's background cleanup of superseded PayPal accounts. */
+const cleanUpVault = () => deleteSupersededVaultTokens({ db: t.db.prisma, paypal: createPaypalClient(t.config.paypal, () => clock.now().getTime()), clock, logger: t.app.log as never });
 const snapshot = async () => {
   const row = await t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id: order.id }, include: { activities: true, paypal_approvals: { orderBy: { id: "asc" } } } });
   const methods = await t.db.prisma.paymentMethod.count({ where: { user_id: customer.id } });
@@ -413,6 +417,87 @@ describe("the latest payment change wins over a PayPal approval still pending", 
         await otherChange.release();
       }
       expect(await snapshot()).toMatchObject({ status: "active", payment_method_id: card.id, approvals: ["superseded"], methods: 1 });
+      // The account PayPal vaulted for the approval is deleted there, after the card's answer.
+      const { payment_token_id } = await t.db.prisma.paypalApproval.findUniqueOrThrow({ where: { token } });
+      expect(paypal.paymentTokens.has(payment_token_id as string)).toBe(true);
+      expect(await cleanUpVault()).toBe(1);
+      expect(paypal.paymentTokens.has(payment_token_id as string)).toBe(false);
+    });
+
+    // Found by an audit: an approval PayPal had vaulted, then superseded, left the saved account
+    // at PayPal for good: a standing permission to charge the buyer that nothing would use.
+    describe("the account PayPal saved for a superseded approval is deleted at PayPal, in the background", () => {
+      const approvalOf = (token: string) => t.db.prisma.paypalApproval.findUniqueOrThrow({ where: { token } });
+      /** An approval superseded by a saved card while PayPal vaulted it (beforeChange runs just before the card is sent); answers its token. */
+      async function supersededWhileVaulting(beforeChange = () => {}) {
+        const card = await createCard(t.db.prisma, customer.id);
+        const token = await approveAt((await startApproval()).body.payer_action_url);
+        paypal.requests.length = 0;
+        const release = paypal.holdAnswers("payment-token");
+        const authorizing = authorizeThere(token);
+        try {
+          await expect.poll(vaultCalls).toBe(1);
+          beforeChange();
+          const startedAt = Date.now();
+          const switched = await useCard(card.id);
+          expect(switched.status).toBe(200);
+          // The change asks PayPal nothing: it is as quick with PayPal hanging.
+          expect(Date.now() - startedAt).toBeLessThan(TIMEOUT_MS);
+        } finally {
+          release();
+        }
+        expect((await authorizing).status).toBe(409);
+        return token;
+      }
+
+      it("one superseded while PayPal vaulted it: its token is kept and deleted at PayPal by the cleanup, once", async () => {
+        const superseded = await approveAt((await startApproval()).body.payer_action_url);
+        const token = await supersededWhileVaulting();
+        const approval = await approvalOf(token);
+        expect(approval).toMatchObject({ status: "superseded", payment_token_id: expect.stringMatching(/^pt_/), vault_deleted_at: null });
+        expect(paypal.paymentTokens.has(approval.payment_token_id as string)).toBe(true);
+        // Superseded before PayPal saved anything: nothing to delete.
+        expect(await approvalOf(superseded)).toMatchObject({ status: "superseded", payment_token_id: null, vault_delete_at: null });
+        paypal.requests.length = 0;
+        expect(await cleanUpVault()).toBe(1);
+        expect(paypal.requests).toContain(`DELETE /v3/vault/payment-tokens/${approval.payment_token_id}`);
+        expect(paypal.paymentTokens.has(approval.payment_token_id as string)).toBe(false);
+        expect(await approvalOf(token)).toMatchObject({ vault_delete_at: null, vault_deleted_at: expect.any(Date) });
+        expect(await cleanUpVault()).toBe(0);
+        expect(paypal.requests.filter((request) => request.startsWith("DELETE"))).toHaveLength(1);
+      });
+
+      it("PayPal down: the card's answer neither waits nor fails, and the deletion is retried later with backoff", async () => {
+        const token = await supersededWhileVaulting(() => (paypal.mode = "hang"));
+        const { payment_token_id } = await approvalOf(token);
+        const startedAt = Date.now();
+        expect(await cleanUpVault()).toBe(0);
+        // A hung PayPal costs the background run its timeout, never a request.
+        expect(Date.now() - startedAt).toBeGreaterThanOrEqual(TIMEOUT_MS);
+        const failed = await approvalOf(token);
+        expect(failed).toMatchObject({ vault_delete_attempts: 1, vault_deleted_at: null });
+        expect((failed.vault_delete_at as Date).getTime() - clock.now().getTime()).toBeGreaterThan(55_000);
+        paypal.mode = "ok";
+        expect(await cleanUpVault()).toBe(0); // not due yet
+        clockAheadMs = 61_000;
+        expect(await cleanUpVault()).toBe(1);
+        expect(paypal.paymentTokens.has(payment_token_id as string)).toBe(false);
+      });
+
+      it("a token PayPal no longer has counts as deleted; one PayPal keeps refusing is given up after the last attempt", async () => {
+        const gone = await supersededWhileVaulting();
+        paypal.paymentTokens.delete((await approvalOf(gone)).payment_token_id as string);
+        expect(await cleanUpVault()).toBe(1);
+        expect(await approvalOf(gone)).toMatchObject({ vault_delete_at: null, vault_deleted_at: expect.any(Date) });
+
+        const refused = await supersededWhileVaulting();
+        paypal.answers["delete-payment-token"] = { status: 403, body: { name: "NOT_AUTHORIZED", message: "Authorization failed due to insufficient permissions." } };
+        await t.db.prisma.paypalApproval.update({ where: { token: refused }, data: { vault_delete_attempts: MAX_VAULT_DELETE_ATTEMPTS - 1 } });
+        expect(await cleanUpVault()).toBe(0);
+        expect(await approvalOf(refused)).toMatchObject({ vault_delete_at: null, vault_deleted_at: null, vault_delete_attempts: MAX_VAULT_DELETE_ATTEMPTS });
+        clockAheadMs = 7 * 24 * 60 * 60_000;
+        expect(await cleanUpVault()).toBe(0);
+      });
     });
   });
 });

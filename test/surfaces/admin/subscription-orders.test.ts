@@ -15,7 +15,7 @@ import {
   createUserWithToken,
   setTaxRate,
 } from "../../helpers/fixtures.js";
-import { type Call, httpClient } from "../../helpers/http.js";
+import { type Call, expectReplayOf, httpClient } from "../../helpers/http.js";
 import { lockWaiters, queuedBehindHeldLock } from "../../helpers/lock-queue.js";
 import { startSmtpSink } from "../../helpers/smtp-sink.js";
 import { usAddress } from "../../helpers/subscription-orders.js";
@@ -97,7 +97,7 @@ async function createOrder(overrides: Record<string, unknown> = {}, token = acme
   return response.body.subscription_order;
 }
 
-const patch = (id: number, action: string, body?: unknown, token = acme.token) => call("PATCH", `${BASE}/${id}${action ? `/${action}` : ""}`, { token, body });
+const patch = (id: number | string, action: string, body?: unknown, token = acme.token) => call("PATCH", `${BASE}/${id}${action ? `/${action}` : ""}`, { token, body });
 const stored = (id: number) => t.db.prisma.subscriptionOrder.findUniqueOrThrow({ where: { id }, include: { items: { orderBy: { position: "asc" } }, activities: true } });
 
 const SHOWN_KEYS = [
@@ -414,6 +414,31 @@ describe("GET /api/v2/subscription_orders/{id}", () => {
       expect(response.status, path).toBe(404);
       expect(response.body.error_code).toBe("not_found");
     }
+  });
+
+  // The specification types retrieve's path id as a string and shows order_number in retrieve: the
+  // number a customer quotes (the reminder mail shows it) finds the order without a list scan.
+  it("finds an order by its order number too; only the retrieve does, and only the number as written", async () => {
+    const order = await createOrder();
+    const byId = await call("GET", `${BASE}/${order.id}`, { token: acme.token });
+    const byNumber = await call("GET", `${BASE}/${order.order_number}`, { token: acme.token });
+    expect(byNumber.status).toBe(200);
+    expect(byNumber.body.subscription_order).toEqual(byId.body.subscription_order);
+    // Digits are an id (without leading zeros, as every id in a path): an order number's digits alone name nothing.
+    const digits = order.order_number.slice(3);
+    for (const [path, token] of [
+      [`${BASE}/${digits}`, acme.token],
+      [`${BASE}/${order.order_number}`, globex.token],
+      [`${BASE}/SO-${order.id}`, acme.token],
+      [`${BASE}/so-${digits}`, acme.token],
+      [`${BASE}/SO-999999`, acme.token],
+      [`${BASE}/${order.order_number}/activities`, acme.token],
+    ] as const) {
+      const response = await call("GET", path, { token });
+      expect(response.status, path).toBe(404);
+      expect(response.body.error_code, path).toBe("not_found");
+    }
+    expect((await patch(order.order_number, "skip_order")).status).toBe(404);
   });
 });
 
@@ -1029,6 +1054,91 @@ describe("PATCH .../send_autoship_reminder_email", () => {
     expect((await patch(order.id, "send_autoship_reminder_email")).status).toBe(409);
     expect(await t.db.prisma.mailOutbox.count()).toBe(0);
   });
+
+  // Found by an audit: every call queued a mail, so an integration retrying in a loop mailed the
+  // customer once per call.
+  describe("at most one reminder per order within AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES (a day)", () => {
+    const DAY_MS = 24 * 60 * 60 * 1000;
+    const remind = (id: number, headers?: Record<string, string>) => call("PATCH", `${BASE}/${id}/send_autoship_reminder_email`, { token: acme.token, headers });
+    const reminderActivities = async (id: number) => (await stored(id)).activities.filter((activity) => activity.action === "reminder_email_queued").length;
+
+    it("two calls fired together queue one mail: the other is a 429 reminder_throttled with Retry-After", async () => {
+      const order = await createOrder();
+      const before = (await stored(order.id)).updated_at;
+      const answers = await Promise.all([remind(order.id), remind(order.id)]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 429]);
+      const throttled = answers.find((answer) => answer.status === 429);
+      expect(throttled?.headers["retry-after"]).toBe(String(DAY_MS / 1000));
+      expect(throttled?.body).toEqual({
+        error_message: "A reminder for this subscription order was queued at 2026-01-15T12:00:00.000Z: the next one can be sent from 2026-01-16T12:00:00.000Z",
+        error_code: "reminder_throttled",
+        errors: null,
+        meta: { request_id: throttled?.headers["x-request-id"], timestamp: TODAY.toISOString() },
+      });
+      expect(await t.db.prisma.mailOutbox.count()).toBe(1);
+      expect(await reminderActivities(order.id)).toBe(1);
+      // Queuing a reminder changes nothing a client reads of the order.
+      expect((await stored(order.id)).updated_at).toEqual(before);
+    });
+
+    it("holds across instances: calls fired together at two apps on one database queue one mail", async () => {
+      const other = await startTestApp({ clock, database: t.db });
+      try {
+        const order = await createOrder();
+        const path = `${BASE}/${order.id}/send_autoship_reminder_email`;
+        const answers = await Promise.all([call("PATCH", path, { token: acme.token }), httpClient(other.url)("PATCH", path, { token: acme.token })]);
+        expect(answers.map((answer) => answer.status).sort()).toEqual([200, 429]);
+        expect(await t.db.prisma.mailOutbox.count()).toBe(1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it("counts per order, says how long is left, and takes the next reminder once the interval has passed", async () => {
+      const order = await createOrder();
+      const other = await createOrder();
+      expect((await remind(order.id)).status).toBe(200);
+      expect((await remind(other.id)).status).toBe(200);
+      clock.advance(DAY_MS - 1_500);
+      const early = await remind(order.id);
+      expect(early.status).toBe(429);
+      expect(early.headers["retry-after"]).toBe("2");
+      clock.advance(1_500);
+      const next = await remind(order.id);
+      expect(next.status).toBe(200);
+      expect(await t.db.prisma.mailOutbox.count()).toBe(3);
+      expect(await reminderActivities(order.id)).toBe(2);
+    });
+
+    it("a retry with the first call's Idempotency-Key replays its answer; another key is throttled", async () => {
+      const order = await createOrder();
+      const first = await remind(order.id, { "idempotency-key": "reminder-1" });
+      expect(first.status).toBe(200);
+      expectReplayOf(await remind(order.id, { "idempotency-key": "reminder-1" }), first);
+      expect((await remind(order.id, { "idempotency-key": "reminder-2" })).status).toBe(429);
+      expect(await t.db.prisma.mailOutbox.count()).toBe(1);
+    });
+
+    it("is off with AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES=0", async () => {
+      const unlimited = await startTestApp({ clock, env: { AUTOSHIP_REMINDER_MIN_INTERVAL_MINUTES: "0" } });
+      try {
+        const db = unlimited.db.prisma;
+        const company = await createCompanyWithToken(db, "Unlimited");
+        const product = await createProduct(db, company.id, { variants: [{ prices: { US: 1000 } }] });
+        const buyer = (await createUserWithToken(db, company.id, "customer")).user;
+        const created = await httpClient(unlimited.url)("POST", BASE, {
+          token: company.token,
+          body: { subscription_order: { customer_id: buyer.id, subscription_plan_id: (await createPlan(db, company.id)).id, items: [{ variant_id: product.variant.id, quantity: 1 }], ship_to: usAddress(await countryId(db, "US")) } },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const path = `${BASE}/${created.body.subscription_order.id}/send_autoship_reminder_email`;
+        for (let i = 0; i < 2; i++) expect((await httpClient(unlimited.url)("PATCH", path, { token: company.token })).status).toBe(200);
+        expect(await db.mailOutbox.count()).toBe(2);
+      } finally {
+        await unlimited.close();
+      }
+    });
+  });
 });
 
 // Found by an audit: a plan's new price adjustment reached no stored order (GET, the list and the
@@ -1184,6 +1294,7 @@ describe("repricing stored orders", () => {
       { action: "reminder_email_queued" },
     ]);
 
+    clock.advance(24 * 60 * 60 * 1000);
     await patch(order.id, "send_autoship_reminder_email");
     expect(actions(await show(order.id))).toEqual(["created", "repriced", "reminder_email_queued", "reminder_email_queued"]);
   });
