@@ -109,11 +109,15 @@ export function updateCountry(ctx: CartContext, cartToken: string, countryCode: 
     const unpriced = await tx.cartItem.findMany({
       where: { cart_id: cart.id, enrollment: false, variant: { prices: { none: { country_id: country.id } } } },
       include: { variant: { select: { sku: true } } },
+      orderBy: { id: "asc" },
     });
-    const skipped: SkippedItem[] = unpriced.map((line) => ({
-      variant_id: line.variant_id,
+    // One entry per variant, as create and add items report one per variant: a variant bought on
+    // its own and bundled under other lines has several lines, all removed.
+    const skippedVariants = new Map(unpriced.map((line) => [line.variant_id, line.variant.sku]));
+    const skipped: SkippedItem[] = [...skippedVariants].map(([variantId, sku]) => ({
+      variant_id: variantId,
       reason: "variant_unavailable",
-      message: `${line.variant.sku} is not available in ${country.name}`,
+      message: `${sku} is not available in ${country.name}`,
     }));
     if (unpriced.length > 0 && cart.immutableItems) {
       throw new ConflictError(`This cart's items cannot be changed, and ${skipped.map((item) => item.message).join("; ")}`, { code: "immutable_items" });
