@@ -19,7 +19,7 @@ export function updateCart(ctx: CartContext, cartToken: string, input: UpdateCar
     if (input.shipping_method === null) data.shipping_method_id = null;
     else if (input.shipping_method !== undefined) {
       const method = await tx.shippingMethod.findFirst({
-        where: { id: input.shipping_method.id, company_id: cart.companyId, country_id: cart.countryId, active: true },
+        where: { id: input.shipping_method.id, company_id: cart.companyId, country_id: cart.country.id, active: true },
         select: { id: true },
       });
       if (method === null) throw ValidationError.field("shipping_method.id", "is not an available shipping method for the cart's country");
@@ -105,7 +105,7 @@ export function updateCountry(ctx: CartContext, cartToken: string, countryCode: 
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const country = await tx.country.findUnique({ where: { iso: countryCode } });
     if (country === null) throw ValidationError.field("country_code", UNKNOWN_COUNTRY);
-    if (country.id === cart.countryId) return;
+    if (country.id === cart.country.id) return;
     const unpriced = await tx.cartItem.findMany({
       where: { cart_id: cart.id, enrollment: false, variant: { prices: { none: { country_id: country.id } } } },
       include: { variant: { select: { sku: true } } },

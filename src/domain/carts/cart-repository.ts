@@ -4,6 +4,7 @@ import { GoneError, NotFoundError } from "../../platform/errors.js";
 import { jsonWriterFor } from "../../platform/json-writer.js";
 import { priceCart } from "./cart-pricing.js";
 import { type CartState, loadCartState } from "./cart-state.js";
+import type { CartCountry } from "./purchasable.js";
 import { renderCart } from "./cart-view.js";
 import { followEnrollmentPack } from "./enrollment-pack-lines.js";
 import { shopUrlOf } from "./links.js";
@@ -33,6 +34,7 @@ interface CartRow {
   id: number;
   company_id: number;
   country_id: number;
+  country_name: string;
   customer_id: number | null;
   state: string;
   immutable_items: boolean;
@@ -90,7 +92,8 @@ export function cartReader(sql: SqlPool): CartReader {
 }
 
 export interface LockedCart extends Omit<CartRecord, "viewJson"> {
-  countryId: number;
+  /** The cart's country, as the refusals of variants not priced there name it. */
+  country: CartCountry;
   state: string;
   immutableItems: boolean;
 }
@@ -103,10 +106,11 @@ export interface LockedCart extends Omit<CartRecord, "viewJson"> {
  */
 export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlScheme: "https" | "http", companyId?: number): Promise<LockedCart> {
   // The stored view is only needed for the 410 of a locked cart: a mutation renders a new one.
+  // The country's name comes along for the changes that refuse a variant not priced there.
   const rows = await sql.query<Omit<CartRow, "view_json"> & { view_json: string | null }>(
-    `SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain,
+    `SELECT c.id, c.company_id, c.country_id, ct.name AS country_name, c.customer_id, c.state, c.immutable_items, co.shop_domain,
             CASE WHEN c.state IN ('payment_authorized', 'payment_captured') THEN c.view::text END AS view_json
-     FROM carts c JOIN companies co ON co.id = c.company_id
+     FROM carts c JOIN companies co ON co.id = c.company_id JOIN countries ct ON ct.id = c.country_id
      WHERE c.cart_token = $1 AND ($2::int IS NULL OR c.company_id = $2::int)
      FOR UPDATE OF c`,
     [cartToken, companyId ?? null],
@@ -126,7 +130,7 @@ export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlSc
     companyId: row.company_id,
     customerId: row.customer_id,
     shopDomain: row.shop_domain,
-    countryId: row.country_id,
+    country: { id: row.country_id, name: row.country_name },
     state: row.state,
     immutableItems: row.immutable_items,
   };

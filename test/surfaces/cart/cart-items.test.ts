@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
+import { statementsSentDuring } from "../../helpers/database-reads.js";
 import { type CompanyFixture, createEnrollmentPack, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
@@ -752,5 +753,36 @@ describe("a cart's lines", () => {
     });
     expect(removeBundleAddTwo.status, JSON.stringify(removeBundleAddTwo.body.errors)).toBe(200);
     expect(await lines(cart.cart_token)).toHaveLength(496);
+  });
+});
+
+describe("statements of a line change", () => {
+  // The country a refusal names comes with the lock, which joins the cart's country.
+  const ownCountryReads = (statements: string[]) => statements.filter((text) => /FROM countries WHERE/i.test(text));
+
+  it.skipIf(!inject("databaseServer"))("a variant change and a bundled-items change read the cart's country with the lock, not by a statement of their own", async () => {
+    const { variant: a } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { variant: b } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1200 } }] });
+    const { variant: caOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 700 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: a.id, quantity: 1 }] });
+    const line = cart.items[0]?.id as number;
+    const path = `/api/carts/${cart.cart_token}/items/${line}`;
+
+    const bundling = await statementsSentDuring(async () => {
+      const bundled = parseCart(
+        await call("PATCH", `${path}/bundled_items`, {
+          body: { bundled_items: [{ variant_id: b.id, quantity: 1, display_to_customer: true }, { variant_id: caOnly.id, quantity: 1, display_to_customer: true }] },
+        }),
+      ).cart;
+      expect(bundled.messages.errors).toEqual([`${caOnly.sku} is not available in United States`]);
+    });
+    const changing = await statementsSentDuring(async () => {
+      expect(parseCart(await call("PATCH", `${path}/variant`, { body: { variant_id: b.id } })).cart.items.map((item) => item.variant_id)).toEqual([b.id]);
+    });
+    const refusing = await statementsSentDuring(async () => {
+      const refused = await call("PATCH", `${path}/variant`, { body: { variant_id: caOnly.id } });
+      expect(refused.body.errors).toEqual({ variant_id: [`${caOnly.sku} is not available in United States`] });
+    });
+    expect([bundling, changing, refusing].map(ownCountryReads)).toEqual([[], [], []]);
   });
 });
