@@ -1,5 +1,5 @@
 import { formatMinor, formatMoneyDisplay, minorToNumber } from "../../platform/money.js";
-import { addInterval, billingFrequencyInWords, type IntervalUnit } from "../subscription-plans/schedule.js";
+import { addInterval, billingFrequencyInWords, calendarDayIn, type IntervalUnit } from "../subscription-plans/schedule.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import type { PricedCart } from "./cart-pricing.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
@@ -58,6 +58,11 @@ function paymentMethodOf(method: CartState["cart"]["payment_method"]): CartView[
 
 function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
+}
+
+/** A recurring entry's `start_date`: one billing interval from the cart's today. */
+function startDateOf(today: Date, interval: number, unit: string): string {
+  return isoDate(addInterval(today, interval, unit as IntervalUnit));
 }
 
 export function renderCart(state: CartState, priced: PricedCart, now: Date): StoredCartView {
@@ -155,6 +160,10 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
   // What the shopper pays for shipping: shipping_total less the shipping codes, which
   // discount_total counts (so a code that makes shipping free shows "Free", as a threshold does).
   const shippingCharged = totals.shippingTotal - totals.shippingDiscount;
+  // Subscription dates count from the day it is where the shopper is (the cart's `timezone`, a
+  // name the create schema checked with Intl), not in UTC: near midnight that is another day in
+  // Auckland or Los Angeles.
+  const today = calendarDayIn(cart.timezone, now);
 
   return {
     id: cart.id,
@@ -232,7 +241,7 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
       interval: entry.interval,
       interval_unit: entry.intervalUnit,
       subtotal_for_display: `${money.display(entry.subtotal)} ${billingFrequencyInWords(entry.interval, entry.intervalUnit as IntervalUnit).toLowerCase()}`,
-      start_date: isoDate(addInterval(now, entry.interval, entry.intervalUnit)),
+      start_date: startDateOf(today, entry.interval, entry.intervalUnit),
     })),
     points_enabled: false,
     points_applied: 0,

@@ -68,3 +68,31 @@ export function daysUntil(target: Date, now: Date): number {
   assertValidDate(now);
   return Math.floor(target.getTime() / MS_PER_DAY) - Math.floor(now.getTime() / MS_PER_DAY);
 }
+
+// One formatter per zone (building one costs tens of microseconds), keyed by the name in lower
+// case as Intl reads it: the valid names bound the map, whatever letter case they are sent in.
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormatterIn(timeZone: string): Intl.DateTimeFormat {
+  const key = timeZone.toLowerCase();
+  let formatter = dayFormatters.get(key);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "numeric", day: "numeric", calendar: "gregory", numberingSystem: "latn" });
+    dayFormatters.set(key, formatter);
+  }
+  return formatter;
+}
+
+/**
+ * The calendar day `instant` falls on in `timeZone` (an IANA name Intl knows), as midnight UTC of
+ * that day: what the UTC arithmetic above counts from for someone living in that zone. At 23:30
+ * UTC on March 10 it is March 11 in Auckland and March 10 in Los Angeles.
+ */
+export function calendarDayIn(timeZone: string, instant: Date): Date {
+  assertValidDate(instant);
+  const parts = dayFormatterIn(timeZone).formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((candidate) => candidate.type === type)?.value);
+  const day = new Date(0);
+  day.setUTCFullYear(part("year"), part("month") - 1, part("day"));
+  return day;
+}
