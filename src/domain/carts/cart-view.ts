@@ -1,5 +1,5 @@
 import { formatMinor, formatMoneyDisplay, minorToNumber } from "../../platform/money.js";
-import { addInterval, billingFrequencyInWords, calendarDayIn, type IntervalUnit } from "../subscription-plans/schedule.js";
+import { addInterval, billingFrequencyInWords, type IntervalUnit } from "../subscription-plans/schedule.js";
 import { isCardExpired } from "../payment-methods/expiry.js";
 import type { PricedCart } from "./cart-pricing.js";
 import type { CartState, LoadedItem } from "./cart-state.js";
@@ -56,7 +56,8 @@ function paymentMethodOf(method: CartState["cart"]["payment_method"]): CartView[
   return { id: method.id, type: "credit_card", card_type: method.card_type, last_four: method.last_four, exp_month: method.exp_month, exp_year: method.exp_year };
 }
 
-function isoDate(date: Date): string {
+/** A day (midnight UTC, as calendarDayIn gives it) as an ISO date: "2026-03-11". */
+export function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
@@ -65,7 +66,22 @@ function startDateOf(today: Date, interval: number, unit: string): string {
   return isoDate(addInterval(today, interval, unit as IntervalUnit));
 }
 
-export function renderCart(state: CartState, priced: PricedCart, now: Date): StoredCartView {
+/**
+ * The view with its recurring entries' start dates counted from `today` (the cart's day, as
+ * calendarDayIn gives it), as a render on that day would count them: each entry carries its
+ * interval, and nothing else in a start date depends on the day.
+ */
+export function withStartDatesFrom(view: StoredCartView, today: Date): StoredCartView {
+  const recurring = view.recurring?.map((entry) => ({ ...entry, start_date: startDateOf(today, entry.interval, entry.interval_unit) })) ?? null;
+  return { ...view, recurring };
+}
+
+/**
+ * The cart's view at `now`. `today` is the day it is then where the shopper is (calendarDayIn of
+ * the cart's `timezone`, a name the create schema checked with Intl), not the UTC day, which near
+ * midnight is another one in Auckland or Los Angeles: subscription start dates count from it.
+ */
+export function renderCart(state: CartState, priced: PricedCart, now: Date, today: Date): StoredCartView {
   const { cart } = state;
   const { currency } = cart.country;
   const money = moneyOf(currency.code, currency.decimal_places);
@@ -160,10 +176,6 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
   // What the shopper pays for shipping: shipping_total less the shipping codes, which
   // discount_total counts (so a code that makes shipping free shows "Free", as a threshold does).
   const shippingCharged = totals.shippingTotal - totals.shippingDiscount;
-  // Subscription dates count from the day it is where the shopper is (the cart's `timezone`, a
-  // name the create schema checked with Intl), not in UTC: near midnight that is another day in
-  // Auckland or Los Angeles.
-  const today = calendarDayIn(cart.timezone, now);
 
   return {
     id: cart.id,
