@@ -115,7 +115,7 @@ interface EntriesInput {
  * Applies item entries in order: an entry with `item_id` sets that line's quantity (and its
  * display flag, when sent); otherwise the quantity is added to the variant's line (created when
  * missing); quantity 0 removes.
- * Unavailable variants are skipped and returned; when every entry was skipped the request is a
+ * Unavailable variants are skipped and returned, once each; when every entry was skipped the request is a
  * 422 (with each entry's reason) and the caller's transaction rolls back. The entries are
  * applied to the lines in memory, then written with one statement per kind of change (issued,
  * not awaited).
@@ -177,7 +177,8 @@ export async function applyItemEntries(
     const variant = variants.get(entry.variant_id);
     const problem = unavailability(variant, entry.variant_id, cart.country);
     if (problem !== null || variant === undefined) {
-      skipped.push(problem as SkippedItem);
+      // Reported once per variant, however many entries name it (the 422's paths name each entry).
+      if (!skipped.some((item) => item.variant_id === entry.variant_id)) skipped.push(problem as SkippedItem);
       skippedPaths[`${path}variant_id`] = [(problem as SkippedItem).message];
       continue;
     }
@@ -189,7 +190,7 @@ export async function applyItemEntries(
       created.push(newLine(variant.id, entry.quantity, { ...subscription, ...display }));
     }
   }
-  if (skipped.length > 0 && skipped.length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
+  if (skipped.length > 0 && Object.keys(skippedPaths).length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
   // A line removed takes its bundled items with it.
   const kept = lines.filter((line) => !deleted.has(line.id) && (line.parent_id === null || !deleted.has(line.parent_id))).length;
   checkLineCount(lines.length, kept + created.length, pathPrefix);

@@ -92,6 +92,15 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual({ "items.0.variant_id": [`Variant ${inactive.id} is not available`] });
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2]);
+
+    // A variant named by several entries is reported once; the 422 still names each entry.
+    const twice = [{ variant_id: foreign.id, quantity: 1 }, { variant_id: variant.id, quantity: 1 }, { variant_id: foreign.id, quantity: 2, subscription: true }];
+    expect(parseCart(await call("POST", path, { body: { items: twice } })).cart.skipped_items).toEqual(partly.cart.skipped_items);
+    const created = await createCartOverHttp(call, acme, { items: twice });
+    expect(created.cart.skipped_items).toEqual(partly.cart.skipped_items);
+    const allTwice = await call("POST", path, { body: { items: [{ variant_id: inactive.id, quantity: 1 }, { variant_id: inactive.id, quantity: 1 }] } });
+    expect(allTwice.status).toBe(422);
+    expect(allTwice.body.errors).toEqual({ "items.0.variant_id": [`Variant ${inactive.id} is not available`], "items.1.variant_id": [`Variant ${inactive.id} is not available`] });
   });
 
   it("names a variant of the company without a price in the cart's country as update_country does; an unknown or another company's only by its id", async () => {
