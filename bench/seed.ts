@@ -92,7 +92,7 @@ export async function seedBenchData(databaseUrl: string, jwtSecret: string): Pro
     const cartContext = {
       db,
       sql: database.sql,
-      readCart: cartReader(database.sql),
+      readCart: cartReader(database.sql, systemClock),
       rowQueue: new RowQueue(),
       clock: systemClock,
       userTokenKey: userTokenKey(jwtSecret),

@@ -31,6 +31,28 @@ export async function valuesReadDuring(work: (valuesSoFar: readonly string[]) =>
 }
 
 /**
+ * The text of every statement this process's pg clients (Prisma's adapter and the plain pools
+ * alike) send PostgreSQL while `work` runs, in the order they leave: what a path costs in
+ * statements, however its code issues them. Statements pass through unchanged. Needs the run's
+ * PostgreSQL server (the embedded database does not speak through pg).
+ */
+export async function statementsSentDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const statements: string[] = [];
+  const query = pg.Query.prototype as unknown as { text: string; submit(connection: unknown): unknown };
+  const submit = query.submit;
+  query.submit = function (this: { text: string }, connection: unknown) {
+    statements.push(this.text);
+    return submit.call(this, connection);
+  };
+  try {
+    await work();
+  } finally {
+    query.submit = submit;
+  }
+  return statements;
+}
+
+/**
  * A GET of a streamed list (with `body`, a POST of it as JSON) by a client that stops reading:
  * sends it, reads none of the answer
  * until the values of rows the server has read (those `counts` picks) stop growing, the server

@@ -19,7 +19,7 @@ export function updateCart(ctx: CartContext, cartToken: string, input: UpdateCar
     if (input.shipping_method === null) data.shipping_method_id = null;
     else if (input.shipping_method !== undefined) {
       const method = await tx.shippingMethod.findFirst({
-        where: { id: input.shipping_method.id, company_id: cart.companyId, country_id: cart.countryId, active: true },
+        where: { id: input.shipping_method.id, company_id: cart.companyId, country_id: cart.country.id, active: true },
         select: { id: true },
       });
       if (method === null) throw ValidationError.field("shipping_method.id", "is not an available shipping method for the cart's country");
@@ -105,15 +105,19 @@ export function updateCountry(ctx: CartContext, cartToken: string, countryCode: 
   return mutateCartWithPrisma(ctx, cartToken, async (tx, cart) => {
     const country = await tx.country.findUnique({ where: { iso: countryCode } });
     if (country === null) throw ValidationError.field("country_code", UNKNOWN_COUNTRY);
-    if (country.id === cart.countryId) return;
+    if (country.id === cart.country.id) return;
     const unpriced = await tx.cartItem.findMany({
       where: { cart_id: cart.id, enrollment: false, variant: { prices: { none: { country_id: country.id } } } },
       include: { variant: { select: { sku: true } } },
+      orderBy: { id: "asc" },
     });
-    const skipped: SkippedItem[] = unpriced.map((line) => ({
-      variant_id: line.variant_id,
+    // One entry per variant, as create and add items report one per variant: a variant bought on
+    // its own and bundled under other lines has several lines, all removed.
+    const skippedVariants = new Map(unpriced.map((line) => [line.variant_id, line.variant.sku]));
+    const skipped: SkippedItem[] = [...skippedVariants].map(([variantId, sku]) => ({
+      variant_id: variantId,
       reason: "variant_unavailable",
-      message: `${line.variant.sku} is not available in ${country.name}`,
+      message: `${sku} is not available in ${country.name}`,
     }));
     if (unpriced.length > 0 && cart.immutableItems) {
       throw new ConflictError(`This cart's items cannot be changed, and ${skipped.map((item) => item.message).join("; ")}`, { code: "immutable_items" });

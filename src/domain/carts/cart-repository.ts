@@ -1,10 +1,13 @@
+import type { Clock } from "../../platform/clock.js";
 import { batchedLookup } from "../../platform/db/batched-lookup.js";
 import type { SqlPool, SqlTransaction } from "../../platform/db/sql.js";
 import { GoneError, NotFoundError } from "../../platform/errors.js";
 import { jsonWriterFor } from "../../platform/json-writer.js";
+import { calendarDayIn } from "../subscription-plans/schedule.js";
 import { priceCart } from "./cart-pricing.js";
 import { type CartState, loadCartState } from "./cart-state.js";
-import { renderCart } from "./cart-view.js";
+import type { CartCountry } from "./purchasable.js";
+import { isoDate, renderCart, withStartDatesFrom } from "./cart-view.js";
 import { followEnrollmentPack } from "./enrollment-pack-lines.js";
 import { shopUrlOf } from "./links.js";
 import { type StoredCartView, storedCartView } from "./schemas.js";
@@ -33,6 +36,7 @@ interface CartRow {
   id: number;
   company_id: number;
   country_id: number;
+  country_name: string;
   customer_id: number | null;
   state: string;
   immutable_items: boolean;
@@ -59,21 +63,43 @@ export const writeStoredView = jsonWriterFor(storedCartView);
 /** Reads a cart by its token (404 when there is none); see cartReader. */
 export type CartReader = (cartToken: string) => Promise<CartRecord>;
 
-type ReadRow = Pick<CartRow, "id" | "company_id" | "customer_id" | "state" | "shop_domain" | "view_json"> & { cart_token: string };
+type ReadRow = Pick<CartRow, "id" | "company_id" | "customer_id" | "state" | "shop_domain" | "view_json"> & {
+  cart_token: string;
+  timezone: string;
+  /** The stored view's carts.view_dates_from, as an ISO date. */
+  view_dates_from: string | null;
+};
+
+/**
+ * The stored view as a read at `now` shows it. Its subscription start dates count from the day
+ * it was rendered on, so a cart nobody touched would show, days later, a start date of a day gone
+ * by: read on a later day in the cart's time zone, they count from that day instead. Only they
+ * move: the other members a later render could change depend on the catalog and the customer's
+ * cards, not on the day alone (docs/decisions.md, Carts, "The day a read counts from"). Parsed only
+ * for such reads; the cart is not written (its next change renders and stores it again).
+ */
+function viewOnTheDay(row: ReadRow, now: Date): string {
+  if (row.view_dates_from === null) return row.view_json;
+  const today = calendarDayIn(row.timezone, now);
+  if (isoDate(today) <= row.view_dates_from) return row.view_json;
+  return writeStoredView(withStartDatesFrom(JSON.parse(row.view_json) as StoredCartView, today));
+}
 
 /**
  * The read path: one query by the unique token, joined to the company for the shop's address.
  * Plain pg rather than Prisma's $queryRaw: measured under load on the bench data set, 0.16 ms
  * of CPU per read against 0.44 ms (docs/performance.md). The view is read as text (`json`
- * keeps the text it was given), so it is neither parsed here nor serialized again. Reads that
+ * keeps the text it was given), so it is neither parsed here nor serialized again (but for a
+ * locked cart, and a read on a later day than its start dates count from: viewOnTheDay). Reads that
  * arrive together share one statement (batchedLookup): 0.73 -> 1.2-1.6 of the pk-read reference
  * in focused bench runs (docs/performance.md, change 30).
  */
-export function cartReader(sql: SqlPool): CartReader {
+export function cartReader(sql: SqlPool, clock: Clock): CartReader {
   const lookup = batchedLookup(
     (cartTokens: string[]) =>
       sql.query<ReadRow>(
-        `SELECT c.cart_token, c.id, c.company_id, c.customer_id, c.state, co.shop_domain, c.view::text AS view_json
+        `SELECT c.cart_token, c.id, c.company_id, c.customer_id, c.state, co.shop_domain, c.view::text AS view_json,
+                c.timezone, c.view_dates_from::text AS view_dates_from
          FROM carts c JOIN companies co ON co.id = c.company_id
          WHERE c.cart_token = ANY ($1::text[])`,
         [cartTokens],
@@ -84,13 +110,15 @@ export function cartReader(sql: SqlPool): CartReader {
   return async (cartToken) => {
     const row = await lookup(cartToken);
     if (row === undefined) throw new NotFoundError("Cart not found");
-    const viewJson = LOCKED_STATES.has(row.state) ? writeStoredView(lockedView(row.view_json, row.state)) : row.view_json;
+    // A locked cart's dates are those its checkout took: they stay.
+    const viewJson = LOCKED_STATES.has(row.state) ? writeStoredView(lockedView(row.view_json, row.state)) : viewOnTheDay(row, clock.now());
     return { id: row.id, cartToken, companyId: row.company_id, customerId: row.customer_id, shopDomain: row.shop_domain, viewJson };
   };
 }
 
 export interface LockedCart extends Omit<CartRecord, "viewJson"> {
-  countryId: number;
+  /** The cart's country, as the refusals of variants not priced there name it. */
+  country: CartCountry;
   state: string;
   immutableItems: boolean;
 }
@@ -103,10 +131,11 @@ export interface LockedCart extends Omit<CartRecord, "viewJson"> {
  */
 export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlScheme: "https" | "http", companyId?: number): Promise<LockedCart> {
   // The stored view is only needed for the 410 of a locked cart: a mutation renders a new one.
+  // The country's name comes along for the changes that refuse a variant not priced there.
   const rows = await sql.query<Omit<CartRow, "view_json"> & { view_json: string | null }>(
-    `SELECT c.id, c.company_id, c.country_id, c.customer_id, c.state, c.immutable_items, co.shop_domain,
+    `SELECT c.id, c.company_id, c.country_id, ct.name AS country_name, c.customer_id, c.state, c.immutable_items, co.shop_domain,
             CASE WHEN c.state IN ('payment_authorized', 'payment_captured') THEN c.view::text END AS view_json
-     FROM carts c JOIN companies co ON co.id = c.company_id
+     FROM carts c JOIN companies co ON co.id = c.company_id JOIN countries ct ON ct.id = c.country_id
      WHERE c.cart_token = $1 AND ($2::int IS NULL OR c.company_id = $2::int)
      FOR UPDATE OF c`,
     [cartToken, companyId ?? null],
@@ -126,7 +155,7 @@ export async function lockCart(sql: SqlTransaction, cartToken: string, shopUrlSc
     companyId: row.company_id,
     customerId: row.customer_id,
     shopDomain: row.shop_domain,
-    countryId: row.country_id,
+    country: { id: row.country_id, name: row.country_name },
     state: row.state,
     immutableItems: row.immutable_items,
   };
@@ -145,19 +174,22 @@ export async function storeCart(sql: SqlTransaction, cartToken: string, now: Dat
 export function storeCartState(sql: SqlTransaction, state: CartState, now: Date): StoredCart {
   const packWarnings = followEnrollmentPack(sql, state, now);
   const priced = priceCart(state, now, packWarnings);
-  const view = renderCart(state, priced, now);
+  const { cart } = state;
+  const today = calendarDayIn(cart.timezone, now);
+  const view = renderCart(state, priced, now, today);
   const viewJson = writeStoredView(view);
   const { corrections } = priced;
-  const { cart } = state;
+  // The day its start dates count from, for a read on a later day (cartReader); none without any.
+  const datesFrom = view.recurring !== null && view.recurring.length > 0 ? isoDate(today) : null;
   // Not awaited: the transaction waits for it, and sends COMMIT in the same write.
   void sql.query(
-    `UPDATE carts SET view = $2::json, view_pricing = $8::json, version = version + 1, updated_at = $3,
+    `UPDATE carts SET view = $2::json, view_pricing = $8::json, view_dates_from = $9::date, version = version + 1, updated_at = $3,
        discount_codes = COALESCE($4::text[], discount_codes),
        shipping_method_id = CASE WHEN $5::boolean THEN NULL ELSE shipping_method_id END,
        payment_method_id = CASE WHEN $6::boolean THEN NULL ELSE payment_method_id END,
        state = CASE WHEN $6::boolean THEN $7 ELSE state END
      WHERE id = $1`,
-    [cart.id, viewJson, now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state, JSON.stringify(priced.viewPricing)],
+    [cart.id, viewJson, now, corrections.discountCodes, corrections.clearShippingMethod, corrections.clearPaymentMethod, view.state, JSON.stringify(priced.viewPricing), datesFrom],
     "carts.store",
   );
   if (corrections.unsubscribedItemIds.length > 0) {

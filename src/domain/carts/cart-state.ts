@@ -141,7 +141,7 @@ type Row<Model extends keyof typeof Prisma.ModelName> = Prisma.TypeMap["model"][
 
 /** What STATE_QUERY returns: rows, each relation on its own (json_agg of no rows is null). */
 interface StateRow {
-  cart: Omit<Row<"Cart">, "view" | "view_pricing" | "metadata" | "ship_to" | "bill_to">;
+  cart: Omit<Row<"Cart">, "view" | "view_pricing" | "view_dates_from" | "metadata" | "ship_to" | "bill_to">;
   company: Row<"Company">;
   country: Row<"Country">;
   currency: Row<"Currency">;
@@ -208,6 +208,7 @@ export async function loadCartState(sql: SqlTransaction, cartToken: string, extr
     bill_to: row.bill_to === null ? null : (JSON.parse(row.bill_to) as Prisma.JsonValue),
     view: null,
     view_pricing: null,
+    view_dates_from: null,
     company: state.company,
     country: { ...state.country, currency: state.currency },
     buyer_rep: state.buyer_rep,

@@ -56,11 +56,32 @@ function paymentMethodOf(method: CartState["cart"]["payment_method"]): CartView[
   return { id: method.id, type: "credit_card", card_type: method.card_type, last_four: method.last_four, exp_month: method.exp_month, exp_year: method.exp_year };
 }
 
-function isoDate(date: Date): string {
+/** A day (midnight UTC, as calendarDayIn gives it) as an ISO date: "2026-03-11". */
+export function isoDate(date: Date): string {
   return date.toISOString().slice(0, 10);
 }
 
-export function renderCart(state: CartState, priced: PricedCart, now: Date): StoredCartView {
+/** A recurring entry's `start_date`: one billing interval from the cart's today. */
+function startDateOf(today: Date, interval: number, unit: string): string {
+  return isoDate(addInterval(today, interval, unit as IntervalUnit));
+}
+
+/**
+ * The view with its recurring entries' start dates counted from `today` (the cart's day, as
+ * calendarDayIn gives it), as a render on that day would count them: each entry carries its
+ * interval, and nothing else in a start date depends on the day.
+ */
+export function withStartDatesFrom(view: StoredCartView, today: Date): StoredCartView {
+  const recurring = view.recurring?.map((entry) => ({ ...entry, start_date: startDateOf(today, entry.interval, entry.interval_unit) })) ?? null;
+  return { ...view, recurring };
+}
+
+/**
+ * The cart's view at `now`. `today` is the day it is then where the shopper is (calendarDayIn of
+ * the cart's `timezone`, a name the create schema checked with Intl), not the UTC day, which near
+ * midnight is another one in Auckland or Los Angeles: subscription start dates count from it.
+ */
+export function renderCart(state: CartState, priced: PricedCart, now: Date, today: Date): StoredCartView {
   const { cart } = state;
   const { currency } = cart.country;
   const money = moneyOf(currency.code, currency.decimal_places);
@@ -232,7 +253,7 @@ export function renderCart(state: CartState, priced: PricedCart, now: Date): Sto
       interval: entry.interval,
       interval_unit: entry.intervalUnit,
       subtotal_for_display: `${money.display(entry.subtotal)} ${billingFrequencyInWords(entry.interval, entry.intervalUnit as IntervalUnit).toLowerCase()}`,
-      start_date: isoDate(addInterval(now, entry.interval, entry.intervalUnit)),
+      start_date: startDateOf(today, entry.interval, entry.intervalUnit),
     })),
     points_enabled: false,
     points_applied: 0,

@@ -1,12 +1,12 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../platform/errors.js";
-import { type LockedCart, lockCart, storeCartState } from "./cart-repository.js";
+import { lockCart, storeCartState } from "./cart-repository.js";
 import { applyLineChanges, type CartRef, deleteLines, insertLines, isStored, type Line, type LineWrites, type NewLine, newLine, type Subscription, updateLines, writeLines } from "./cart-lines.js";
 import { loadCartState } from "./cart-state.js";
 import type { SqlTransaction } from "../../platform/db/sql.js";
 import { isInt32Id } from "../../platform/http/schemas.js";
 import type { CartContext } from "./context.js";
 import { type CartOutcome, cartTurn, mutateCart, outcomeOf, requireMutableItems } from "./mutate.js";
-import { type CartCountry, findCartCountry, findVariants, type PurchasableVariant, unavailability } from "./purchasable.js";
+import { findVariants, type PurchasableVariant, unavailability } from "./purchasable.js";
 import type { SkippedItem } from "./schemas.js";
 
 // Cart lines: adding, setting, removing, changing a line's variant, bundled items, subscription
@@ -115,7 +115,7 @@ interface EntriesInput {
  * Applies item entries in order: an entry with `item_id` sets that line's quantity (and its
  * display flag, when sent); otherwise the quantity is added to the variant's line (created when
  * missing); quantity 0 removes.
- * Unavailable variants are skipped and returned; when every entry was skipped the request is a
+ * Unavailable variants are skipped and returned, once each; when every entry was skipped the request is a
  * 422 (with each entry's reason) and the caller's transaction rolls back. The entries are
  * applied to the lines in memory, then written with one statement per kind of change (issued,
  * not awaited).
@@ -177,7 +177,8 @@ export async function applyItemEntries(
     const variant = variants.get(entry.variant_id);
     const problem = unavailability(variant, entry.variant_id, cart.country);
     if (problem !== null || variant === undefined) {
-      skipped.push(problem as SkippedItem);
+      // Reported once per variant, however many entries name it (the 422's paths name each entry).
+      if (!skipped.some((item) => item.variant_id === entry.variant_id)) skipped.push(problem as SkippedItem);
       skippedPaths[`${path}variant_id`] = [(problem as SkippedItem).message];
       continue;
     }
@@ -189,7 +190,7 @@ export async function applyItemEntries(
       created.push(newLine(variant.id, entry.quantity, { ...subscription, ...display }));
     }
   }
-  if (skipped.length > 0 && skipped.length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
+  if (skipped.length > 0 && Object.keys(skippedPaths).length === entries.length) throw new ValidationError(skippedPaths, "None of the items can be added");
   // A line removed takes its bundled items with it.
   const kept = lines.filter((line) => !deleted.has(line.id) && (line.parent_id === null || !deleted.has(line.parent_id))).length;
   checkLineCount(lines.length, kept + created.length, pathPrefix);
@@ -200,10 +201,6 @@ export async function applyItemEntries(
   const changes = { skipped, deleted: [...deleted], changed: [...changed], created };
   writeLines(sql, cart, changes, now);
   return changes;
-}
-
-function cartRef(cart: LockedCart, country: CartCountry): CartRef {
-  return { id: cart.id, companyId: cart.companyId, country };
 }
 
 /**
@@ -234,7 +231,7 @@ export function addItems(ctx: CartContext, cartToken: string, entries: ItemEntry
         subscription,
         subscription_plan_id,
       }));
-      const changes = await applyItemEntries(sql, cartRef(cart, state.cart.country), entries, { variants: state.variants, lines, reservedLineIds: state.newLineIds }, now);
+      const changes = await applyItemEntries(sql, cart, entries, { variants: state.variants, lines, reservedLineIds: state.newLineIds }, now);
       await applyLineChanges(sql, state, changes, now);
       return outcomeOf(storeCartState(sql, state, now), { skipped: changes.skipped });
     }),
@@ -275,9 +272,9 @@ export function changeVariant(ctx: CartContext, cartToken: string, itemId: numbe
     requireMutableItems(cart);
     const now = ctx.clock.now();
     const line = await findChangeableLine(sql, cart.id, itemId);
-    const [variants, country] = await Promise.all([findVariants(sql, cart.companyId, [input.variant_id]), findCartCountry(sql, cart.countryId)]);
+    const variants = await findVariants(sql, cart.companyId, [input.variant_id]);
     const variant = variants.get(input.variant_id);
-    const problem = unavailability(variant, input.variant_id, country);
+    const problem = unavailability(variant, input.variant_id, cart.country);
     if (problem !== null || variant === undefined) throw ValidationError.field("variant_id", (problem as SkippedItem).message);
     const quantity = input.quantity ?? line.quantity;
     const [target] = await sql.query<Line>(
@@ -337,7 +334,7 @@ export function setBundledItems(
     requireMutableItems(cart);
     const parent = await findChangeableLine(sql, cart.id, itemId);
     if (parent.parent_id !== null) throw new NotFoundError("Cart item not found: bundled items belong to a top-level item");
-    const [variants, country] = await Promise.all([findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id)), findCartCountry(sql, cart.countryId)]);
+    const variants = await findVariants(sql, cart.companyId, entries.map((entry) => entry.variant_id));
     const children = await sql.query<Line>(`SELECT ${LINE_COLUMNS} FROM cart_items WHERE cart_id = $1 AND parent_id = $2 ORDER BY id`, [cart.id, parent.id]);
     const changed = new Set<Line>();
     const deleted = new Set<Line>();
@@ -356,7 +353,7 @@ export function setBundledItems(
         else if (existing !== undefined) created.splice(created.indexOf(existing), 1);
         continue;
       }
-      const problem = unavailability(variant, entry.variant_id, country);
+      const problem = unavailability(variant, entry.variant_id, cart.country);
       if (problem !== null) {
         operationErrors.push(problem.message);
         continue;
@@ -376,7 +373,7 @@ export function setBundledItems(
     const now = ctx.clock.now();
     await deleteLines(sql, [...deleted].map((line) => line.id));
     await updateLines(sql, [...changed].filter((line) => !deleted.has(line)), now);
-    await insertLines(sql, cartRef(cart, country), created, now);
+    await insertLines(sql, cart, created, now);
     return { operationErrors };
   });
 }

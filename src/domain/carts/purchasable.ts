@@ -59,13 +59,6 @@ export interface CartCountry {
   name: string;
 }
 
-/** The cart's country, for the mutations whose locked cart carries only its id. */
-export async function findCartCountry(sql: SqlTransaction, countryId: number): Promise<CartCountry> {
-  const [country] = await sql.query<CartCountry>("SELECT id, name FROM countries WHERE id = $1", [countryId], "carts.country");
-  if (country === undefined) throw new Error(`country ${countryId} of a cart does not exist`);
-  return country;
-}
-
 /**
  * Why a variant cannot be added to a cart of the country, or null when it can. A variant the
  * company sells but not in the country is named by its sku, as update_country names it; an

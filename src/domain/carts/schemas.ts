@@ -395,7 +395,7 @@ const cartView = z
     digital_only: z.boolean(),
     requires_3ds: z.boolean(),
     items: z.array(cartItem),
-    skipped_items: z.array(skippedItemView).describe("Items this request could not add; empty otherwise"),
+    skipped_items: z.array(skippedItemView).describe("Variants this request could not add (or update_country removed), each listed once; empty otherwise"),
     available_shipping_methods: z.array(shippingMethodView),
     shipping_method: shippingMethodView.nullable(),
     ship_to: addressView.nullable(),

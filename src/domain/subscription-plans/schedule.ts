@@ -68,3 +68,36 @@ export function daysUntil(target: Date, now: Date): number {
   assertValidDate(now);
   return Math.floor(target.getTime() / MS_PER_DAY) - Math.floor(now.getTime() / MS_PER_DAY);
 }
+
+// Intl's answer costs about 12 µs (formatToParts), paid by every read of a subscribed cart
+// (cartReader), so each zone keeps its formatter and its last answer with the quarter hour of UTC
+// that answer holds for: every offset a zone uses today is a whole number of quarter hours, so a
+// zone's midnight, and its day's change, falls on a quarter hour of UTC. Keyed by the name in lower
+// case, as Intl reads it: the valid names bound the map, whatever letter case they are sent in.
+const QUARTER_HOUR_MS = 900_000;
+const zoneDays = new Map<string, { formatter: Intl.DateTimeFormat; quarterHour: number; day: Date }>();
+
+/**
+ * The calendar day `instant` falls on in `timeZone` (an IANA name Intl knows), as midnight UTC of
+ * that day: what the UTC arithmetic above counts from for someone living in that zone. At 23:30
+ * UTC on March 10 it is March 11 in Auckland and March 10 in Los Angeles.
+ */
+export function calendarDayIn(timeZone: string, instant: Date): Date {
+  assertValidDate(instant);
+  const key = timeZone.toLowerCase();
+  let zone = zoneDays.get(key);
+  if (zone === undefined) {
+    const formatter = new Intl.DateTimeFormat("en-US", { timeZone, year: "numeric", month: "numeric", day: "numeric", calendar: "gregory", numberingSystem: "latn" });
+    zone = { formatter, quarterHour: Number.NaN, day: new Date(Number.NaN) };
+    zoneDays.set(key, zone);
+  }
+  const quarterHour = Math.floor(instant.getTime() / QUARTER_HOUR_MS);
+  if (quarterHour !== zone.quarterHour) {
+    const parts = zone.formatter.formatToParts(instant);
+    const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((candidate) => candidate.type === type)?.value);
+    const day = new Date(0);
+    day.setUTCFullYear(part("year"), part("month") - 1, part("day"));
+    Object.assign(zone, { quarterHour, day });
+  }
+  return new Date(zone.day.getTime());
+}

@@ -46,7 +46,7 @@ interface CartSurfaceOptions {
 /** Storefront cart endpoints, addressed by cart token; answers CORS from storefront origins. */
 export async function cartSurface(app: FastifyInstance, options: CartSurfaceOptions): Promise<void> {
   useBodyLimit(app, app.config.cartBodyLimit);
-  app.decorate("cartReader", cartReader(app.db.sql));
+  app.decorate("cartReader", cartReader(app.db.sql, app.clock));
   app.decorate("checkoutUrls", new CheckoutUrls(app.config.checkoutBaseUrl, app.config.jwtSecret, app.clock));
   app.decorate("userTokenKey", userTokenKey(app.config.jwtSecret));
   app.decorate("sessionCookieOrigins", options.sessionCookieOrigins);

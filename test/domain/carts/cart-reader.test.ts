@@ -35,7 +35,7 @@ describe("reading carts by token", () => {
     const carts = await Promise.all([createCartOverHttp(call, acme), createCartOverHttp(call, acme), createCartOverHttp(call, globex)]);
     const tokens = carts.map(({ cart }) => cart.cart_token);
     const { pool, statements } = countingPool(t.db.sql);
-    const readCart = cartReader(pool);
+    const readCart = cartReader(pool, t.app.clock);
 
     const unknown = ["ct_0000000000000000000000", 'ct_"quoted",{braced}\\'];
     const reads = await Promise.allSettled([...tokens, tokens[0] as string, ...unknown].map((token) => readCart(token)));

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   addInterval,
   billingFrequencyInWords,
+  calendarDayIn,
   daysUntil,
   type IntervalUnit,
 } from "../../../src/domain/subscription-plans/schedule.js";
@@ -214,5 +215,33 @@ describe("daysUntil", () => {
   it("rejects invalid dates", () => {
     expect(() => daysUntil(new Date(Number.NaN), new Date())).toThrow(RangeError);
     expect(() => daysUntil(new Date(), new Date(Number.NaN))).toThrow(RangeError);
+  });
+});
+
+describe("calendarDayIn", () => {
+  const day = (timeZone: string, instant: string) => calendarDayIn(timeZone, new Date(instant)).toISOString();
+
+  it("is the day it is in the zone, as midnight UTC of that day", () => {
+    expect(day("Pacific/Auckland", "2026-03-10T23:30:00Z")).toBe("2026-03-11T00:00:00.000Z");
+    expect(day("America/Los_Angeles", "2026-03-11T03:00:00Z")).toBe("2026-03-10T00:00:00.000Z");
+    expect(day("UTC", "2026-03-11T03:00:00Z")).toBe("2026-03-11T00:00:00.000Z");
+    expect(day("utc", "2026-12-31T23:59:59.999Z")).toBe("2026-12-31T00:00:00.000Z");
+  });
+
+  it("changes day at the zone's midnight, quarter-hour offsets and daylight saving included, asked in any order", () => {
+    // Nepal is UTC+5:45: its midnight is 18:15 UTC.
+    expect(day("Asia/Kathmandu", "2026-03-10T18:14:59Z")).toBe("2026-03-10T00:00:00.000Z");
+    expect(day("Asia/Kathmandu", "2026-03-10T18:15:00Z")).toBe("2026-03-11T00:00:00.000Z");
+    expect(day("Asia/Kathmandu", "2026-03-10T18:14:00Z")).toBe("2026-03-10T00:00:00.000Z");
+    // Los Angeles is UTC-8 before March 8, 2026 and UTC-7 after.
+    expect(day("America/Los_Angeles", "2026-03-07T07:59:00Z")).toBe("2026-03-06T00:00:00.000Z");
+    expect(day("America/Los_Angeles", "2026-03-07T08:00:00Z")).toBe("2026-03-07T00:00:00.000Z");
+    expect(day("America/Los_Angeles", "2026-03-10T06:59:00Z")).toBe("2026-03-09T00:00:00.000Z");
+    expect(day("America/Los_Angeles", "2026-03-10T07:00:00Z")).toBe("2026-03-10T00:00:00.000Z");
+  });
+
+  it("answers a day the caller may change without changing the next answer", () => {
+    calendarDayIn("Europe/Berlin", new Date("2026-03-10T12:00:00Z")).setUTCFullYear(1999);
+    expect(day("Europe/Berlin", "2026-03-10T12:00:00Z")).toBe("2026-03-10T00:00:00.000Z");
   });
 });

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { createCartOverHttp, parseCart } from "../../helpers/carts.js";
+import { statementsSentDuring } from "../../helpers/database-reads.js";
 import { type CompanyFixture, createEnrollmentPack, createPlan, createProduct, createUserWithToken } from "../../helpers/fixtures.js";
 import type { Call } from "../../helpers/http.js";
 import { addSubscriptionOrder } from "../../helpers/subscription-orders.js";
@@ -91,6 +92,15 @@ describe("POST /api/carts/{cart_token}/items", () => {
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual({ "items.0.variant_id": [`Variant ${inactive.id} is not available`] });
     expect((await lines(cart.cart_token)).map((line) => line.quantity)).toEqual([2]);
+
+    // A variant named by several entries is reported once; the 422 still names each entry.
+    const twice = [{ variant_id: foreign.id, quantity: 1 }, { variant_id: variant.id, quantity: 1 }, { variant_id: foreign.id, quantity: 2, subscription: true }];
+    expect(parseCart(await call("POST", path, { body: { items: twice } })).cart.skipped_items).toEqual(partly.cart.skipped_items);
+    const created = await createCartOverHttp(call, acme, { items: twice });
+    expect(created.cart.skipped_items).toEqual(partly.cart.skipped_items);
+    const allTwice = await call("POST", path, { body: { items: [{ variant_id: inactive.id, quantity: 1 }, { variant_id: inactive.id, quantity: 1 }] } });
+    expect(allTwice.status).toBe(422);
+    expect(allTwice.body.errors).toEqual({ "items.0.variant_id": [`Variant ${inactive.id} is not available`], "items.1.variant_id": [`Variant ${inactive.id} is not available`] });
   });
 
   it("names a variant of the company without a price in the cart's country as update_country does; an unknown or another company's only by its id", async () => {
@@ -752,5 +762,36 @@ describe("a cart's lines", () => {
     });
     expect(removeBundleAddTwo.status, JSON.stringify(removeBundleAddTwo.body.errors)).toBe(200);
     expect(await lines(cart.cart_token)).toHaveLength(496);
+  });
+});
+
+describe("statements of a line change", () => {
+  // The country a refusal names comes with the lock, which joins the cart's country.
+  const ownCountryReads = (statements: string[]) => statements.filter((text) => /FROM countries WHERE/i.test(text));
+
+  it.skipIf(!inject("databaseServer"))("a variant change and a bundled-items change read the cart's country with the lock, not by a statement of their own", async () => {
+    const { variant: a } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000 } }] });
+    const { variant: b } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1200 } }] });
+    const { variant: caOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { CA: 700 } }] });
+    const { cart } = await createCartOverHttp(call, acme, { items: [{ variant_id: a.id, quantity: 1 }] });
+    const line = cart.items[0]?.id as number;
+    const path = `/api/carts/${cart.cart_token}/items/${line}`;
+
+    const bundling = await statementsSentDuring(async () => {
+      const bundled = parseCart(
+        await call("PATCH", `${path}/bundled_items`, {
+          body: { bundled_items: [{ variant_id: b.id, quantity: 1, display_to_customer: true }, { variant_id: caOnly.id, quantity: 1, display_to_customer: true }] },
+        }),
+      ).cart;
+      expect(bundled.messages.errors).toEqual([`${caOnly.sku} is not available in United States`]);
+    });
+    const changing = await statementsSentDuring(async () => {
+      expect(parseCart(await call("PATCH", `${path}/variant`, { body: { variant_id: b.id } })).cart.items.map((item) => item.variant_id)).toEqual([b.id]);
+    });
+    const refusing = await statementsSentDuring(async () => {
+      const refused = await call("PATCH", `${path}/variant`, { body: { variant_id: caOnly.id } });
+      expect(refused.body.errors).toEqual({ variant_id: [`${caOnly.sku} is not available in United States`] });
+    });
+    expect([bundling, changing, refusing].map(ownCountryReads)).toEqual([[], [], []]);
   });
 });

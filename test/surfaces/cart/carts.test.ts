@@ -983,6 +983,35 @@ describe("PATCH change_language and update_country", () => {
     expect(refused.body.errors).toEqual({ country_code: ["does not name a country"] });
   });
 
+  it("reports a variant it removes once, however many lines it had: a line of its own and bundled items under other lines", async () => {
+    const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
+    const { variant: alsoEverywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 800, CA: 1000 } }] });
+    const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
+    const { cart } = await createCartOverHttp(call, acme, {
+      items: [{ variant_id: everywhere.id, quantity: 1 }, { variant_id: alsoEverywhere.id, quantity: 1 }, { variant_id: usOnly.id, quantity: 1 }],
+    });
+    const path = `/api/carts/${cart.cart_token}`;
+    const [first, second] = cart.items.map((item) => item.id);
+    for (const parent of [first, second]) {
+      parseCart(await call("PATCH", `${path}/items/${parent}/bundled_items`, { body: { bundled_items: [{ variant_id: usOnly.id, quantity: 1, display_to_customer: true }] } }));
+    }
+
+    const moved = parseCart(await call("PATCH", `${path}/update_country`, { body: { country_code: "CA" } })).cart;
+    expect(moved.items.map((item) => [item.variant_id, item.bundled_items.length])).toEqual([
+      [everywhere.id, 0],
+      [alsoEverywhere.id, 0],
+    ]);
+    expect(moved.skipped_items).toEqual([{ variant_id: usOnly.id, reason: "variant_unavailable", message: `${usOnly.sku} is not available in Canada` }]);
+
+    const { cart: fixed } = await createCartOverHttp(call, acme, { immutable_items: true, items: [{ variant_id: everywhere.id, quantity: 1 }, { variant_id: usOnly.id, quantity: 1 }] });
+    await t.db.prisma.cartItem.create({
+      data: { company_id: acme.id, cart_id: fixed.id, variant_id: usOnly.id, quantity: 1, parent_id: fixed.items[0]?.id as number },
+    });
+    const refused = await call("PATCH", `/api/carts/${fixed.cart_token}/update_country`, { body: { country_code: "CA" } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error_message).toBe(`This cart's items cannot be changed, and ${usOnly.sku} is not available in Canada`);
+  });
+
   it("moves an immutable_items cart only where every line keeps a price: 409 otherwise, changing nothing", async () => {
     const { variant: everywhere } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 1000, CA: 1300 } }] });
     const { variant: usOnly } = await createProduct(t.db.prisma, acme.id, { variants: [{ prices: { US: 500 } }] });
