@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
-import { UnauthorizedError } from "../errors.js";
+import { InvalidCredentialError } from "../errors.js";
 import { int32Id } from "../http/schemas.js";
 
 /**
@@ -52,10 +52,10 @@ export async function verifyUserToken(token: string, key: UserTokenKey, now: Dat
     }));
   } catch (error) {
     const reason = error instanceof joseErrors.JWTExpired ? "User token expired" : "Invalid user token";
-    throw new UnauthorizedError(reason, { code: "invalid_user_token" });
+    throw new InvalidCredentialError(reason, { code: "invalid_user_token" });
   }
   const claims = claimsSchema.safeParse(payload);
-  if (!claims.success) throw new UnauthorizedError("Invalid user token", { code: "invalid_user_token" });
+  if (!claims.success) throw new InvalidCredentialError("Invalid user token", { code: "invalid_user_token" });
   return { userId: claims.data.sub, companyId: claims.data.company_id, role: claims.data.role };
 }
 
