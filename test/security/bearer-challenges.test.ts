@@ -95,6 +95,14 @@ describe("WWW-Authenticate on the cart surface (user JWTs)", () => {
     }
   });
 
+  it("lets a storefront's script read the challenge across origins", async () => {
+    const origin = `https://${acme.shop}`;
+    const response = await call("POST", "/api/carts?jwt=not-a-jwt", { body: { country_code: "US", svc_shop: acme.shop }, headers: { origin } });
+    expectChallenge(response, 401, invalidToken("Invalid user token"), "invalid_user_token", "cross-origin");
+    expect(response.headers["access-control-allow-origin"]).toBe(origin);
+    expect(String(response.headers["access-control-expose-headers"]).split(", ")).toContain("www-authenticate");
+  });
+
   it("sends no challenge when cart create carries no credential: the cart is anonymous", async () => {
     const response = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop } });
     expect(response.status).toBe(200);
