@@ -1,3 +1,4 @@
+import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { issueCompanyToken, revokeCompanyToken } from "../../src/platform/auth/company-tokens.js";
 import { signUserToken, userTokenKey } from "../../src/platform/auth/user-tokens.js";
@@ -130,6 +131,13 @@ describe("WWW-Authenticate on the cart surface (user JWTs)", () => {
     expectChallenge(await call("POST", path, { body }), 401, BARE, "unauthorized", "no credential");
     expectChallenge(await call("POST", path, { token: await expiredToken(customer.user.id, acme.id, "customer"), body }), 401, invalidToken("User token expired"), "invalid_user_token", "expired JWT");
     expectChallenge(await call("POST", path, { token: revoked, body }), 401, invalidToken("Invalid or revoked API token"), "invalid_token", "revoked company token");
+    // Signed with the right key and the customer's claims, but for the checkout (as the cart's checkout_url's token is).
+    const forCheckout = await new SignJWT({ company_id: acme.id, role: "customer", aud: "checkout" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject(String(customer.user.id))
+      .setExpirationTime("10m")
+      .sign(userTokenKey(TEST_JWT_SECRET));
+    expectChallenge(await call("POST", path, { token: forCheckout, body }), 401, invalidToken("Invalid user token"), "invalid_user_token", "a checkout token");
     const asRep = await call("POST", path, { token: rep.token, body });
     expectChallenge(asRep, 403, insufficientScope("Only a customer token or a company token may choose a payment method"), "forbidden", "rep");
     const asStranger = await call("POST", path, { token: stranger.token, body });
