@@ -36,7 +36,7 @@ const DISPLAY_PREFIX_PATTERN = new RegExp(`^${COMPANY_TOKEN_PREFIX}[0-9A-Za-z]{$
 export const isTokenDisplayPrefix = (value: string): boolean => DISPLAY_PREFIX_PATTERN.test(value);
 
 /** A token as operators see it: named by its display prefix, never by its secret. */
-export interface CompanyTokenListing {
+interface CompanyTokenListing {
   prefix: string;
   created_at: Date;
   last_used_at: Date | null;
