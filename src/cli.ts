@@ -11,7 +11,7 @@ import { createSavedCard } from "./domain/payment-methods/service.js";
 import { roleInput } from "./domain/roles/schemas.js";
 import { createRole, listRoles } from "./domain/roles/service.js";
 import { createUser } from "./domain/users/service.js";
-import { issueCompanyToken, revokeCompanyToken } from "./platform/auth/company-tokens.js";
+import { isTokenDisplayPrefix, issueCompanyToken, listCompanyTokens, revokeCompanyToken, type TokenToRevoke, tokenDisplayPrefix } from "./platform/auth/company-tokens.js";
 import { isUserRole } from "./platform/auth/user-tokens.js";
 import { systemClock } from "./platform/clock.js";
 import { connectDatabase, type Database } from "./platform/db/database.js";
@@ -34,8 +34,8 @@ class UsageError extends Error {}
 
 type Options = Record<string, string | undefined>;
 type Run = (db: Database, migrations: MigrationResult) => Promise<object>;
-/** `prepare` checks the arguments, before any database is opened, and returns the work. */
-type Command = { usage: string; options: string[]; prepare(options: Options): Run };
+/** `prepare` checks the arguments (and reads stdin), before any database is opened, and returns the work. */
+type Command = { usage: string; options: string[]; prepare(options: Options): Run | Promise<Run> };
 
 function required(options: Options, name: string): string {
   const value = options[name];
@@ -87,6 +87,35 @@ const userIdentifiers = z.object({
   "external-id": attributionSignals.external_id.optional(),
 });
 
+/**
+ * The token `tokens:revoke` names: by its display prefix, by the token read from stdin
+ * (`--token -`), or by the token as an argument. The first two keep the secret off the command
+ * line, where the shell's history keeps it and `ps` shows it to every user of the machine.
+ */
+async function tokenToRevoke(options: Options): Promise<TokenToRevoke> {
+  const { token, prefix } = options;
+  if ((token === undefined) === (prefix === undefined)) throw new UsageError("name the token with one of --prefix or --token");
+  if (prefix !== undefined) {
+    if (!isTokenDisplayPrefix(prefix)) throw new UsageError("--prefix must be a token's whole 12-character prefix (sct_ and 8 letters or digits), as tokens:list shows it");
+    return { prefix };
+  }
+  const secret = token === "-" ? await firstLineOfStdin("API token to revoke: ") : token;
+  if (!secret) throw new UsageError(token === "-" ? "--token -: stdin held no token" : "--token is required");
+  return { token: secret };
+}
+
+/** The first line of stdin, trimmed; a terminal is asked with `prompt` (on stderr: stdout holds only the answer). */
+async function firstLineOfStdin(prompt: string): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write(prompt);
+  process.stdin.setEncoding("utf8");
+  let text = "";
+  for await (const chunk of process.stdin) {
+    text += chunk;
+    if (text.includes("\n")) break;
+  }
+  return (text.split("\n")[0] ?? "").trim();
+}
+
 const list = (value: string): string[] =>
   value
     .split(",")
@@ -124,19 +153,32 @@ const commands: Record<string, Command> = {
       const companyId = positiveInt(o, "company");
       return async (db) => {
         await requireCompany(db.prisma, companyId);
-        return { api_token: await issueCompanyToken(db.prisma, companyId) };
+        const apiToken = await issueCompanyToken(db.prisma, companyId);
+        return { api_token: apiToken, prefix: tokenDisplayPrefix(apiToken) };
+      };
+    },
+  },
+  "tokens:list": {
+    usage: "--company ID [--page N]",
+    options: ["company", "page"],
+    prepare(o) {
+      const companyId = positiveInt(o, "company");
+      const page = pageRequest(o);
+      return async (db) => {
+        await requireCompany(db.prisma, companyId);
+        return pageOutput("tokens", await listCompanyTokens(db.prisma, companyId, page));
       };
     },
   },
   "tokens:revoke": {
-    usage: "--token TOKEN",
-    options: ["token"],
-    prepare(o) {
-      const token = required(o, "token");
+    usage: "--prefix PREFIX | --token - (reads the token from stdin) | --token TOKEN",
+    options: ["prefix", "token"],
+    async prepare(o) {
+      const which = await tokenToRevoke(o);
       return async (db) => {
-        const revoked = await revokeCompanyToken(db.prisma, token, systemClock);
-        if (!revoked) throw new UsageError("no live token matches");
-        return { revoked: true };
+        const revoked = await revokeCompanyToken(db.prisma, which, systemClock);
+        if (revoked === null) throw new UsageError("no live token matches");
+        return { revoked: true, ...revoked };
       };
     },
   },
@@ -284,7 +326,7 @@ async function main(argv: string[]): Promise<number> {
       strict: true,
       allowPositionals: false,
     });
-    run = command.prepare(parsed.values as Options);
+    run = await command.prepare(parsed.values as Options);
   } catch (error) {
     const badArgument = error instanceof UsageError || String((error as NodeJS.ErrnoException).code).startsWith("ERR_PARSE_ARGS");
     if (!badArgument) throw error;

@@ -27,10 +27,20 @@ function cli(...args: string[]): Promise<Run> {
 }
 
 function cliWith(environment: Record<string, string>, ...args: string[]): Promise<Run> {
+  return spawnCli(environment, args);
+}
+
+/** The CLI with `input` on its stdin (a pipe, as `... | cli` or `cli < file` gives it). */
+function cliReading(input: string, ...args: string[]): Promise<Run> {
+  return spawnCli({ DATABASE_URL: testDb.url ?? "" }, args, input);
+}
+
+function spawnCli(environment: Record<string, string>, args: string[], input?: string): Promise<Run> {
   const tsx = join(projectRoot, "node_modules", ".bin", "tsx");
   const env = { ...process.env, NODE_ENV: "test", LOG_LEVEL: "info", ...environment };
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [join(projectRoot, "src", "cli.ts"), ...args], { cwd: childWorkingDirectory, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(tsx, [join(projectRoot, "src", "cli.ts"), ...args], { cwd: childWorkingDirectory, env, stdio: ["pipe", "pipe", "pipe"] });
+    child.stdin.end(input);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -151,13 +161,68 @@ describe.skipIf(!inject("databaseServer"))("cli", { timeout: 120_000 }, () => {
     const company = (await cli("companies:create", "--name", "Hooli", "--shop", "hooli.example.com")).json.company;
     const issued = await cli("tokens:create", "--company", String(company.id));
     expectOneJsonLine(issued);
-    expect(Object.keys(issued.json)).toEqual(["api_token"]);
+    expect(issued.json).toEqual({ api_token: expect.stringMatching(/^sct_[0-9A-Za-z]{40}$/), prefix: issued.json.api_token.slice(0, 12) });
     const revoked = await cli("tokens:revoke", "--token", issued.json.api_token);
     expectOneJsonLine(revoked);
+    expect(revoked.json).toEqual({ revoked: true, prefix: issued.json.prefix, company_id: company.id });
     const row = await testDb.database.prisma.apiToken.findUniqueOrThrow({ where: { token_hash: hashToken(issued.json.api_token) } });
     expect(row.revoked_at).toBeInstanceOf(Date);
     const again = await cli("tokens:revoke", "--token", issued.json.api_token);
     expect(again.code).toBe(2);
+    expect(again.stderr.trim().split("\n")).toEqual(["no live token matches"]);
+  });
+
+  // A secret in argv stays in the shell's history and shows in `ps` to every user of the machine.
+  it("revokes a token without its secret on the command line: by the prefix tokens:create and tokens:list show, or read from stdin", async () => {
+    const company = (await cli("companies:create", "--name", "Pied Piper", "--shop", "piedpiper.example.com")).json.company;
+    const first = (await cli("tokens:create", "--company", String(company.id))).json;
+    const second = (await cli("tokens:create", "--company", String(company.id))).json;
+    const listed = await cli("tokens:list", "--company", String(company.id));
+    expectOneJsonLine(listed);
+    const live = { created_at: expect.any(String), last_used_at: null, revoked_at: null };
+    expect(listed.json.tokens).toEqual([{ prefix: expect.stringMatching(/^sct_[0-9A-Za-z]{8}$/), ...live }, { prefix: first.prefix, ...live }, { prefix: second.prefix, ...live }]);
+    expect(listed.json.pagination).toEqual({ current_page: 1, total_pages: 1, total_count: 3, per_page: 100 });
+    for (const secret of [first.api_token, second.api_token]) expect(listed.stdout).not.toContain(secret.slice(12));
+
+    const byPrefix = await cli("tokens:revoke", "--prefix", first.prefix);
+    expectOneJsonLine(byPrefix);
+    expect(byPrefix.json).toEqual({ revoked: true, prefix: first.prefix, company_id: company.id });
+    expect((await cli("tokens:revoke", "--prefix", first.prefix)).stderr.trim().split("\n")).toEqual(["no live token matches"]);
+
+    const fromStdin = await cliReading(`${second.api_token}\n`, "tokens:revoke", "--token", "-");
+    expectOneJsonLine(fromStdin);
+    expect(fromStdin.json).toEqual({ revoked: true, prefix: second.prefix, company_id: company.id });
+
+    const rows = await testDb.database.prisma.apiToken.findMany({ where: { company_id: company.id }, orderBy: { id: "asc" } });
+    expect(rows.map((row) => row.revoked_at !== null)).toEqual([false, true, true]);
+    const afterwards = (await cli("tokens:list", "--company", String(company.id))).json.tokens;
+    expect(afterwards.map((token: { revoked_at: string | null }) => token.revoked_at !== null)).toEqual([false, true, true]);
+  });
+
+  it("revokes nothing by a prefix two live tokens share, and refuses a revocation that names no token or two ways", async () => {
+    const company = (await cli("companies:create", "--name", "Raviga", "--shop", "raviga.example.com")).json.company;
+    const issued = (await cli("tokens:create", "--company", String(company.id))).json;
+    await testDb.database.prisma.apiToken.create({ data: { company_id: company.id, token_hash: hashToken(`${issued.prefix}${"x".repeat(32)}`), prefix: issued.prefix } });
+    const shared = await cli("tokens:revoke", "--prefix", issued.prefix);
+    expect(shared.code).toBe(2);
+    expect(shared.stderr.trim().split("\n")).toEqual([`More than one live token begins ${issued.prefix}: revoke the one meant by the token itself`]);
+    expect(await testDb.database.prisma.apiToken.count({ where: { company_id: company.id, revoked_at: { not: null } } })).toBe(0);
+
+    const usage = "usage: tokens:revoke --prefix PREFIX | --token - (reads the token from stdin) | --token TOKEN";
+    for (const [args, message] of [
+      [[], "name the token with one of --prefix or --token"],
+      [["--prefix", issued.prefix, "--token", issued.api_token], "name the token with one of --prefix or --token"],
+      [["--prefix", "sct_"], "--prefix must be a token's whole 12-character prefix (sct_ and 8 letters or digits), as tokens:list shows it"],
+      [["--prefix", issued.api_token], "--prefix must be a token's whole 12-character prefix (sct_ and 8 letters or digits), as tokens:list shows it"],
+    ] as const) {
+      const run = await cli("tokens:revoke", ...args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr.trim().split("\n"), args.join(" ")).toEqual([`${message}; ${usage}`]);
+    }
+    const empty = await cliReading("\n", "tokens:revoke", "--token", "-");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim().split("\n")).toEqual([`--token -: stdin held no token; ${usage}`]);
   });
 
   it("creates droplets, roles, users and saved cards", async () => {

@@ -37,17 +37,41 @@ export class BadRequestError extends AppError {
   }
 }
 
+/**
+ * The WWW-Authenticate challenge of a 401 or 403 (RFC 6750 §3): bare when the request carried
+ * no credential; else the error code and, as `error_description`, the error's message (ours,
+ * never the credential). A description may hold only printable ASCII but `"` and `\` (§3).
+ */
+function bearerChallenge(error?: { code: "invalid_token" | "insufficient_scope"; description: string }): string {
+  const challenge = 'Bearer realm="svc-commerce"';
+  if (error === undefined) return challenge;
+  return `${challenge}, error="${error.code}", error_description="${error.description.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "")}"`;
+}
+
+/** A 401 for a request that carried no credential (or one of a scheme we do not take): the bare challenge. */
 export class UnauthorizedError extends AppError {
   readonly status = 401;
   constructor(message = "Authentication required", options?: AppErrorOptions) {
-    super(message, "unauthorized", { ...options, headers: { "www-authenticate": 'Bearer realm="svc-commerce"', ...options?.headers } });
+    super(message, "unauthorized", { ...options, headers: { "www-authenticate": bearerChallenge(), ...options?.headers } });
   }
 }
 
+/**
+ * A 401 for a credential that was sent but is invalid, expired, revoked or malformed: the
+ * challenge says `error="invalid_token"`, so that a client knows to get a new one rather than to
+ * add one it forgot.
+ */
+export class InvalidCredentialError extends UnauthorizedError {
+  constructor(message: string, options?: AppErrorOptions) {
+    super(message, { code: "invalid_token", ...options, headers: { "www-authenticate": bearerChallenge({ code: "invalid_token", description: message }), ...options?.headers } });
+  }
+}
+
+/** A 403: a valid credential without the right (`error="insufficient_scope"`, RFC 6750 §3.1). */
 export class ForbiddenError extends AppError {
   readonly status = 403;
   constructor(message = "Not allowed", options?: AppErrorOptions) {
-    super(message, "forbidden", options);
+    super(message, "forbidden", { ...options, headers: { "www-authenticate": bearerChallenge({ code: "insufficient_scope", description: message }), ...options?.headers } });
   }
 }
 

@@ -322,7 +322,7 @@ describe("company tokens", () => {
     const row = await t.db.prisma.apiToken.findFirstOrThrow({ where: { company_id: company.id } });
     expect(row.last_used_at).toBeInstanceOf(Date);
     expect(row.token_hash).not.toContain(company.token.slice(4));
-    expect(await revokeCompanyToken(t.db.prisma, company.token, systemClock)).toBe(true);
+    expect(await revokeCompanyToken(t.db.prisma, { token: company.token }, systemClock)).toEqual({ prefix: company.token.slice(0, 12), company_id: company.id });
     const after = await call("GET", "/api/droplet_installations", { token: company.token });
     expect(after.status).toBe(401);
     expect(after.body.error_code).toBe("invalid_token");

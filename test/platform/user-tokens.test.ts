@@ -63,6 +63,16 @@ describe("user tokens", () => {
     expect(await verifyUserToken(largest, key, now)).toEqual({ userId: 2_147_483_647, companyId: 3, role: "rep" });
   });
 
+  // The checkout links' tokens are signed with the same key (domain/carts/links.ts): their
+  // audience, not the shape of their other claims, keeps them from acting as a user's token.
+  it("refuses a token meant for the checkout, even with a user's claims, and accepts other audiences the storefront's login may set", async () => {
+    const claims = { sub: "7", company_id: 3, role: "customer", exp: epoch + 60 };
+    for (const aud of ["checkout", ["storefront", "checkout"]]) {
+      expect((await rejection(await sign({ ...claims, aud }))).message, JSON.stringify(aud)).toBe("Invalid user token");
+    }
+    expect(await verifyUserToken(await sign({ ...claims, aud: "storefront" }), key, now)).toEqual({ userId: 7, companyId: 3, role: "customer" });
+  });
+
   // Services put company_id in their SQL as an int4: one past it was a 500 there.
   it("refuses a company_id no company id can be (0, past int4, twenty digits, a fraction) and accepts the int4 maximum", async () => {
     for (const company_id of [0, "0", 2_147_483_648, "2147483648", "99999999999999999999", 1.5]) {

@@ -105,8 +105,8 @@ describe("CORS", () => {
       expect(String(response.headers.vary)).toMatch(/origin/i);
     }
     const cartAnswer = await call("GET", "/api/carts/ct_x", { headers: { origin: "https://any-shop.example" } });
-    expect(cartAnswer.headers["access-control-expose-headers"], "scripts may read the request id, Retry-After and Idempotent-Replayed").toBe(
-      "x-request-id, retry-after, idempotent-replayed",
+    expect(cartAnswer.headers["access-control-expose-headers"], "scripts may read the request id, Retry-After, Idempotent-Replayed and WWW-Authenticate").toBe(
+      "x-request-id, retry-after, idempotent-replayed, www-authenticate",
     );
     const admin = await call("OPTIONS", "/api/droplet_installations", { headers: preflight("https://any-shop.example") });
     expect(admin.headers["access-control-allow-origin"]).toBeUndefined();
@@ -134,7 +134,7 @@ describe("CORS", () => {
       // Not a shop's origin: no cookie on carts; the public SDK reads no credential.
       expect(response.headers["access-control-allow-credentials"], path).toBe(surface === "public" ? "true" : undefined);
       expect(response.headers["access-control-expose-headers"], path).toBe(
-        surface === "cart" ? "x-request-id, retry-after, idempotent-replayed" : "x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
+        surface === "cart" ? "x-request-id, retry-after, idempotent-replayed, www-authenticate" : "x-request-id, retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset",
       );
       // The browser sends a JSON request only after its preflight, which must succeed for the error to be read.
       const preflighted = await call("OPTIONS", path, { headers: preflight(origin) });

@@ -1,4 +1,4 @@
-import { UnauthorizedError } from "../../platform/errors.js";
+import { InvalidCredentialError } from "../../platform/errors.js";
 import { type UserClaims, type UserRole, verifyUserToken } from "../../platform/auth/user-tokens.js";
 import type { CartContext, CartTx } from "./context.js";
 
@@ -39,8 +39,8 @@ export async function createCartUserToken(ctx: CartContext, { jwt, sessionCookie
   return { token: sessionCookie, field: "_svc_session" };
 }
 
-function userTokenRefused(field: UserTokenSource["field"], message: string): UnauthorizedError {
-  return new UnauthorizedError(message, { code: "invalid_user_token", fieldErrors: { [field]: [message] } });
+function userTokenRefused(field: UserTokenSource["field"], message: string): InvalidCredentialError {
+  return new InvalidCredentialError(message, { code: "invalid_user_token", fieldErrors: { [field]: [message] } });
 }
 
 /**
@@ -56,7 +56,7 @@ export async function buyerFromToken(ctx: CartContext, db: CartTx | CartContext[
   try {
     claims = await verifyUserToken(token, ctx.userTokenKey, ctx.clock.now());
   } catch (error) {
-    throw error instanceof UnauthorizedError ? refused(error.message) : error;
+    throw error instanceof InvalidCredentialError ? refused(error.message) : error;
   }
   if (claims.companyId !== companyId) throw refused("The user token belongs to another shop");
   const user = await db.user.findFirst({ where: { id: claims.userId, company_id: companyId, role: claims.role }, select: { id: true, email: true } });

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { CHECKOUT_AUDIENCE } from "../../platform/auth/user-tokens.js";
 import type { Clock } from "../../platform/clock.js";
 import { TtlCache } from "../../platform/ttl-cache.js";
 
@@ -16,8 +17,8 @@ export function shopUrlOf(scheme: "https" | "http", shopDomain: string): string 
 
 /**
  * The checkout addresses of one app's carts: HS256 with its JWT_SECRET, audience "checkout" and
- * the cart token as subject (it cannot pass as a user token: those need a numeric subject and a
- * role), under its CHECKOUT_BASE_URL. The cart surface builds one per app.
+ * the cart token as subject (it cannot pass as a user token: verifyUserToken refuses that
+ * audience), under its CHECKOUT_BASE_URL. The cart surface builds one per app.
  *
  * Every cart response carries this address, and signing was a tenth of a cart read's CPU. A
  * token lives a day, so one signed less than an hour ago is handed out again (it still has at
@@ -54,7 +55,7 @@ export class CheckoutUrls {
  */
 function signCheckoutUrl(baseUrl: string, cart: { cartToken: string; companyId: number }, secret: string, now: Date): string {
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const claims = { company_id: cart.companyId, sub: cart.cartToken, aud: "checkout", iat: issuedAt, exp: issuedAt + CHECKOUT_TOKEN_TTL_SECONDS };
+  const claims = { company_id: cart.companyId, sub: cart.cartToken, aud: CHECKOUT_AUDIENCE, iat: issuedAt, exp: issuedAt + CHECKOUT_TOKEN_TTL_SECONDS };
   const signingInput = `${HS256_HEADER}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
   const token = `${signingInput}.${createHmac("sha256", secret).update(signingInput).digest("base64url")}`;
   return `${baseUrl.replace(/\/+$/, "")}/checkout?jwt=${token}`;

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import type { Clock } from "../clock.js";
 import type { Db } from "../db/database.js";
 import type { SqlPool } from "../db/sql.js";
+import { ConflictError } from "../errors.js";
+import { type Page, type PageRequest, pageWindow, pagination } from "../http/pagination.js";
 import { newSecretToken } from "../ids.js";
 
 /**
@@ -28,13 +30,46 @@ export async function issueCompanyToken(db: Db, companyId: number): Promise<stri
   return token;
 }
 
-/** Returns whether a live token was revoked. */
-export async function revokeCompanyToken(db: Db, token: string, clock: Clock): Promise<boolean> {
-  const result = await db.apiToken.updateMany({
-    where: { token_hash: hashToken(token), revoked_at: null },
-    data: { revoked_at: clock.now() },
-  });
-  return result.count > 0;
+const DISPLAY_PREFIX_PATTERN = new RegExp(`^${COMPANY_TOKEN_PREFIX}[0-9A-Za-z]{${DISPLAY_PREFIX_LENGTH - COMPANY_TOKEN_PREFIX.length}}$`);
+
+/** Whether a value is a whole display prefix, as tokenDisplayPrefix makes it: what an operator may revoke a token by. */
+export const isTokenDisplayPrefix = (value: string): boolean => DISPLAY_PREFIX_PATTERN.test(value);
+
+/** A token as operators see it: named by its display prefix, never by its secret. */
+interface CompanyTokenListing {
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export async function listCompanyTokens(db: Db, companyId: number, page: PageRequest): Promise<Page<CompanyTokenListing>> {
+  const where = { company_id: companyId };
+  const [rows, total] = await Promise.all([
+    db.apiToken.findMany({ where, select: { prefix: true, created_at: true, last_used_at: true, revoked_at: true }, orderBy: { id: "asc" }, ...pageWindow(page) }),
+    db.apiToken.count({ where }),
+  ]);
+  return { rows, pagination: pagination(page, total) };
+}
+
+/**
+ * The token to revoke: the token itself, or its display prefix (what listings and audit trails
+ * show), so that an operator need not put the secret on a command line.
+ */
+export type TokenToRevoke = { token: string } | { prefix: string };
+
+/**
+ * Revokes the live token named and returns it, or null when no live token is. A prefix is not
+ * unique (8 random characters): when two live tokens share it, neither is revoked.
+ */
+export async function revokeCompanyToken(db: Db, which: TokenToRevoke, clock: Clock): Promise<{ prefix: string; company_id: number } | null> {
+  const named = "token" in which ? { token_hash: hashToken(which.token) } : { prefix: which.prefix };
+  const live = await db.apiToken.findMany({ where: { ...named, revoked_at: null }, select: { id: true, prefix: true, company_id: true }, take: 2 });
+  if (live.length > 1) throw new ConflictError(`More than one live token begins ${live[0]?.prefix}: revoke the one meant by the token itself`);
+  const [token] = live;
+  if (token === undefined) return null;
+  const revoked = await db.apiToken.updateMany({ where: { id: token.id, revoked_at: null }, data: { revoked_at: clock.now() } });
+  return revoked.count > 0 ? { prefix: token.prefix, company_id: token.company_id } : null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
-import { UnauthorizedError } from "../errors.js";
+import { InvalidCredentialError } from "../errors.js";
 import { int32Id } from "../http/schemas.js";
 
 /**
@@ -24,6 +24,14 @@ export interface UserClaims {
 
 const ALGORITHM = "HS256";
 
+/**
+ * The audience of the checkout links' tokens, which are signed with the same key
+ * (domain/carts/links.ts). A token naming it is not a user's, whatever else it claims: the
+ * audience, not the shape of the other claims, keeps the two apart (RFC 7519 §4.1.3). Other
+ * audiences are the storefront login's business and pass.
+ */
+export const CHECKOUT_AUDIENCE = "checkout";
+
 const claimsSchema = z.object({
   // The user's id as a string (DESIGN.md). One no users row can hold (past int4, twenty digits)
   // names nobody: it is an invalid token, where the user lookup failed on it as a 500.
@@ -33,6 +41,10 @@ const claimsSchema = z.object({
   company_id: z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).pipe(int32Id),
   role: z.enum(USER_ROLES),
   exp: z.number(),
+  aud: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .refine((aud) => aud !== CHECKOUT_AUDIENCE && !(Array.isArray(aud) && aud.includes(CHECKOUT_AUDIENCE))),
 });
 
 /** The HMAC key of user tokens: JWT_SECRET's bytes, made once per app from its config. */
@@ -52,10 +64,10 @@ export async function verifyUserToken(token: string, key: UserTokenKey, now: Dat
     }));
   } catch (error) {
     const reason = error instanceof joseErrors.JWTExpired ? "User token expired" : "Invalid user token";
-    throw new UnauthorizedError(reason, { code: "invalid_user_token" });
+    throw new InvalidCredentialError(reason, { code: "invalid_user_token" });
   }
   const claims = claimsSchema.safeParse(payload);
-  if (!claims.success) throw new UnauthorizedError("Invalid user token", { code: "invalid_user_token" });
+  if (!claims.success) throw new InvalidCredentialError("Invalid user token", { code: "invalid_user_token" });
   return { userId: claims.data.sub, companyId: claims.data.company_id, role: claims.data.role };
 }
 

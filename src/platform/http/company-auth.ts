@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { verifyCompanyToken } from "../auth/company-tokens.js";
-import { BadRequestError, UnauthorizedError } from "../errors.js";
+import { BadRequestError, InvalidCredentialError, UnauthorizedError } from "../errors.js";
 
 /**
  * The one auth hook for company API tokens. A route says how much it needs in its config:
@@ -29,8 +29,12 @@ export function bearerToken(request: FastifyRequest): string | null {
     throw new BadRequestError("Send one Authorization header: this request has more than one", { code: "ambiguous_credentials" });
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1]) throw new UnauthorizedError("Authorization header must be 'Bearer <token>'", { code: "invalid_token" });
-  return match[1];
+  if (match?.[1]) return match[1];
+  const message = "Authorization header must be 'Bearer <token>'";
+  // A malformed bearer token is an invalid one; a credential of another scheme (Basic) is none
+  // the API takes, which RFC 6750 §3.1 answers with the bare challenge.
+  if (/^Bearer(\s|$)/i.test(header)) throw new InvalidCredentialError(message);
+  throw new UnauthorizedError(message, { code: "invalid_token" });
 }
 
 const AUTHORIZATION = "authorization";
@@ -49,7 +53,7 @@ export async function companyFromRequest(request: FastifyRequest): Promise<numbe
   const token = bearerToken(request);
   if (!token) return null;
   const companyId = await verifyCompanyToken(request.server.db.sql, token, request.server.clock);
-  if (companyId === null) throw new UnauthorizedError("Invalid or revoked API token", { code: "invalid_token" });
+  if (companyId === null) throw new InvalidCredentialError("Invalid or revoked API token");
   return companyId;
 }
 

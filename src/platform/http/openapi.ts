@@ -50,7 +50,8 @@ const EVERY_OPERATION: Record<string, DocumentedHeader> = {
 // On the operations that read a credential: a security requirement (even an optional one) or config.bodyCredential.
 const AUTHENTICATED_OPERATION: Record<string, DocumentedHeader> = {
   "WWW-Authenticate": {
-    description: 'Present on a 401 (missing or invalid credential): `Bearer realm="svc-commerce"`; absent otherwise',
+    description:
+      'Present on a 401 and a 403 (RFC 6750): `Bearer realm="svc-commerce"` on a 401 to a request without a credential; with `error="invalid_token"` and an `error_description` on a 401 to one whose credential is invalid, expired, revoked or malformed; with `error="insufficient_scope"` and an `error_description` on a 403 (a valid credential without the right); absent otherwise',
     schema: { type: "string" },
     on: ["4XX"],
   },

@@ -30,7 +30,8 @@ export function cartCorsPolicy(config: Config, sessionCookieOrigins: SessionCook
     origins: config.corsOrigins,
     credentials: (origin) => sessionCookieOrigins.mayCarry(origin),
     methods: ["GET", "HEAD", "POST", "PATCH", "DELETE"],
-    exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, REPLAYED_HEADER],
+    // A storefront script reads WWW-Authenticate to tell a missing credential from a refused one (RFC 6750 §3.1).
+    exposedHeaders: [...STOREFRONT_EXPOSED_HEADERS, REPLAYED_HEADER, "www-authenticate"],
   };
 }
 
