@@ -115,4 +115,21 @@ describe.skipIf(!inject("databaseServer"))("statements the database does not ans
     expect(read.status).toBe(200);
     expect(read.body.agreement.title).toBe("Silent");
   });
+
+  it("a request on pooled connections whose network went silent while they were idle answers 503 database_unavailable, on the plain-pg path too", async () => {
+    const id = await createAgreement("Idle");
+    const closedBefore = proxy.closedByClient();
+    // The pool keeps the connections this request used, idle, when the network goes silent.
+    proxy.silence();
+    const started = Date.now();
+    // The company token's lookup is plain pg (one statement on the pool).
+    const read = await call("GET", `/api/agreements/${id}`, { token: acme.token });
+    expect(Date.now() - started).toBeLessThan(QUERY_TIMEOUT_MS + 2_000);
+    expect(read.status).toBe(503);
+    expect(read.headers["retry-after"]).toBe("5");
+    expect(read.body.error_code).toBe("database_unavailable");
+    expect(await waitUntil(() => proxy.closedByClient() > closedBefore, 2_000)).toBe(true);
+    proxy.resume();
+    expect((await call("GET", `/api/agreements/${id}`, { token: acme.token })).status).toBe(200);
+  });
 });
