@@ -46,6 +46,9 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 20_000;
  * within the statement timeout, if only with its cancellation, so this fires only when the
  * server or the network to it went silent (packets dropped, no reset), which the operating system
  * takes many minutes to notice. Above the statement timeout, so that a cancellation has time to
- * arrive; below HTTP_IDLE_TIMEOUT_MS's default (30 s), so that the 503 reaches the client.
+ * arrive; below HTTP_IDLE_TIMEOUT_MS's default (30 s), so that the 503 reaches the client. A
+ * pipelined statement counts from when it is sent, with those ahead of it (sqlPoolFor's
+ * transactions): a cart's mutation waits for its row's lock in its first statement (at most the
+ * lock timeout) and runs short ones after it.
  */
 export const DEFAULT_QUERY_TIMEOUT_MS = 25_000;
