@@ -88,7 +88,7 @@ export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOpt
       if (request.idempotencyClaimId === null) return handler.call(this, request, reply);
       const writes: WriteRecord = { mayHaveWritten: false };
       request.idempotentWrites = writes;
-      return recordingWrites(writes, () => handler.call(this, request, reply));
+      return recordingWrites(writes, async () => handler.call(this, request, reply));
     } as typeof handler;
   });
 
