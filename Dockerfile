@@ -23,5 +23,7 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+# Liveness (/health), not readiness: orchestrators that act on this check (Swarm, ECS) replace an
+# unhealthy container, and restarting every instance during a database outage fixes nothing.
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 CMD ["node", "--max-semi-space-size=8", "dist/src/server.js"]

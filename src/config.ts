@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { z } from "zod";
-import { DEFAULT_LOCK_TIMEOUT_MS } from "./platform/db/transactions.js";
+import { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from "./platform/db/transactions.js";
 import { parseOrigin } from "./platform/http/origin.js";
 import { httpUrl, wireInteger } from "./platform/http/schemas.js";
 
@@ -91,6 +91,8 @@ const envSchema = z.object({
   DATABASE_URL: databaseUrl.optional(),
   DATABASE_POOL_SIZE: integer(z.number().min(1).max(200)).default(10),
   DATABASE_LOCK_TIMEOUT_MS: milliseconds(100).default(DEFAULT_LOCK_TIMEOUT_MS),
+  DATABASE_STATEMENT_TIMEOUT_MS: milliseconds(100).default(DEFAULT_STATEMENT_TIMEOUT_MS),
+  DATABASE_QUERY_TIMEOUT_MS: milliseconds(100).default(DEFAULT_QUERY_TIMEOUT_MS),
   DATA_DIR: z.string().min(1).default(".data"),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -132,6 +134,16 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: milliseconds(0).default(10_000),
   BENCH_ROUTES: booleanFromEnv.default(false),
   BENCH_ROUTES_IN_PRODUCTION: booleanFromEnv.default(false),
+}).superRefine((env, ctx) => {
+  // The client gives a connection up only when the server said nothing: a running statement must
+  // have its statement_timeout's cancellation answered first.
+  if (env.DATABASE_QUERY_TIMEOUT_MS <= env.DATABASE_STATEMENT_TIMEOUT_MS) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["DATABASE_QUERY_TIMEOUT_MS"],
+      message: `must be greater than DATABASE_STATEMENT_TIMEOUT_MS (${env.DATABASE_STATEMENT_TIMEOUT_MS}), so that a statement the server cancels is answered before the connection is given up`,
+    });
+  }
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -141,8 +153,12 @@ export interface Config {
   host: string;
   port: number;
   logLevel: Env["LOG_LEVEL"];
-  /** lockTimeoutMs: how long a statement may wait for a lock (PostgreSQL's lock_timeout on every pooled connection). */
-  database: { url: string | undefined; poolSize: number; dataDir: string; lockTimeoutMs: number };
+  /**
+   * lockTimeoutMs: how long a statement may wait for a lock (PostgreSQL's lock_timeout on every
+   * pooled connection); statementTimeoutMs: how long it may run (statement_timeout);
+   * queryTimeoutMs: how long the app waits for any answer before it gives the connection up.
+   */
+  database: { url: string | undefined; poolSize: number; dataDir: string; lockTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number };
   jwtSecret: string;
   cookieSecret: string;
   bodyLimit: number;
@@ -218,7 +234,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
     host: env.HOST,
     port: env.PORT,
     logLevel: env.LOG_LEVEL,
-    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, dataDir: env.DATA_DIR, lockTimeoutMs: env.DATABASE_LOCK_TIMEOUT_MS },
+    database: {
+      url: env.DATABASE_URL,
+      poolSize: env.DATABASE_POOL_SIZE,
+      dataDir: env.DATA_DIR,
+      lockTimeoutMs: env.DATABASE_LOCK_TIMEOUT_MS,
+      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+      queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS,
+    },
     jwtSecret: env.JWT_SECRET ?? developmentSecret(),
     cookieSecret: env.COOKIE_SECRET ?? developmentSecret(),
     bodyLimit: env.BODY_LIMIT,

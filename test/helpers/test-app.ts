@@ -44,7 +44,8 @@ export interface TestAppOptions {
 /** A whole app on its own fresh database, listening on 127.0.0.1 with an ephemeral port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.env);
-  const testDb = options.database ? { database: options.database, destroy: async () => {} } : await createTestDatabase({ lockTimeoutMs: config.database.lockTimeoutMs });
+  const { lockTimeoutMs, statementTimeoutMs, queryTimeoutMs } = config.database;
+  const testDb = options.database ? { database: options.database, destroy: async () => {} } : await createTestDatabase({ lockTimeoutMs, statementTimeoutMs, queryTimeoutMs });
   const logger = options.logger ?? testLogger(config.logLevel);
   const app = await buildApp({ config, database: testDb.database, logger, ...(options.clock ? { clock: options.clock } : {}) });
   await options.configure?.(app);

@@ -34,7 +34,10 @@ export const TEST_POOL_SIZE = 10;
  * A fresh database of its own: migrated (a clone of the run's template), or empty for tests of
  * the migrator. An in-memory PGlite when the run has no PostgreSQL server.
  */
-export async function createTestDatabase({ migrated = true, lockTimeoutMs }: { migrated?: boolean; lockTimeoutMs?: number } = {}): Promise<TestDatabase> {
+export async function createTestDatabase({
+  migrated = true,
+  ...timeouts
+}: { migrated?: boolean; lockTimeoutMs?: number; statementTimeoutMs?: number; queryTimeoutMs?: number } = {}): Promise<TestDatabase> {
   const server = inject("databaseServer");
   if (!server) {
     const database = await openEmbedded(":memory:");
@@ -48,7 +51,7 @@ export async function createTestDatabase({ migrated = true, lockTimeoutMs }: { m
   });
   const url = new URL(server.url);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: TEST_POOL_SIZE, dataDir: ":memory:", logger: pino({ level: "silent" }), lockTimeoutMs });
+  const database = await openDatabase({ url: url.toString(), poolSize: TEST_POOL_SIZE, dataDir: ":memory:", logger: pino({ level: "silent" }), ...timeouts });
   return {
     database,
     url: url.toString(),

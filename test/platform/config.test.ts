@@ -71,6 +71,20 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ DATABASE_LOCK_TIMEOUT_MS: "0" })).toThrow(/DATABASE_LOCK_TIMEOUT_MS/);
   });
 
+  // Found by an audit: a statement on a connection whose network went silent had no bound but the
+  // operating system's, many minutes.
+  it("bounds a statement's run at 20 s and the wait for any answer at 25 s unless said otherwise, the second above the first", () => {
+    expect(loadConfig({}).database).toMatchObject({ statementTimeoutMs: 20_000, queryTimeoutMs: 25_000 });
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: "60000", DATABASE_QUERY_TIMEOUT_MS: "65000" }).database).toMatchObject({ statementTimeoutMs: 60_000, queryTimeoutMs: 65_000 });
+    expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: "0" })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
+    expect(() => loadConfig({ DATABASE_QUERY_TIMEOUT_MS: "2147483648" })).toThrow(/DATABASE_QUERY_TIMEOUT_MS: must be at most 2147483647/);
+    expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: "30000" })).toThrow(
+      new ConfigError(
+        "Invalid environment:\n  DATABASE_QUERY_TIMEOUT_MS: must be greater than DATABASE_STATEMENT_TIMEOUT_MS (30000), so that a statement the server cancels is answered before the connection is given up",
+      ),
+    );
+  });
+
   // Found by an audit: the parameter was ignored, and the migrations and data went to public.
   it("refuses DATABASE_URL's schema parameter, which pg would ignore, naming the variable and not the URL", () => {
     const message = "has a schema parameter, which this app does not support: its tables live in the schema public, so give it a database of its own";

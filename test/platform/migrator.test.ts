@@ -88,6 +88,26 @@ describe("migrate", () => {
     }
   });
 
+  // The pool's statement and query timeouts (an audit found statements without a bound) would cut
+  // short a migration that runs long, an index built over a large table.
+  it.skipIf(!inject("databaseServer"))("runs a migration past the pool's statement and query timeouts, and gives the connection back with them", async () => {
+    const testDb = await emptyDatabase();
+    const database = await openDatabase({
+      url: testDb.url as string,
+      poolSize: 1,
+      dataDir: ":memory:",
+      logger: pino({ level: "silent" }),
+      statementTimeoutMs: 100,
+      queryTimeoutMs: 200,
+    });
+    try {
+      expect(await migrate(database.sql, [migration("001_slow", "SELECT pg_sleep(0.4); CREATE TABLE a (id int);")])).toEqual({ applied: ["001_slow"], alreadyApplied: 0 });
+      expect(await database.sql.query("SHOW statement_timeout")).toEqual([{ statement_timeout: "100ms" }]);
+    } finally {
+      await database.close();
+    }
+  });
+
   // Found by a review: without a bound a migration's lock queued behind a long transaction, and
   // every request on its table queued behind the migration for as long as it waited.
   it.skipIf(!inject("databaseServer"))("bounds a migration's own lock waits by the pool's lock_timeout: a MigrationError naming 55P03, nothing recorded", async () => {

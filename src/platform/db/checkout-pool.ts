@@ -1,4 +1,5 @@
 import pg from "pg";
+import { reportWrites } from "./write-tracking.js";
 
 type CheckoutCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
 
@@ -12,6 +13,7 @@ const CHECKOUT_TIMED_OUT = "timeout exceeded when trying to connect";
  * none, every place in the pool was a connection the server had not accepted (a hung server,
  * dropped packets), and the checkout fails as those connections do, as an unreachable server (503
  * database_unavailable). A review found a hung server's queued requests answered database_busy.
+ * Its connections report the changes they may commit to the work that sends them (reportWrites).
  */
 export class CheckoutPool extends pg.Pool {
   #openConnections = 0;
@@ -19,7 +21,10 @@ export class CheckoutPool extends pg.Pool {
   constructor(config: pg.PoolConfig) {
     super(config);
     // "connect" comes once a new connection is set up, "remove" once one that was is dropped.
-    this.on("connect", () => (this.#openConnections += 1));
+    this.on("connect", (client) => {
+      this.#openConnections += 1;
+      reportWrites(client);
+    });
     this.on("remove", () => (this.#openConnections -= 1));
   }
 

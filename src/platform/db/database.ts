@@ -11,7 +11,7 @@ import { CheckoutPool } from "./checkout-pool.js";
 import { type SqlConnection, type SqlPool, trackStatements } from "./sql.js";
 import { errorText, OperatorError } from "../operator-error.js";
 import { isNodeProcess, isProcessAlive, processStartTicks } from "../process-alive.js";
-import { DEFAULT_LOCK_TIMEOUT_MS, LOCK_WAITING_TRANSACTION } from "./transactions.js";
+import { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_QUERY_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, LOCK_WAITING_TRANSACTION } from "./transactions.js";
 
 /**
  * What a service reads and writes through: the client, or an interactive transaction of it
@@ -42,7 +42,22 @@ interface DatabaseOptions {
   logger: Logger;
   /** PostgreSQL's lock_timeout of every pooled connection (DEFAULT_LOCK_TIMEOUT_MS unless given). */
   lockTimeoutMs?: number;
+  /** PostgreSQL's statement_timeout of every pooled connection (DEFAULT_STATEMENT_TIMEOUT_MS unless given). */
+  statementTimeoutMs?: number;
+  /** pg's query_timeout: no answer for this long gives the connection up (DEFAULT_QUERY_TIMEOUT_MS unless given). */
+  queryTimeoutMs?: number;
 }
+
+/**
+ * An idle TCP connection is probed after this long without traffic: the probes keep a firewall's
+ * or NAT's state of it alive, and the operating system closes one whose peer has gone (a statement
+ * the server is still running sends nothing either; an answer lost in flight is the query
+ * timeout's).
+ */
+const KEEPALIVE_AFTER_MS = 10_000;
+
+// Node's longest timer: no client-side limit, for the session the migrator holds.
+const NO_QUERY_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** Opens without connecting: the PostgreSQL pool connects on its first statement. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -75,7 +90,10 @@ function postgresDescription(url: string): string {
   return `postgresql://${parsed.host}${parsed.pathname}`;
 }
 
-function openPostgres(url: string, { poolSize, logger, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS }: DatabaseOptions): Database {
+function openPostgres(
+  url: string,
+  { poolSize, logger, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS, statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS, queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS }: DatabaseOptions,
+): Database {
   // Pipeline mode: statements issued together on one connection are sent without waiting for
   // each other's results (see transaction below); code that awaits each statement is unaffected.
   // connectionTimeoutMillis bounds a checkout's wait in the pool's queue (all connections busy:
@@ -87,11 +105,20 @@ function openPostgres(url: string, { poolSize, logger, lockTimeoutMs = DEFAULT_L
   // the plain-pg and the Prisma paths alike: a lock held outside this process's RowQueue (another
   // instance, an operator's session) held requests past the HTTP idle timeout (see
   // DEFAULT_LOCK_TIMEOUT_MS). The migrator lifts it for its own session.
+  // statement_timeout bounds a statement's run on the server (a 503 database_busy, the connection
+  // kept); query_timeout bounds the wait for any answer on the client, for a server or network gone
+  // silent: in pipeline mode pg destroys the connection, which the pool then drops, and the request
+  // answers 503 database_unavailable. Without it such a statement waited for the operating system
+  // to give the socket up, many minutes (an audit; see DEFAULT_QUERY_TIMEOUT_MS).
   const pool = new CheckoutPool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: LOCK_WAITING_TRANSACTION.maxWait,
     lock_timeout: lockTimeoutMs,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: queryTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
     pipeline: true,
   });
   // An idle client losing its server (restart, failover) must not crash the process: the pool
@@ -112,6 +139,11 @@ function openPostgres(url: string, { poolSize, logger, lockTimeoutMs = DEFAULT_L
   };
 }
 
+/** A statement the client waits for without a limit (pg reads query_timeout per query; its types do not list it). */
+function withoutQueryTimeout(text: string, values?: unknown[]): pg.QueryConfig {
+  return Object.assign({ text, values }, { query_timeout: NO_QUERY_TIMEOUT_MS });
+}
+
 export function sqlPoolFor(pool: pg.Pool): SqlPool {
   return {
     async query(text, params, name) {
@@ -121,10 +153,10 @@ export function sqlPoolFor(pool: pg.Pool): SqlPool {
       const client = await pool.connect();
       return {
         async query(text, params) {
-          return (await client.query(text, params)).rows;
+          return (await client.query(withoutQueryTimeout(text, params))).rows;
         },
         async exec(script) {
-          await client.query(script);
+          await client.query(withoutQueryTimeout(script));
         },
         async release(error?: Error) {
           client.release(error);

@@ -15,8 +15,10 @@ const UNAVAILABLE_SQLSTATES = /^(08\d{3}|57P0[1-4]|53300)$/;
 const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
 // pg-pool's "Connection terminated due to connection timeout" is a new connection the server did
 // not accept in time: unavailable. Its "timeout exceeded when trying to connect" is not: see isDatabaseBusy.
+// pg's "Query read timeout" is a statement no answer came for within query_timeout: the server or
+// the network to it went silent, and pg destroyed the connection.
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|is not currently accepting connections|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
+  /Query read timeout|Connection terminated|is not currently accepting connections|Client has encountered a connection error|Can't reach database server|DatabaseNotReachable|ConnectionClosed|SocketTimeout/i;
 
 // An error, its causes, and what a Prisma driver adapter reports under
 // `meta.driverAdapterError` (there a terminated session arrives as P2039 wrapping SQLSTATE 57P01).
@@ -75,6 +77,9 @@ const POOL_CHECKOUT_TIMED_OUT = "timeout exceeded when trying to connect";
 
 // PostgreSQL's lock_not_available: a statement waited its lock_timeout for a lock.
 const LOCK_NOT_AVAILABLE = "55P03";
+// PostgreSQL's query_canceled: a statement ran its statement_timeout (or an operator cancelled it).
+const QUERY_CANCELED = "57014";
+const BUSY_SQLSTATES = new Set([LOCK_NOT_AVAILABLE, QUERY_CANCELED]);
 
 /**
  * The database up but too busy to serve in time: no pooled connection within the wait (pg-pool's
@@ -82,14 +87,15 @@ const LOCK_NOT_AVAILABLE = "55P03";
  * `timeout` ended (Prisma's P2028; Prisma rolled it back, and that error carries the timeout as
  * `meta.timeout`), or a statement that waited its `lock_timeout` for a lock another session held
  * (SQLSTATE 55P03; through Prisma a P2010 or P2039 with the SQLSTATE in `meta.driverAdapterError`:
- * the statement failed, so its transaction rolls back). Under load a retry may succeed. Prisma's
+ * the statement failed, so its transaction rolls back), or one that ran its `statement_timeout`
+ * (57014, likewise). Under load a retry may succeed. Prisma's
  * other P2028s (a transaction used after it committed or rolled back, one it does not know, an
  * invalid isolation level) are bugs: they stay 500s.
  */
 export function isDatabaseBusy(error: unknown): boolean {
   for (const link of causeChain(error)) {
     if (typeof link.message === "string" && link.message.includes(POOL_CHECKOUT_TIMED_OUT)) return true;
-    if (link.code === LOCK_NOT_AVAILABLE || link.originalCode === LOCK_NOT_AVAILABLE) return true;
+    if (BUSY_SQLSTATES.has(String(link.code)) || BUSY_SQLSTATES.has(String(link.originalCode))) return true;
     if (link.code !== "P2028") continue;
     const meta = link.meta as { timeout?: unknown } | undefined;
     if (meta?.timeout !== undefined || (typeof link.message === "string" && link.message.includes(NO_CONNECTION_IN_TIME))) return true;

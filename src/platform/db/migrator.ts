@@ -65,8 +65,9 @@ export async function migrate(pool: SqlPool, migrations: Migration[] = readMigra
       // A start waits for another one's migrations however long they take. The migrations
       // themselves wait for locks as long as every statement does (the pool's lock_timeout): a
       // migration's lock queued behind a long transaction holds up every request on its table,
-      // and a start that fails with a MigrationError naming 55P03 can be retried.
-      await connection.exec("SET lock_timeout = 0");
+      // and a start that fails with a MigrationError naming 55P03 can be retried. They run as long
+      // as they take (an index built over a large table): no statement_timeout on this session.
+      await connection.exec("SET lock_timeout = 0; SET statement_timeout = 0");
       await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
       await connection.exec("RESET lock_timeout");
       const result = await applyPending(connection, migrations).catch(async (error: unknown) => {
@@ -77,8 +78,8 @@ export async function migrate(pool: SqlPool, migrations: Migration[] = readMigra
       await connection.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
       return result;
     } finally {
-      // Back to the pool's lock_timeout, or out of the pool when that cannot be said.
-      const reset = await connection.exec("RESET lock_timeout").then(
+      // Back to the pool's timeouts, or out of the pool when that cannot be said.
+      const reset = await connection.exec("RESET lock_timeout; RESET statement_timeout").then(
         () => undefined,
         (error: Error) => error,
       );

@@ -18,7 +18,11 @@ export interface SqlConnection {
  */
 export interface SqlPool {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<Row[]>;
-  /** One connection held until released: session-level advisory locks need it. */
+  /**
+   * One connection held until released, for session-level work (the migrator's advisory lock and
+   * migrations): the client waits for its statements' answers without a limit, as a migration
+   * may rebuild a large table (the migrator lifts the server's statement_timeout itself).
+   */
   connect(): Promise<SqlConnection>;
   /**
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back

@@ -29,3 +29,26 @@ export const LOCK_WAITING_TRANSACTION = { maxWait: 10_000, timeout: 20_000 } as 
  * longer (lockCompanyQueue, row-locks.ts).
  */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+
+/**
+ * How long one statement may run before PostgreSQL cancels it (57014, a 503 `database_busy`):
+ * the pool's `statement_timeout`, DATABASE_STATEMENT_TIMEOUT_MS. It counts a statement's lock
+ * waits, so it stays above the longest one a request takes (a company's queue, 15 s:
+ * row-locks.ts); the longest statements a request runs (a bulk_clone's copies, a repricing batch,
+ * a stored bulk_clone answer) take a few seconds. The migrator lifts it for its own session.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 20_000;
+
+/**
+ * How long the app waits for any answer to a statement it sent before it gives the connection up
+ * (pg's client-side `query_timeout`: the connection is destroyed, the request answers 503
+ * `database_unavailable`), DATABASE_QUERY_TIMEOUT_MS. A server that is up answers every statement
+ * within the statement timeout, if only with its cancellation, so this fires only when the
+ * server or the network to it went silent (packets dropped, no reset), which the operating system
+ * takes many minutes to notice. Above the statement timeout, so that a cancellation has time to
+ * arrive; below HTTP_IDLE_TIMEOUT_MS's default (30 s), so that the 503 reaches the client. A
+ * pipelined statement counts from when it is sent, with those ahead of it (sqlPoolFor's
+ * transactions): a cart's mutation waits for its row's lock in its first statement (at most the
+ * lock timeout) and runs short ones after it.
+ */
+export const DEFAULT_QUERY_TIMEOUT_MS = 25_000;

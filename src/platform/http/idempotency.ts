@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { recordingWrites, type WriteRecord } from "../db/write-tracking.js";
 import { ConflictError, ValidationError } from "../errors.js";
 import { withMetaOf } from "./envelope.js";
+import { toErrorReply } from "./error-handler.js";
 
 /**
  * Idempotency keys, Stripe's contract, for every POST and PATCH of the surface that calls
@@ -16,9 +18,12 @@ import { withMetaOf } from "./envelope.js";
  * - a retry while the first request still runs is a 409 `idempotency_key_in_progress`.
  *
  * Only outcomes that depend on the request alone are stored: 2xx and 422. Any other answer
- * (404, 409, 410, 429, 5xx ...) wrote nothing and may turn out differently later, so the key is
- * released and a retry runs afresh. Keys are scoped to the credential (a company, a cart), so
- * one client can never see another's stored response.
+ * (404, 409, 410, 429, 5xx ...) releases the key, so that a retry runs afresh, when the request
+ * sent nothing that may have committed a change (recordingWrites). One that did (a failure after
+ * its transaction committed, while its answer was read) keeps the key, answered with a 409
+ * `idempotency_key_answer_lost`: a retry must not make the change again, and cannot be given the
+ * answer it missed. Keys are scoped to the credential (a company, a cart), so one client can
+ * never see another's stored response.
  */
 const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";
@@ -51,6 +56,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The idempotency_keys row this request claimed, until its response is recorded there. */
     idempotencyClaimId: string | null;
+    /** Whether the handler of a request that claimed a key may have committed a change. */
+    idempotentWrites: WriteRecord | null;
   }
 }
 
@@ -70,10 +77,19 @@ export const scopeFromSecret = (kind: string, secret: string): string => `${kind
 export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOptions): void {
   const sweepExpired = expiredKeySweeper();
   app.decorateRequest("idempotencyClaimId", null);
+  app.decorateRequest("idempotentWrites", null);
   app.addHook("onRoute", (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (route.config?.idempotencyKey === false) return;
-    if (methods.some((method) => IDEMPOTENT_METHODS.has(method))) route.config = { ...route.config, idempotencyKey: true };
+    if (!methods.some((method) => IDEMPOTENT_METHODS.has(method))) return;
+    route.config = { ...route.config, idempotencyKey: true };
+    const handler = route.handler;
+    route.handler = function recordingHandler(this: FastifyInstance, request, reply) {
+      if (request.idempotencyClaimId === null) return handler.call(this, request, reply);
+      const writes: WriteRecord = { mayHaveWritten: false };
+      request.idempotentWrites = writes;
+      return recordingWrites(writes, async () => handler.call(this, request, reply));
+    } as typeof handler;
   });
 
   app.addHook("preValidation", async (request, reply) => {
@@ -105,15 +121,15 @@ export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOpt
     request.idempotencyClaimId = null;
     const status = reply.statusCode;
     const storable = (status >= 200 && status < 300) || status === 422;
+    const store = (stored: { status: number; contentType: string; body: string }) =>
+      request.server.db.sql.query("UPDATE idempotency_keys SET status = $2, content_type = $3, body = $4 WHERE id = $1", [claimId, stored.status, stored.contentType, stored.body]);
     try {
       if (storable && typeof payload === "string") {
-        const contentType = String(reply.getHeader("content-type") ?? "application/json; charset=utf-8");
-        await request.server.db.sql.query("UPDATE idempotency_keys SET status = $2, content_type = $3, body = $4 WHERE id = $1", [
-          claimId,
-          status,
-          contentType,
-          payload,
-        ]);
+        await store({ status, contentType: String(reply.getHeader("content-type") ?? JSON_CONTENT_TYPE), body: payload });
+      } else if (request.idempotentWrites?.mayHaveWritten) {
+        request.log.warn({ status }, "the request failed after it may have committed a change: its Idempotency-Key stays taken");
+        const lost = toErrorReply(answerLostError(), request);
+        await store({ status: lost.status, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(lost.body) });
       } else {
         await request.server.db.sql.query("DELETE FROM idempotency_keys WHERE id = $1", [claimId]);
       }
@@ -123,6 +139,16 @@ export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOpt
     }
     return payload;
   });
+}
+
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/** What a retry of a request that failed after it may have committed a change gets. */
+function answerLostError(): ConflictError {
+  return new ConflictError(
+    "The request with this Idempotency-Key failed after its change may have been saved: read the resource to see it, or send the request with a new key to make the change again",
+    { code: "idempotency_key_answer_lost" },
+  );
 }
 
 type ClaimOutcome = { claimId: string } | { status: number; contentType: string; body: string };
@@ -157,7 +183,7 @@ async function claim(request: FastifyRequest, scope: string, key: string, finger
         headers: { "retry-after": "1" },
       });
     }
-    return { status: row.status, contentType: row.content_type ?? "application/json; charset=utf-8", body: row.body ?? "" };
+    return { status: row.status, contentType: row.content_type ?? JSON_CONTENT_TYPE, body: row.body ?? "" };
   }
   throw new ConflictError("A request with this Idempotency-Key is still running", { code: "idempotency_key_in_progress", headers: { "retry-after": "1" } });
 }

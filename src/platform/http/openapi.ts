@@ -197,7 +197,8 @@ function withIdempotencyKeyHeader(transformed: TransformResult): TransformResult
     maxLength: 255,
     description:
       "Makes a retry safe: the first response (2xx or 422) is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, " +
-      "to a request with the same key and body; a different body is a 422 `idempotency_key_reused`, a retry while the first still runs a 409 `idempotency_key_in_progress`.",
+      "to a request with the same key and body; a different body is a 422 `idempotency_key_reused`, a retry while the first still runs a 409 `idempotency_key_in_progress`, " +
+      "a retry of a request that failed after its change may have been saved a 409 `idempotency_key_answer_lost` (the change is not made twice).",
   };
   return { ...transformed, schema: { ...schema, headers: { ...headers, properties: { ...headers.properties, "Idempotency-Key": idempotencyKey } } } } as TransformResult;
 }

@@ -7,15 +7,20 @@ import { type AppError, DatabaseBusyError, DatabaseUnavailableError } from "../e
 const READY_TIMEOUT_MS = 2_000;
 
 /**
- * Why a readiness check failed, answered as every route answers its database's failures: 503
- * database_busy or database_unavailable (databaseFailure), and any other failure of the check
- * unavailable. A check with no answer within READY_TIMEOUT_MS waited for a busy database when the
- * server holds one of the pool's connections open, else for one that accepts none (as
- * CheckoutPool tells them apart).
+ * Why a readiness check failed, or undefined when it did not fail in a way that taking this
+ * instance out of rotation helps. A database that is up but busy (the check waited
+ * READY_TIMEOUT_MS for a pooled connection, or for its answer, while the server holds one of the
+ * pool's connections open; or any failure databaseFailure calls busy) is shared by every instance:
+ * each one's check fails alike, and a load balancer that takes them all out has nowhere to send
+ * anything, so the instance stays ready and its requests answer 503 database_busy themselves. An
+ * unreachable database (no connection open, refused, dropped, timed out) is 503
+ * database_unavailable, and so is any other failure of the check.
  */
-function notReady(db: Database, error: unknown, noAnswer: Error): AppError {
-  if (error === noAnswer && db.hasOpenConnection()) return new DatabaseBusyError({ cause: error });
-  return databaseFailure(error) ?? new DatabaseUnavailableError({ cause: error });
+function notReady(db: Database, error: unknown, noAnswer: Error): AppError | undefined {
+  if (error === noAnswer) return db.hasOpenConnection() ? undefined : new DatabaseUnavailableError({ cause: error });
+  const failure = databaseFailure(error);
+  if (failure instanceof DatabaseBusyError) return undefined;
+  return failure ?? new DatabaseUnavailableError({ cause: error });
 }
 
 /** Liveness and readiness for orchestrators: /health says the process runs, /ready that it can serve. */
@@ -24,7 +29,7 @@ export async function operationsRoutes(app: FastifyInstance): Promise<void> {
   app.get("/health", { schema: { tags: ["operations"], operationId: "checkHealth", summary: "The process is up", response: { 200: statusSchema } } }, async () => ({
     status: "ok" as const,
   }));
-  app.get("/ready", { schema: { tags: ["operations"], operationId: "checkReadiness", summary: "The database is reachable", response: { 200: statusSchema } } }, async () => {
+  app.get("/ready", { schema: { tags: ["operations"], operationId: "checkReadiness", summary: "The database is reachable", response: { 200: statusSchema } } }, async (request) => {
     const noAnswer = new Error(`No answer within ${READY_TIMEOUT_MS} ms`);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -33,7 +38,9 @@ export async function operationsRoutes(app: FastifyInstance): Promise<void> {
     try {
       await Promise.race([app.db.sql.query("SELECT 1"), timeout]);
     } catch (error) {
-      throw notReady(app.db, error, noAnswer);
+      const failure = notReady(app.db, error, noAnswer);
+      if (failure) throw failure;
+      request.log.warn({ err: error }, "readiness check: the database is busy; staying in rotation");
     } finally {
       clearTimeout(timer);
     }
