@@ -133,6 +133,17 @@ describe("errors in the documented shape", () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "droplet_uuid=x", headers: { "content-type": "text/plain" } });
     expect(response.status).toBe(415);
     expectErrorBody(response.body, "unsupported_media_type");
+    expect(response.headers.accept).toBe("application/json");
+  });
+
+  it("415 naming application/json in Accept and Accept-Patch for a PATCH in another JSON format (merge patch, JSON:API)", async () => {
+    for (const contentType of ["application/merge-patch+json", "application/vnd.api+json", "application/json-patch+json"]) {
+      const response = await call("PATCH", "/api/v2/subscription_orders/1", { token: acme.token, rawBody: "{}", headers: { "content-type": contentType } });
+      expect(response.status, contentType).toBe(415);
+      expectErrorBody(response.body, "unsupported_media_type");
+      expect(response.headers.accept).toBe("application/json");
+      expect(response.headers["accept-patch"]).toBe("application/json");
+    }
   });
 
   it("415 naming the encoding for a compressed or otherwise encoded body (only identity is read), changing nothing", async () => {
