@@ -179,6 +179,31 @@ describe("errors in the documented shape", () => {
     expect(valid.body.label.name).toBe(name);
   });
 
+  it("reads a body as UTF-8 whatever its charset says when it is UTF-8, and answers 415 unsupported_charset naming a declared charset it is not in", async () => {
+    const labels = () => t.db.prisma.label.count();
+    const before = await labels();
+    const post = (rawBody: Buffer, contentType: string) => call("POST", "/api/company/labels", { token: acme.token, rawBody, headers: { "content-type": contentType } });
+    // Plain ASCII is the same text in every ASCII-compatible charset (Apache HttpClient 4 labels JSON ISO-8859-1).
+    const ascii = await post(Buffer.from('{"label":{"name":"Ascii"}}'), "application/json; charset=ISO-8859-1");
+    expect(ascii.status).toBe(201);
+    const quoted = await post(Buffer.from('{"label":{"name":"Caf\u00e9"}}'), 'application/json; charset="UTF-8"');
+    expect(quoted.status).toBe(201);
+    expect(quoted.body.label.name).toBe("Café");
+    for (const [contentType, rawBody] of [
+      ["application/json; charset=iso-8859-1", Buffer.from('{"label":{"name":"Caf\u00e9"}}', "latin1")],
+      ["application/json;charset=windows-1252", Buffer.from('{"label":{"name":"Caf\u00e9"}}', "latin1")],
+      ["application/json; charset=UTF-16LE", Buffer.from('{"label":{"name":"Wide"}}', "utf16le")],
+      ["application/json; charset=utf-16", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"label":{"name":"Wide"}}', "utf16le")])],
+    ] as const) {
+      const response = await post(rawBody, contentType);
+      expect(response.status, contentType).toBe(415);
+      expectErrorBody(response.body, "unsupported_charset");
+      expect(response.body.error_message).toContain(contentType.split("=")[1]?.toLowerCase());
+      expect(response.headers.accept).toBe("application/json; charset=utf-8");
+    }
+    expect(await labels()).toBe(before + 2);
+  });
+
   it("413 for a body over the limit", async () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, body: { droplet_uuid: "x".repeat(4096) } });
     expect(response.status).toBe(413);
