@@ -204,6 +204,30 @@ describe("errors in the documented shape", () => {
     expect(await labels()).toBe(before + 2);
   });
 
+  it("names a created resource in Location where a GET serves it, idempotent replays included, and only there", async () => {
+    const body = { agreement: { title: "Located", description: "D" } };
+    const headers = { "idempotency-key": "located-1" };
+    const created = await call("POST", "/api/agreements/", { token: acme.token, body, headers });
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe(`/api/agreements/${created.body.agreement.id}`);
+    const read = await call("GET", created.headers.location as string, { token: acme.token });
+    expect(read.status).toBe(200);
+    expect(read.body.agreement.title).toBe("Located");
+    const replayed = await call("POST", "/api/agreements/", { token: acme.token, body, headers });
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
+    expect(replayed.headers.location).toBe(created.headers.location);
+    // No GET serves a label or a session by id: nothing to name.
+    const label = await call("POST", "/api/company/labels", { token: acme.token, body: { label: { name: "Unlocated" } } });
+    expect(label.status).toBe(201);
+    expect(label.headers.location).toBeUndefined();
+    const session = await call("POST", "/api/public/v2025-06/session", { body: { metadata: { svc_shop: acme.shop } } });
+    expect(session.status).toBe(201);
+    expect(session.headers.location).toBeUndefined();
+    const invalid = await call("POST", "/api/agreements", { token: acme.token, body: { agreement: {} } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers.location).toBeUndefined();
+  });
+
   it("413 for a body over the limit", async () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, body: { droplet_uuid: "x".repeat(4096) } });
     expect(response.status).toBe(413);
