@@ -13,6 +13,7 @@ import { ShuttingDownError } from "./platform/errors.js";
 import "./platform/http/app-context.js";
 import { benchRoutes } from "./platform/http/bench-routes.js";
 import { answerClientErrors, requireHostHeader } from "./platform/http/client-errors.js";
+import { registerCreatedLocation } from "./platform/http/created-location.js";
 import { type CorsPolicy, corsHeadersFor, isAllowedPreflight } from "./platform/http/cors.js";
 import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/error-handler.js";
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
@@ -167,6 +168,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
     setCommonHeaders(request, reply);
     if (closing) reply.header("connection", "close");
   });
+  registerCreatedLocation(app);
 
   await registerOpenApi(app, { "x-public-sdk-version": PUBLIC_SDK_VERSION });
   await app.register(fastifyCookie, { secret: config.cookieSecret });

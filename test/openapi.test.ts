@@ -53,7 +53,7 @@ describe("openapi/openapi.json", () => {
     expect(document.components.headers["X-Request-Id"]).toMatchObject({ schema: { type: "string", format: "uuid" } });
   });
 
-  it("declares WWW-Authenticate, Retry-After, Idempotent-Replayed and the public SDK's X-RateLimit-* headers on the responses that carry them", async () => {
+  it("declares WWW-Authenticate, Retry-After, Idempotent-Replayed, Location and the public SDK's X-RateLimit-* headers on the responses that carry them", async () => {
     const document = JSON.parse(await generateOpenApi());
     const rateLimit = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
     for (const { path, method, operation } of operationsOf(document)) {
@@ -68,6 +68,9 @@ describe("openapi/openapi.json", () => {
         if (status === "4XX" || status === "5XX") expected.push("Retry-After");
         if ((status.startsWith("2") || status === "4XX") && idempotent) expected.push("Idempotent-Replayed");
         if (isPublic) expected.push(...rateLimit);
+        // A create whose new resource a GET serves at {path}/{id} names it.
+        const itemRead = Object.keys(document.paths).some((other) => /^\/\{[^/]+\}$/.test(other.slice(path.length)) && other.startsWith(path) && document.paths[other].get);
+        if (method === "post" && status.startsWith("2") && "201" in operation.responses && itemRead) expected.push("Location");
         expect(names.sort(), `${what} ${status}`).toEqual(expected.sort());
         if (status === "4XX" && authenticated) expect(response.headers, what).toHaveProperty("WWW-Authenticate");
       }
@@ -75,6 +78,7 @@ describe("openapi/openapi.json", () => {
     const withCredential = document.paths["/api/droplet_installations"].post;
     expect(Object.keys(withCredential.responses["4XX"].headers)).toContain("WWW-Authenticate");
     expect(Object.keys(withCredential.responses["201"].headers)).toContain("Idempotent-Replayed");
+    expect(Object.keys(withCredential.responses["201"].headers)).toContain("Location");
     expect(Object.keys(document.paths["/api/public/v2025-06/session"].post.responses["201"].headers)).toEqual(expect.arrayContaining(rateLimit));
   });
 

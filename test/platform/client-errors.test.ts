@@ -53,6 +53,16 @@ describe("requests the HTTP parser refuses", () => {
     expect(more).toEqual([]);
   });
 
+  it("answers a URL over Node's limit with a 414 uri_too_long in the documented shape, also after a request on the same connection", async () => {
+    const [response, ...more] = await exchange(`GET /health?q=${"a".repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expectDocumentedError(response, 414, "uri_too_long");
+    expect(response?.headers.connection).toBe("close");
+    expect(more).toEqual([]);
+    const [first, second] = await exchange(`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /health?q=${"a".repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(first?.status).toBe(200);
+    expectDocumentedError(second, 414, "uri_too_long");
+  });
+
   it("answers Content-Length together with Transfer-Encoding with a 400 in the documented shape, running nothing", async () => {
     const [response, ...more] = await exchange(
       `POST /api/droplet_installations HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${acme.token}\r\nContent-Type: application/json\r\nContent-Length: ${installBody.length}\r\nTransfer-Encoding: chunked\r\n\r\n${installBody.length.toString(16)}\r\n${installBody}\r\n0\r\n\r\n`,

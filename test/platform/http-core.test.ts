@@ -133,6 +133,17 @@ describe("errors in the documented shape", () => {
     const response = await call("POST", "/api/droplet_installations", { token: acme.token, rawBody: "droplet_uuid=x", headers: { "content-type": "text/plain" } });
     expect(response.status).toBe(415);
     expectErrorBody(response.body, "unsupported_media_type");
+    expect(response.headers.accept).toBe("application/json");
+  });
+
+  it("415 naming application/json in Accept and Accept-Patch for a PATCH in another JSON format (merge patch, JSON:API)", async () => {
+    for (const contentType of ["application/merge-patch+json", "application/vnd.api+json", "application/json-patch+json"]) {
+      const response = await call("PATCH", "/api/v2/subscription_orders/1", { token: acme.token, rawBody: "{}", headers: { "content-type": contentType } });
+      expect(response.status, contentType).toBe(415);
+      expectErrorBody(response.body, "unsupported_media_type");
+      expect(response.headers.accept).toBe("application/json");
+      expect(response.headers["accept-patch"]).toBe("application/json");
+    }
   });
 
   it("415 naming the encoding for a compressed or otherwise encoded body (only identity is read), changing nothing", async () => {
@@ -166,6 +177,55 @@ describe("errors in the documented shape", () => {
     const valid = await call("POST", "/api/company/labels", { token: acme.token, rawBody: wrap(Buffer.from(name)), headers: { "content-type": "application/json" } });
     expect(valid.status).toBe(201);
     expect(valid.body.label.name).toBe(name);
+  });
+
+  it("reads a body as UTF-8 whatever its charset says when it is UTF-8, and answers 415 unsupported_charset naming a declared charset it is not in", async () => {
+    const labels = () => t.db.prisma.label.count();
+    const before = await labels();
+    const post = (rawBody: Buffer, contentType: string) => call("POST", "/api/company/labels", { token: acme.token, rawBody, headers: { "content-type": contentType } });
+    // Plain ASCII is the same text in every ASCII-compatible charset (Apache HttpClient 4 labels JSON ISO-8859-1).
+    const ascii = await post(Buffer.from('{"label":{"name":"Ascii"}}'), "application/json; charset=ISO-8859-1");
+    expect(ascii.status).toBe(201);
+    const quoted = await post(Buffer.from('{"label":{"name":"Caf\u00e9"}}'), 'application/json; charset="UTF-8"');
+    expect(quoted.status).toBe(201);
+    expect(quoted.body.label.name).toBe("Café");
+    for (const [contentType, rawBody] of [
+      ["application/json; charset=iso-8859-1", Buffer.from('{"label":{"name":"Caf\u00e9"}}', "latin1")],
+      ["application/json;charset=windows-1252", Buffer.from('{"label":{"name":"Caf\u00e9"}}', "latin1")],
+      ["application/json; charset=UTF-16LE", Buffer.from('{"label":{"name":"Wide"}}', "utf16le")],
+      ["application/json; charset=utf-16", Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"label":{"name":"Wide"}}', "utf16le")])],
+    ] as const) {
+      const response = await post(rawBody, contentType);
+      expect(response.status, contentType).toBe(415);
+      expectErrorBody(response.body, "unsupported_charset");
+      expect(response.body.error_message).toContain(contentType.split("=")[1]?.toLowerCase());
+      expect(response.headers.accept).toBe("application/json; charset=utf-8");
+    }
+    expect(await labels()).toBe(before + 2);
+  });
+
+  it("names a created resource in Location where a GET serves it, idempotent replays included, and only there", async () => {
+    const body = { agreement: { title: "Located", description: "D" } };
+    const headers = { "idempotency-key": "located-1" };
+    const created = await call("POST", "/api/agreements/", { token: acme.token, body, headers });
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe(`/api/agreements/${created.body.agreement.id}`);
+    const read = await call("GET", created.headers.location as string, { token: acme.token });
+    expect(read.status).toBe(200);
+    expect(read.body.agreement.title).toBe("Located");
+    const replayed = await call("POST", "/api/agreements/", { token: acme.token, body, headers });
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
+    expect(replayed.headers.location).toBe(created.headers.location);
+    // No GET serves a label or a session by id: nothing to name.
+    const label = await call("POST", "/api/company/labels", { token: acme.token, body: { label: { name: "Unlocated" } } });
+    expect(label.status).toBe(201);
+    expect(label.headers.location).toBeUndefined();
+    const session = await call("POST", "/api/public/v2025-06/session", { body: { metadata: { svc_shop: acme.shop } } });
+    expect(session.status).toBe(201);
+    expect(session.headers.location).toBeUndefined();
+    const invalid = await call("POST", "/api/agreements", { token: acme.token, body: { agreement: {} } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers.location).toBeUndefined();
   });
 
   it("413 for a body over the limit", async () => {

@@ -22,11 +22,32 @@ const REFUSALS: Record<string, Refusal> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: "request_timeout", message: "The request did not arrive in time" },
 };
 const MALFORMED: Refusal = { status: 400, code: "bad_request", message: "The request is not well-formed HTTP" };
+// Node's limit covers the request line and the headers together (HPE_HEADER_OVERFLOW for both).
+const URI_TOO_LONG: Refusal = { status: 414, code: "uri_too_long", message: "The URL is too long" };
+// A request line still being read: method, space, target, and perhaps the start of the version.
+const REQUEST_LINE_IN_PROGRESS = /^[A-Z]+ [^ \r\n]+( [^\r\n]*)?$/;
+
+/**
+ * Whether the limit was crossed inside the request line, as the bytes Node read last show: the
+ * line the parser stopped in is a request line. When that line began in an earlier read (a URL
+ * sent in pieces), the bytes cannot tell, and the refusal stays a 431.
+ */
+function overflowedInRequestLine(error: Error & { rawPacket?: unknown; bytesParsed?: number }): boolean {
+  if (!Buffer.isBuffer(error.rawPacket)) return false;
+  const read = error.rawPacket.subarray(0, error.bytesParsed ?? error.rawPacket.length);
+  const lastLine = read.subarray(read.lastIndexOf(10) + 1).toString("latin1");
+  return REQUEST_LINE_IN_PROGRESS.test(lastLine);
+}
+
+function refusalFor(error: Error & { code?: string }): Refusal {
+  if (error.code === "HPE_HEADER_OVERFLOW" && overflowedInRequestLine(error)) return URI_TOO_LONG;
+  return (error.code !== undefined && REFUSALS[error.code]) || MALFORMED;
+}
 // The client is gone: there is no one to answer.
 const CONNECTION_GONE = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
- * Errors raised while Node parses the raw request (headers over its limit, Content-Length with
+ * Errors raised while Node parses the raw request (a URL or headers over its limit, Content-Length with
  * Transfer-Encoding, bytes after a body that are no request, a request that arrives too slowly)
  * reach no route, hook or error handler: Node hands over the socket. The answer is still the
  * documented error body, with a fresh X-Request-Id (also in the log line), the `headers` every
@@ -61,7 +82,7 @@ export function answerClientErrors({ clock, logger, headers }: { clock: Clock; l
       socket.destroy();
       return;
     }
-    const refusal = REFUSALS[error.code] ?? MALFORMED;
+    const refusal = refusalFor(error);
     const requestId = randomUUID();
     logger.info({ request_id: requestId, status: refusal.status, error_code: refusal.code, parser_code: error.code }, "request refused while parsing");
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;

@@ -110,8 +110,13 @@ export function toErrorReply(error: unknown, request: FastifyRequest): ErrorRepl
   }
   if (fastifyError.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
     // The types the route's surface reads: the public SDK reads text/plain as JSON too (acceptPlainTextJson).
-    const accepted = request.server.hasContentTypeParser("text/plain") ? "application/json (or text/plain JSON)" : "application/json";
-    return { status: 415, body: body(request, `Unsupported content type: send ${accepted}`, "unsupported_media_type", null), headers: {} };
+    const plainText = request.server.hasContentTypeParser("text/plain");
+    const accepted = plainText ? "application/json (or text/plain JSON)" : "application/json";
+    // Named in Accept (RFC 9110 §15.5.16), and for a PATCH in Accept-Patch (RFC 5789 §2.2), so
+    // that a client or a generated SDK can tell what to send without reading the message.
+    const mediaTypes = plainText ? "application/json, text/plain" : "application/json";
+    const headers: Record<string, string> = { accept: mediaTypes, ...(request.method === "PATCH" ? { "accept-patch": mediaTypes } : {}) };
+    return { status: 415, body: body(request, `Unsupported content type: send ${accepted}`, "unsupported_media_type", null), headers };
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return { status: known.status, body: body(request, known.message, known.code, null), headers: {} };

@@ -6,6 +6,11 @@ import { BadRequestError, UnsupportedMediaTypeError } from "../errors.js";
 // decode() without { stream: true } keeps nothing between calls.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+// The names of UTF-8 (WHATWG Encoding's labels for it).
+const UTF8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"]);
+// Charsets in which every character takes two or four bytes, so no JSON text in them is UTF-8.
+const WIDE_CHARSETS = /^(utf-?16|utf-?32|ucs-?2|ucs-?4|unicode)/;
+
 /**
  * JSON bodies through Fastify's own parser, except that an empty body reads as `{}`: browser
  * SDKs send `Content-Type: application/json` on body-less POST, PATCH and DELETE calls, and the
@@ -57,11 +62,22 @@ function jsonBodyParser(app: FastifyInstance) {
       done(unsupportedEncoding(encoding), undefined);
       return;
     }
+    // JSON is UTF-8 (RFC 8259 §8.1) and a charset parameter "has no effect on compliant
+    // recipients" (§11): a plain-ASCII body labelled ISO-8859-1, as Apache HttpClient 4 labels
+    // JSON by default, is the same text in UTF-8 and is read. A body that is not UTF-8 in a
+    // declared charset other than UTF-8, or any body declared UTF-16 or UTF-32 (never UTF-8 text),
+    // is a 415 naming that charset, rather than a 400 saying only "not UTF-8" or "not JSON".
+    const charset = declaredCharset(request.headers["content-type"]);
+    const foreign = charset !== null && !UTF8_LABELS.has(charset);
+    if (foreign && WIDE_CHARSETS.test(charset) && body.length > 0) {
+      done(unsupportedCharset(charset), undefined);
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body);
     } catch {
-      done(new BadRequestError("Request body is not valid UTF-8", { code: "malformed_json" }), undefined);
+      done(foreign ? unsupportedCharset(charset) : new BadRequestError("Request body is not valid UTF-8", { code: "malformed_json" }), undefined);
       return;
     }
     if (text.trim() === "") {
@@ -70,6 +86,20 @@ function jsonBodyParser(app: FastifyInstance) {
     }
     defaultParser(request, text, done);
   };
+}
+
+/** The Content-Type's charset parameter, lower case and unquoted; null when there is none. */
+function declaredCharset(contentType: string | undefined): string | null {
+  const match = contentType === undefined ? null : /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType);
+  return match ? (match[1] as string).toLowerCase() : null;
+}
+
+/** A 415 for a body in another charset than UTF-8, naming the one JSON takes in Accept. */
+function unsupportedCharset(charset: string): UnsupportedMediaTypeError {
+  return new UnsupportedMediaTypeError(`The body is in charset ${charset}: send it as UTF-8, the only encoding of JSON`, {
+    code: "unsupported_charset",
+    headers: { accept: "application/json; charset=utf-8" },
+  });
 }
 
 /** RFC 9110 §15.5.16: a 415 for a content coding lists the ones accepted in Accept-Encoding. */

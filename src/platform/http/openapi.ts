@@ -3,6 +3,7 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { z } from "zod";
+import { servesCreatedResource } from "./created-location.js";
 import { derivedOperationId } from "./operation-ids.js";
 import { parseOrigin } from "./origin.js";
 import { errorBodySchema } from "./schemas.js";
@@ -64,6 +65,14 @@ const IDEMPOTENT_OPERATION: Record<string, DocumentedHeader> = {
     on: ["2XX", "4XX"],
   },
 };
+// On the creates whose new resource a GET serves (servesCreatedResource).
+const CREATING_OPERATION: Record<string, DocumentedHeader> = {
+  Location: {
+    description: "Present on a 201: the path of the created resource (the request's path and the new id)",
+    schema: { type: "string" },
+    on: ["2XX"],
+  },
+};
 // Where transform leaves each operation's headers for transformObject, which turns them into references.
 const RESPONSE_HEADERS_KEY = "x-response-headers";
 
@@ -117,6 +126,7 @@ export async function registerOpenApi(app: FastifyInstance, infoExtensions: Reco
         ...EVERY_OPERATION,
         ...(input.schema?.security || input.route.config?.bodyCredential ? AUTHENTICATED_OPERATION : {}),
         ...(input.route.config?.idempotencyKey ? IDEMPOTENT_OPERATION : {}),
+        ...(input.route.method === "POST" && 201 in response && servesCreatedResource(app, input.route.url) ? CREATING_OPERATION : {}),
         ...input.route.config?.responseHeaders,
       };
       const documented = { ...transformed, schema: { ...transformed.schema, [RESPONSE_HEADERS_KEY]: responseHeaders } } as TransformResult;

@@ -422,9 +422,12 @@ describe("beacons: JSON sent as text/plain", () => {
     const html = await beacon("/events/pages/visit", "{}", "text/html");
     expectPublicError(html, 415);
     expect(html.body.error_message).toBe("Unsupported content type: send application/json (or text/plain JSON)");
+    expect(html.headers.accept).toBe("application/json, text/plain");
     const cart = await call("POST", "/api/carts", { rawBody: JSON.stringify({ country_code: "US", svc_shop: acme.shop }), headers: { "content-type": "text/plain" } });
     expect(cart.status).toBe(415);
     expect(cart.body.error_message).toBe("Unsupported content type: send application/json");
+    expect(cart.headers.accept).toBe("application/json");
+    expect(cart.headers["accept-patch"]).toBeUndefined();
   });
 
   it("passes the preflight of a JSON Blob beacon, which is always sent with credentials", async () => {
