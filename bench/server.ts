@@ -50,7 +50,6 @@ export async function startBenchServer(databaseUrl: string, extraEnv: Record<str
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: "20",
       JWT_SECRET: BENCH_JWT_SECRET,
-      COOKIE_SECRET: "bench-cookie-secret-0123456789abcdefghijk",
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       BENCH_ROUTES: "true",
       BENCH_ROUTES_IN_PRODUCTION: "true",

@@ -171,7 +171,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   registerCreatedLocation(app);
 
   await registerOpenApi(app, { "x-public-sdk-version": PUBLIC_SDK_VERSION });
-  await app.register(fastifyCookie, { secret: config.cookieSecret });
+  await app.register(fastifyCookie);
   await app.register(operationsRoutes);
   if (config.benchRoutes) await app.register(benchRoutes);
   await app.register(adminSurface);

@@ -95,7 +95,6 @@ const envSchema = z.object({
   DATABASE_QUERY_TIMEOUT_MS: milliseconds(100).default(DEFAULT_QUERY_TIMEOUT_MS),
   DATA_DIR: z.string().min(1).default(".data"),
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   BODY_LIMIT: integer(z.number().min(1024)).default(1_048_576),
   PUBLIC_BODY_LIMIT: integer(z.number().min(1024)).default(65_536),
   PUBLIC_MEDIA_CACHE_TTL_MS: integer(z.number().min(0).max(60_000)).default(5_000),
@@ -160,7 +159,6 @@ export interface Config {
    */
   database: { url: string | undefined; poolSize: number; dataDir: string; lockTimeoutMs: number; statementTimeoutMs: number; queryTimeoutMs: number };
   jwtSecret: string;
-  cookieSecret: string;
   bodyLimit: number;
   publicBodyLimit: number;
   /** How long a published media read may be served again (other instances see admin edits within it); 0 turns it off. */
@@ -220,7 +218,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
   }
   const env = parsed.data;
   if (env.NODE_ENV === "production") {
-    const missing = (["DATABASE_URL", "JWT_SECRET", "COOKIE_SECRET", "PUBLIC_BASE_URL"] as const).filter((key) => !env[key]);
+    const missing = (["DATABASE_URL", "JWT_SECRET", "PUBLIC_BASE_URL"] as const).filter((key) => !env[key]);
     const problems = missing.map((key) => `${key}: is required in production`);
     // The bench measures the production build, on loopback with a throwaway database: it alone says BENCH_ROUTES_IN_PRODUCTION.
     if (env.BENCH_ROUTES && !env.BENCH_ROUTES_IN_PRODUCTION) {
@@ -243,7 +241,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = environment()): Config {
       queryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS,
     },
     jwtSecret: env.JWT_SECRET ?? developmentSecret(),
-    cookieSecret: env.COOKIE_SECRET ?? developmentSecret(),
     bodyLimit: env.BODY_LIMIT,
     publicBodyLimit: env.PUBLIC_BODY_LIMIT,
     publicMediaCacheTtlMs: env.PUBLIC_MEDIA_CACHE_TTL_MS,

@@ -54,7 +54,6 @@ describe("server process", () => {
         DATABASE_URL: testDb.url as string,
         NODE_ENV: "production",
         JWT_SECRET: "j".repeat(32),
-        COOKIE_SECRET: "c".repeat(32),
         PUBLIC_BASE_URL: "http://127.0.0.1",
       });
       expect(server.output()).toContain("migrations applied");
@@ -95,7 +94,7 @@ describe("server process", () => {
       expect(await db.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({ total: 900 });
       // What a plan update commits before its repricing's batches.
       await db.subscriptionPlan.update({ where: { id: plan.id }, data: { price_adjustment_amount: "50", pricing_revision: 1 } });
-      const server = await startServerProcess({ DATABASE_URL: testDb.url as string, NODE_ENV: "production", JWT_SECRET: "j".repeat(32), COOKIE_SECRET: "c".repeat(32), PUBLIC_BASE_URL: "http://127.0.0.1" });
+      const server = await startServerProcess({ DATABASE_URL: testDb.url as string, NODE_ENV: "production", JWT_SECRET: "j".repeat(32), PUBLIC_BASE_URL: "http://127.0.0.1" });
       await server.waitForOutput(new RegExp(`"plan_ids":\\[${plan.id}\\],"msg":"unfinished plan repricings finished"`), 15_000);
       expect(await server.stop()).toBe(0);
       expect(await db.subscriptionOrder.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({ total: 500, plan_pricing_revision: 1 });
@@ -130,7 +129,7 @@ describe("server process", () => {
       // Changes of other requests hold the first plan's order, where the catch-up waits, and a plan a request will update.
       const orderHolder = await holdRow("SELECT id FROM subscription_orders WHERE id = $1 FOR UPDATE", heldOrder);
       const planHolder = await holdRow("SELECT id FROM subscription_plans WHERE id = $1 FOR UPDATE", busyPlan.id);
-      const server = await startServerProcess({ DATABASE_URL: testDb.url as string, NODE_ENV: "production", JWT_SECRET: "j".repeat(32), COOKIE_SECRET: "c".repeat(32), PUBLIC_BASE_URL: "http://127.0.0.1" });
+      const server = await startServerProcess({ DATABASE_URL: testDb.url as string, NODE_ENV: "production", JWT_SECRET: "j".repeat(32), PUBLIC_BASE_URL: "http://127.0.0.1" });
       await expect.poll(lockWaiters, { timeout: 15_000 }).toBe(1);
       const inFlight = httpClient(server.url)("PUT", `/api/subscription_plans/${busyPlan.id}`, { token: company.token, body: { subscription_plan: { name: "Renamed" } } });
       await expect.poll(lockWaiters, { timeout: 15_000 }).toBe(2);

@@ -14,7 +14,6 @@ export function testConfig(env: Record<string, string> = {}): Config {
     NODE_ENV: "test",
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     JWT_SECRET: TEST_JWT_SECRET,
-    COOKIE_SECRET: "test-cookie-secret-0123456789abcdefghijk",
     PUBLIC_BASE_URL: "http://localhost:3000",
     ...env,
   });

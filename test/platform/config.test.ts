@@ -145,7 +145,6 @@ describe("loadConfig", () => {
       NODE_ENV: "production",
       DATABASE_URL: "postgresql://app@db:5432/app",
       JWT_SECRET: "x".repeat(32),
-      COOKIE_SECRET: "y".repeat(32),
       PUBLIC_BASE_URL: "https://api.shop.example",
     });
     expect(ok.seedDemo).toBe(false);
@@ -157,7 +156,6 @@ describe("loadConfig", () => {
       NODE_ENV: "production",
       DATABASE_URL: "postgresql://app@db:5432/app",
       JWT_SECRET: "x".repeat(32),
-      COOKIE_SECRET: "y".repeat(32),
       PUBLIC_BASE_URL: "https://api.shop.example",
     };
     for (const on of ["true", "1"]) {

@@ -25,7 +25,6 @@ export function productionEnv(databaseUrl: string, extra: Record<string, string>
     NODE_ENV: "production",
     DATABASE_URL: databaseUrl,
     JWT_SECRET: "fault-tests-jwt-secret-0123456789abcdef",
-    COOKIE_SECRET: "fault-tests-cookie-secret-0123456789abc",
     PUBLIC_BASE_URL: "http://127.0.0.1",
     HOST: "127.0.0.1",
     PORT: "0",
