@@ -19,7 +19,7 @@ import { registerErrorHandlers, sendError, toErrorReply } from "./platform/http/
 import { registerJsonBodyParser } from "./platform/http/json-body.js";
 import { registerOpenApi } from "./platform/http/openapi.js";
 import { operationsRoutes } from "./platform/http/operations.js";
-import { rateLimiting } from "./platform/http/rate-limit.js";
+import { rateLimiting, WITHOUT_RATE_LIMIT_HEADERS } from "./platform/http/rate-limit.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./platform/http/request-id.js";
 import { responseSerializerCompiler } from "./platform/http/response-serializer.js";
 import { trackRunningHandlers } from "./platform/http/running-handlers.js";
@@ -162,7 +162,7 @@ export async function buildApp({ config, database, logger, clock = systemClock }
   registerStorableInputGuard(app);
   await app.register(rateLimiting);
   // One budget per client for every unknown path, whichever surface's 404 answers it.
-  const notFoundPreHandler = app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000 });
+  const notFoundPreHandler = app.rateLimit({ max: config.rateLimits.notFoundPerMinute, timeWindow: 60_000, ...WITHOUT_RATE_LIMIT_HEADERS });
   registerErrorHandlers(app, { notFoundPreHandler });
   app.addHook("onSend", async (request, reply) => {
     setCommonHeaders(request, reply);

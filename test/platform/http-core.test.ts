@@ -121,6 +121,8 @@ describe("errors in the documented shape", () => {
     expect(response.status).toBe(404);
     expectErrorBody(response.body, "route_not_found");
     expect(response.headers["content-type"]).toMatch(/application\/json/);
+    // The unknown paths' limit is counted here too, but X-RateLimit-* are the public SDK's headers.
+    expect(response.headers["x-ratelimit-limit"]).toBeUndefined();
   });
 
   it("400 for malformed JSON", async () => {

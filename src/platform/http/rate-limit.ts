@@ -19,6 +19,14 @@ declare module "fastify" {
   }
 }
 
+const NO_RATE_LIMIT_HEADERS = { "x-ratelimit-limit": false, "x-ratelimit-remaining": false, "x-ratelimit-reset": false } as const;
+
+/**
+ * A limit that answers its 429 (with Retry-After) but adds no X-RateLimit-* headers to any
+ * answer: those are the public SDK's documented headers, and its limiters' alone.
+ */
+export const WITHOUT_RATE_LIMIT_HEADERS = { addHeadersOnExceeding: NO_RATE_LIMIT_HEADERS, addHeaders: NO_RATE_LIMIT_HEADERS };
+
 /**
  * @fastify/rate-limit for the whole app, off by default: a route opts in with
  * `config: { rateLimit: { max, timeWindow } }`, a handler with `app.rateLimit({...})`; a

@@ -2,12 +2,12 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { applyDiscountCodes, removeDiscountCodes } from "../../domain/carts/discounts.js";
 import { cartResponse, cartTokenParams, discountCodesBody } from "../../domain/carts/schemas.js";
+import { WITHOUT_RATE_LIMIT_HEADERS } from "../../platform/http/rate-limit.js";
 import { cartContext } from "./cart-context.js";
 import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart discounts"];
 const response = { 200: cartResponse };
-const NO_RATE_LIMIT_HEADERS = { "x-ratelimit-limit": false, "x-ratelimit-remaining": false, "x-ratelimit-reset": false } as const;
 
 export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
@@ -22,8 +22,7 @@ export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void
         rateLimit: {
           max: fastify.config.rateLimits.discountPerMinute,
           timeWindow: 60_000,
-          addHeadersOnExceeding: NO_RATE_LIMIT_HEADERS,
-          addHeaders: NO_RATE_LIMIT_HEADERS,
+          ...WITHOUT_RATE_LIMIT_HEADERS,
         },
       },
       schema: {
