@@ -1,0 +1,192 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { createPerson, pageFields } from "../helpers/company-server.js";
+import { contractViolations } from "../helpers/documented-responses.js";
+import {
+  type CompanyFixture,
+  createCard,
+  createDiscount,
+  createEnrollmentPack,
+  createPlan,
+  createProduct,
+  createShippingMethod,
+  createUserWithToken,
+  setTaxRate,
+} from "../helpers/fixtures.js";
+import type { Call, HttpResponse } from "../helpers/http.js";
+import { createMediaViaApi } from "../helpers/media.js";
+import { metadataFor, PUBLIC_PREFIX } from "../helpers/public-sdk.js";
+import type { TestApp } from "../helpers/test-app.js";
+import { useTwoCompanyApp } from "../helpers/two-company-app.js";
+
+// The answers that bypass Fastify's response serialization (streamed lists, the cart's stored
+// view, idempotent replays, error bodies, the public SDK's answers) checked against the schema
+// the committed openapi/openapi.json documents for their operation and status: what a client
+// generated from the document expects. One app and one set of fixtures for the whole file.
+
+let t: TestApp;
+let call: Call;
+let acme: CompanyFixture;
+let variantId: number;
+let subscribedVariantId: number;
+let discountCode: string;
+let cartToken: string;
+let lockedCartToken: string;
+let mediaSlug: string;
+let agreementIds: number[];
+let customerToken: string;
+
+useTwoCompanyApp((app) => ({ t, call, acme } = app), { env: { CHECKOUT_BASE_URL: "https://checkout.example.com" } });
+
+/** The body of `response` conforms to what the document says `method documentedPath` answers with its status. */
+function expectDocumented(method: string, documentedPath: string, response: HttpResponse, status: number): void {
+  expect(response.status, response.text.slice(0, 500)).toBe(status);
+  expect(contractViolations(method, documentedPath, response)).toEqual([]);
+}
+
+beforeAll(async () => {
+  const db = t.db.prisma;
+  await db.company.update({ where: { id: acme.id }, data: { logo_url: "https://cdn.example.com/acme.png" } });
+  await setTaxRate(db, acme.id, "US", "8.25");
+  const { product, variant } = await createProduct(db, acme.id, { imageUrl: "https://cdn.example.com/c.png", variants: [{ prices: { US: 1999 }, repPrices: { US: 1500 }, cv: 10, qv: 5, inventory: 100 }] });
+  const { product: subscribable, variant: subscribed } = await createProduct(db, acme.id, { title: "Refill", variants: [{ prices: { US: 2000 }, title: null }] });
+  variantId = variant.id;
+  subscribedVariantId = subscribed.id;
+  await createPlan(db, acme.id, { adjustmentType: "percentage", adjustmentAmount: "10", productIds: [subscribable.id], defaultFor: [subscribable.id] });
+  await createShippingMethod(db, acme.id, { name: "Ground", price: 500, freeOver: 100000 });
+  discountCode = (await createDiscount(db, acme.id, { code: `TEN${Date.now()}`, amount: "10" })).code;
+  await createEnrollmentPack(db, acme.id, { variants: [{ id: variant.id }] });
+  const customer = await createUserWithToken(db, acme.id, "customer");
+  customerToken = customer.token;
+  await createCard(db, customer.user.id);
+  void product;
+
+  const created = await call("POST", `/api/carts?jwt=${customerToken}`, { body: { country_code: "US", svc_shop: acme.shop, items: [{ variant_id: variantId, quantity: 2 }] } });
+  expect(created.status, created.text).toBe(200);
+  cartToken = created.body.cart.cart_token;
+  const locked = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, items: [{ variant_id: variantId, quantity: 1 }] } });
+  lockedCartToken = locked.body.cart.cart_token;
+  await db.cart.update({ where: { cart_token: lockedCartToken }, data: { state: "payment_authorized" } });
+
+  mediaSlug = (await createMediaViaApi(call, acme.token, { title: "Intro", slug: "intro", kind: "video", description: "<p>Hi</p>", product_ids: [product.id], subtitles: { en: "Hi" } })).slug;
+  agreementIds = [];
+  for (const title of ["Terms", "Privacy"]) {
+    const response = await call("POST", "/api/agreements", { token: acme.token, body: { agreement: { title, description: "Read me", attachments_attributes: [{ url: "https://cdn.example.com/t.pdf" }] } } });
+    expect(response.status, response.text).toBe(201);
+    agreementIds.push(response.body.agreement.id);
+  }
+  const alice = await createPerson(db, acme.id, "rep", "Alice", "Admin");
+  const bob = await createPerson(db, acme.id, "rep", "Bob", "Builder");
+  for (const type of ["DirectConversation", "GroupConversation", "ChannelConversation"]) {
+    const response = await call("POST", "/api/company/messaging/conversations.json", {
+      token: acme.token,
+      body: { conversation: { type, name: type }, recipients: [{ uid: bob.id }], user: { email: alice.email } },
+    });
+    expect(response.status, response.text).toBe(201);
+  }
+});
+
+describe("cart surface", () => {
+  it("cart create, read and add items: the stored view as the Cart schema documents it", async () => {
+    const created = await call("POST", `/api/carts?jwt=${customerToken}`, {
+      body: { country_code: "US", svc_shop: acme.shop, items: [{ variant_id: variantId, quantity: 1 }, { variant_id: subscribedVariantId, quantity: 1, subscription: true }, { variant_id: 2147483000, quantity: 1 }] },
+    });
+    expectDocumented("POST", "/api/carts", created, 200);
+    expect(created.body.cart.skipped_items).toHaveLength(1);
+    const token = created.body.cart.cart_token;
+    expectDocumented("POST", "/api/carts/{cart_token}/discount", await call("POST", `/api/carts/${token}/discount`, { body: { discount_codes: [discountCode] } }), 200);
+    const methods = (await call("GET", `/api/carts/${token}`)).body.cart.available_shipping_methods;
+    expectDocumented("POST", "/api/carts/{cart_token}", await call("POST", `/api/carts/${token}`, { body: { shipping_method: { id: methods[0].id } } }), 200);
+    expectDocumented(
+      "POST",
+      "/api/carts/{cart_token}/address",
+      await call("POST", `/api/carts/${token}/address`, { body: { type: "ship_to", address: { first_name: "Ann", address1: "1 Main St", city: "Springfield", country_code: "US", postal_code: "12345" } } }),
+      200,
+    );
+    expectDocumented("PATCH", "/api/carts/{cart_token}/append_metadata", await call("PATCH", `/api/carts/${token}/append_metadata`, { body: { metadata: { gift: true } } }), 200);
+    expectDocumented("POST", "/api/carts/{cart_token}/items", await call("POST", `/api/carts/${token}/items`, { body: { items: [{ variant_id: variantId, quantity: 2 }] } }), 200);
+    expectDocumented("GET", "/api/carts/{cart_token}", await call("GET", `/api/carts/${token}`), 200);
+  });
+
+  it("a locked cart's 410 carries the cart and the shop's address in meta", async () => {
+    const response = await call("POST", `/api/carts/${lockedCartToken}/items`, { body: { items: [{ variant_id: variantId, quantity: 1 }] } });
+    expectDocumented("POST", "/api/carts/{cart_token}/items", response, 410);
+    expect(response.body.meta).toMatchObject({ cart: { cart_token: lockedCartToken, state: "payment_authorized" }, shop_url: expect.any(String) });
+  });
+
+  it("a 422 and a 404", async () => {
+    expectDocumented("POST", "/api/carts/{cart_token}/items", await call("POST", `/api/carts/${cartToken}/items`, { body: { items: [{ variant_id: "x" }] } }), 422);
+    expectDocumented("GET", "/api/carts/{cart_token}", await call("GET", "/api/carts/ct_0000000000000000000000"), 404);
+  });
+
+  it("an idempotent replay and a replayed 422", async () => {
+    const send = (body: unknown, key: string) => call("POST", `/api/carts/${cartToken}/items`, { body, headers: { "idempotency-key": key } });
+    const first = await send({ items: [{ variant_id: variantId, quantity: 1 }] }, "contract-cart-add");
+    const replay = await send({ items: [{ variant_id: variantId, quantity: 1 }] }, "contract-cart-add");
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expectDocumented("POST", "/api/carts/{cart_token}/items", first, 200);
+    expectDocumented("POST", "/api/carts/{cart_token}/items", replay, 200);
+    await send({ items: [] }, "contract-cart-422");
+    const replayed422 = await send({ items: [] }, "contract-cart-422");
+    expect(replayed422.headers["idempotent-replayed"]).toBe("true");
+    expectDocumented("POST", "/api/carts/{cart_token}/items", replayed422, 422);
+  });
+});
+
+describe("admin surface", () => {
+  it("the agreements list and bulk_clone, streamed", async () => {
+    expectDocumented("GET", "/api/agreements", await call("GET", "/api/agreements?per_page=1", { token: acme.token }), 200);
+    expectDocumented("GET", "/api/agreements", await call("GET", "/api/agreements?page=9", { token: acme.token }), 200);
+    expectDocumented("POST", "/api/agreements/bulk_clone", await call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: agreementIds } }), 200);
+  });
+
+  it("the conversations list, streamed", async () => {
+    expectDocumented("GET", "/api/company/messaging/conversations", await call("GET", "/api/company/messaging/conversations", { token: acme.token }), 200);
+  });
+
+  it("the media and custom pages lists, streamed", async () => {
+    expectDocumented("GET", "/api/media", await call("GET", "/api/media", { token: acme.token }), 200);
+    const page = await call("POST", "/api/company/custom_pages", { token: acme.token, body: { lang: "en", custom_page: pageFields() } });
+    expect(page.status, page.text).toBe(201);
+    expectDocumented("GET", "/api/company/custom_pages", await call("GET", "/api/company/custom_pages?lang=en", { token: acme.token }), 200);
+  });
+
+  it("an idempotent replay of a streamed answer", async () => {
+    const send = () => call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: agreementIds }, headers: { "idempotency-key": "contract-clone" } });
+    await send();
+    const replay = await send();
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expectDocumented("POST", "/api/agreements/bulk_clone", replay, 200);
+  });
+
+  it("a 422, a 404 and a 401", async () => {
+    expectDocumented("POST", "/api/agreements", await call("POST", "/api/agreements", { token: acme.token, body: {} }), 422);
+    expectDocumented("GET", "/api/agreements/{id}", await call("GET", "/api/agreements/2147483000", { token: acme.token }), 404);
+    expectDocumented("GET", "/api/agreements", await call("GET", "/api/agreements", { token: "sct_wrong" }), 401);
+  });
+});
+
+describe("public SDK surface", () => {
+  it("the media read", async () => {
+    const response = await call("POST", `${PUBLIC_PREFIX}/media/${mediaSlug}`, { body: { metadata: metadataFor(acme.shop, { svc_locale: "en_US" }) } });
+    expectDocumented("POST", `${PUBLIC_PREFIX}/media/{slug}`, response, 200);
+    expectDocumented("POST", `${PUBLIC_PREFIX}/media`, await call("POST", `${PUBLIC_PREFIX}/media`, { body: { media: { id: mediaSlug }, metadata: metadataFor(acme.shop) } }), 200);
+  });
+
+  it("a page visit, a lead and a session", async () => {
+    const page = { url: "https://acme.example.com/products/c", title: "C" };
+    expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: { page, metadata: metadataFor(acme.shop) } }), 201);
+    expectDocumented(
+      "POST",
+      `${PUBLIC_PREFIX}/events/leads/capture`,
+      await call("POST", `${PUBLIC_PREFIX}/events/leads/capture`, { body: { lead: { message: "Call me", contact: { name: "Ada", email: "ada@example.com" } }, page, metadata: metadataFor(acme.shop) } }),
+      201,
+    );
+    expectDocumented("POST", `${PUBLIC_PREFIX}/session`, await call("POST", `${PUBLIC_PREFIX}/session`, { body: { metadata: { svc_shop: acme.shop } } }), 201);
+  });
+
+  it("a 422 and a 404", async () => {
+    expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: { metadata: metadataFor(acme.shop) } }), 422);
+    expectDocumented("POST", `${PUBLIC_PREFIX}/media/{slug}`, await call("POST", `${PUBLIC_PREFIX}/media/nothing-here`, { body: { metadata: metadataFor(acme.shop) } }), 404);
+    expectDocumented("POST", `${PUBLIC_PREFIX}/media/{slug}`, await call("POST", `${PUBLIC_PREFIX}/media/${mediaSlug}`, { body: { metadata: metadataFor("no-such-shop") } }), 404);
+  });
+});
