@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createPerson, pageFields } from "../helpers/company-server.js";
-import { contractViolations } from "../helpers/documented-responses.js";
+import { contractViolations, documentedSchemaName } from "../helpers/documented-responses.js";
 import {
   type CompanyFixture,
   createCard,
@@ -31,6 +31,7 @@ let subscribedVariantId: number;
 let discountCode: string;
 let cartToken: string;
 let lockedCartToken: string;
+let lockedItemId: number;
 let mediaSlug: string;
 let agreementIds: number[];
 let customerToken: string;
@@ -65,6 +66,7 @@ beforeAll(async () => {
   cartToken = created.body.cart.cart_token;
   const locked = await call("POST", "/api/carts", { body: { country_code: "US", svc_shop: acme.shop, items: [{ variant_id: variantId, quantity: 1 }] } });
   lockedCartToken = locked.body.cart.cart_token;
+  lockedItemId = locked.body.cart.items[0].id;
   await db.cart.update({ where: { cart_token: lockedCartToken }, data: { state: "payment_authorized" } });
 
   mediaSlug = (await createMediaViaApi(call, acme.token, { title: "Intro", slug: "intro", kind: "video", description: "<p>Hi</p>", product_ids: [product.id], subtitles: { en: "Hi" } })).slug;
@@ -107,10 +109,42 @@ describe("cart surface", () => {
     expectDocumented("GET", "/api/carts/{cart_token}", await call("GET", `/api/carts/${token}`), 200);
   });
 
+  it("a cart with a buyer rep, an attribution, an enrollment pack, bundled items, set volumes, a saved card and a shortage", async () => {
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { username: `rita${Date.now()}` });
+    const pack = await t.db.prisma.enrollmentPack.findFirstOrThrow({ where: { company_id: acme.id } });
+    const created = await call("POST", `/api/carts?jwt=${rep.token}`, {
+      body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: pack.id, items: [{ variant_id: variantId, quantity: 500 }], attribution: { username: rep.user.username } },
+    });
+    expectDocumented("POST", "/api/carts", created, 200);
+    const token = created.body.cart.cart_token;
+    const itemId = created.body.cart.items.find((item: { variant_id: number; parent_id: number | null }) => item.variant_id === variantId && item.parent_id === null).id;
+    expectDocumented(
+      "PATCH",
+      "/api/carts/{cart_token}/items/{item_id}/bundled_items",
+      await call("PATCH", `/api/carts/${token}/items/${itemId}/bundled_items`, { body: { bundled_items: [{ variant_id: subscribedVariantId, quantity: 1, display_to_customer: true }] } }),
+      200,
+    );
+    expectDocumented(
+      "PATCH",
+      "/api/carts/{cart_token}/items/{item_id}/update_volumes",
+      await call("PATCH", `/api/carts/${token}/items/${itemId}/update_volumes`, { token: acme.token, body: { cv: 3, qv: 2 } }),
+      200,
+    );
+    expectDocumented("PATCH", "/api/carts/{cart_token}/attribution", await call("PATCH", `/api/carts/${token}/attribution`, { body: { attribution: { email: "nobody@example.com" } } }), 200);
+    const card = await t.db.prisma.paymentMethod.findFirstOrThrow({});
+    const withCard = await call("POST", `/api/carts/${cartToken}/set_saved_payment_method`, { token: acme.token, body: { payment_method_id: card.id } });
+    expectDocumented("POST", "/api/carts/{cart_token}/set_saved_payment_method", withCard, 200);
+    expectDocumented("GET", "/api/carts/{cart_token}", await call("GET", `/api/carts/${token}`), 200);
+  });
+
   it("a locked cart's 410 carries the cart and the shop's address in meta", async () => {
     const response = await call("POST", `/api/carts/${lockedCartToken}/items`, { body: { items: [{ variant_id: variantId, quantity: 1 }] } });
     expectDocumented("POST", "/api/carts/{cart_token}/items", response, 410);
     expect(response.body.meta).toMatchObject({ cart: { cart_token: lockedCartToken, state: "payment_authorized" }, shop_url: expect.any(String) });
+    // Documented as a 410 of its own, not only the 4XX Error whose meta takes any member: a generated client reads the cart from it.
+    expect(documentedSchemaName("POST", "/api/carts/{cart_token}/items", 410)).toBe("CartLockedError");
+    const volumes = await call("PATCH", `/api/carts/${lockedCartToken}/items/${lockedItemId}/update_volumes`, { token: acme.token, body: { cv: 1 } });
+    expectDocumented("PATCH", "/api/carts/{cart_token}/items/{item_id}/update_volumes", volumes, 410);
   });
 
   it("a 422 and a 404", async () => {
@@ -158,7 +192,14 @@ describe("admin surface", () => {
     expectDocumented("POST", "/api/agreements/bulk_clone", replay, 200);
   });
 
-  it("a 422, a 404 and a 401", async () => {
+  it("the admin media read: the object itself with meta", async () => {
+    const list = await call("GET", "/api/media", { token: acme.token });
+    expectDocumented("GET", "/api/media/{id}", await call("GET", `/api/media/${list.body.media[0].id}`, { token: acme.token }), 200);
+  });
+
+  it("a 400, a 415, a 422, a 404 and a 401", async () => {
+    expectDocumented("POST", "/api/agreements", await call("POST", "/api/agreements", { token: acme.token, rawBody: "{", headers: { "content-type": "application/json" } }), 400);
+    expectDocumented("POST", "/api/agreements", await call("POST", "/api/agreements", { token: acme.token, rawBody: "x", headers: { "content-type": "text/plain" } }), 415);
     expectDocumented("POST", "/api/agreements", await call("POST", "/api/agreements", { token: acme.token, body: {} }), 422);
     expectDocumented("GET", "/api/agreements/{id}", await call("GET", "/api/agreements/2147483000", { token: acme.token }), 404);
     expectDocumented("GET", "/api/agreements", await call("GET", "/api/agreements", { token: "sct_wrong" }), 401);
@@ -170,6 +211,30 @@ describe("public SDK surface", () => {
     const response = await call("POST", `${PUBLIC_PREFIX}/media/${mediaSlug}`, { body: { metadata: metadataFor(acme.shop, { svc_locale: "en_US" }) } });
     expectDocumented("POST", `${PUBLIC_PREFIX}/media/{slug}`, response, 200);
     expectDocumented("POST", `${PUBLIC_PREFIX}/media`, await call("POST", `${PUBLIC_PREFIX}/media`, { body: { media: { id: mediaSlug }, metadata: metadataFor(acme.shop) } }), 200);
+  });
+
+  it("an affiliate lookup and a playlist read", async () => {
+    const rep = await createUserWithToken(t.db.prisma, acme.id, "rep", { username: `ann${Date.now()}`, imageUrl: "https://cdn.example.com/ann.png" });
+    expectDocumented(
+      "POST",
+      `${PUBLIC_PREFIX}/affiliates/lookup`,
+      await call("POST", `${PUBLIC_PREFIX}/affiliates/lookup`, { body: { metadata: metadataFor(acme.shop, { attribution: { username: rep.user.username } }) } }),
+      201,
+    );
+    expectDocumented(
+      "POST",
+      `${PUBLIC_PREFIX}/affiliates/lookup`,
+      await call("POST", `${PUBLIC_PREFIX}/affiliates/lookup`, { body: { metadata: metadataFor(acme.shop, { attribution: { username: "nobody-at-all" } }) } }),
+      404,
+    );
+    const playlist = await call("POST", "/api/playlists", { token: acme.token, body: { playlist: { title: "Start here", slug: "start", media_ids: [(await call("GET", "/api/media", { token: acme.token })).body.media[0].id] } } });
+    expect(playlist.status, playlist.text).toBe(201);
+    expectDocumented("POST", `${PUBLIC_PREFIX}/playlists/{slug}`, await call("POST", `${PUBLIC_PREFIX}/playlists/start`, { body: { metadata: metadataFor(acme.shop) } }), 200);
+  });
+
+  it("a 400 and a 415", async () => {
+    expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: "{", headers: { "content-type": "application/json" } }), 400);
+    expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: "x", headers: { "content-type": "application/xml" } }), 415);
   });
 
   it("a page visit, a lead and a session", async () => {

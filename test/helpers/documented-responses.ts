@@ -38,6 +38,13 @@ function documentedBody(method: string, path: string, status: number): { where: 
   return { where, validate };
 }
 
+/** The components.schemas entry the document names for `method path` answering `status`, if it names one. */
+export function documentedSchemaName(method: string, path: string, status: number): string | undefined {
+  const responses = document.paths[path]?.[method.toLowerCase()]?.responses ?? {};
+  const schema = responses[String(status)]?.content?.["application/json"]?.schema as { $ref?: string } | undefined;
+  return schema?.$ref?.replace("#/components/schemas/", "");
+}
+
 /** Where a body departs from the documented schema, one line per departure (empty when it conforms). */
 export function contractViolations(method: string, path: string, response: HttpResponse): string[] {
   const { where, validate } = documentedBody(method, path, response.status);

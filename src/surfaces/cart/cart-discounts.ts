@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { applyDiscountCodes, removeDiscountCodes } from "../../domain/carts/discounts.js";
-import { cartResponse, cartTokenParams, discountCodesBody } from "../../domain/carts/schemas.js";
+import { cartChangeResponse, cartTokenParams, discountCodesBody } from "../../domain/carts/schemas.js";
 import { cartContext } from "./cart-context.js";
 import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart discounts"];
-const response = { 200: cartResponse };
+const response = cartChangeResponse;
 const NO_RATE_LIMIT_HEADERS = { "x-ratelimit-limit": false, "x-ratelimit-remaining": false, "x-ratelimit-reset": false } as const;
 
 export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void> {
