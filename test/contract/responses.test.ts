@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createPerson, pageFields } from "../helpers/company-server.js";
-import { contractViolations, documentedSchemaName } from "../helpers/documented-responses.js";
+import { componentViolations, contractViolations, documentedSchemaName } from "../helpers/documented-responses.js";
 import {
   type CompanyFixture,
   createCard,
@@ -36,7 +36,8 @@ let mediaSlug: string;
 let agreementIds: number[];
 let customerToken: string;
 
-useTwoCompanyApp((app) => ({ t, call, acme } = app), { env: { CHECKOUT_BASE_URL: "https://checkout.example.com" } });
+const SESSION_RATE_LIMIT = 5;
+useTwoCompanyApp((app) => ({ t, call, acme } = app), { env: { CHECKOUT_BASE_URL: "https://checkout.example.com", SESSION_RATE_LIMIT_PER_MINUTE: String(SESSION_RATE_LIMIT) } });
 
 /** The body of `response` conforms to what the document says `method documentedPath` answers with its status. */
 function expectDocumented(method: string, documentedPath: string, response: HttpResponse, status: number): void {
@@ -78,10 +79,11 @@ beforeAll(async () => {
   }
   const alice = await createPerson(db, acme.id, "rep", "Alice", "Admin");
   const bob = await createPerson(db, acme.id, "rep", "Bob", "Builder");
-  for (const type of ["DirectConversation", "GroupConversation", "ChannelConversation"]) {
+  const dave = await createPerson(db, acme.id, "customer", "Dave", "Doe");
+  for (const [type, recipient] of [["DirectConversation", bob], ["GroupConversation", bob], ["ChannelConversation", bob], ["EmailConversation", dave]] as const) {
     const response = await call("POST", "/api/company/messaging/conversations.json", {
       token: acme.token,
-      body: { conversation: { type, name: type }, recipients: [{ uid: bob.id }], user: { email: alice.email } },
+      body: { conversation: { type, name: type }, recipients: [{ uid: recipient.id }], user: { email: alice.email } },
     });
     expect(response.status, response.text).toBe(201);
   }
@@ -135,6 +137,10 @@ describe("cart surface", () => {
     const withCard = await call("POST", `/api/carts/${cartToken}/set_saved_payment_method`, { token: acme.token, body: { payment_method_id: card.id } });
     expectDocumented("POST", "/api/carts/{cart_token}/set_saved_payment_method", withCard, 200);
     expectDocumented("GET", "/api/carts/{cart_token}", await call("GET", `/api/carts/${token}`), 200);
+    // The customer's saved cards, read now and written into the stored view.
+    const withSaved = await call("GET", `/api/carts/${cartToken}?payment_methods_includes=saved_payment_methods`);
+    expectDocumented("GET", "/api/carts/{cart_token}", withSaved, 200);
+    expect(withSaved.body.cart.available_payment_methods).toContainEqual(expect.objectContaining({ type: "saved_payment_method", id: card.id }));
   });
 
   it("a locked cart's 410 carries the cart and the shop's address in meta", async () => {
@@ -184,6 +190,14 @@ describe("admin surface", () => {
     expectDocumented("GET", "/api/company/custom_pages", await call("GET", "/api/company/custom_pages?lang=en", { token: acme.token }), 200);
   });
 
+  it("a replayed 422", async () => {
+    const send = () => call("POST", "/api/agreements", { token: acme.token, body: { agreement: { title: "" } }, headers: { "idempotency-key": "contract-422" } });
+    expectDocumented("POST", "/api/agreements", await send(), 422);
+    const replay = await send();
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expectDocumented("POST", "/api/agreements", replay, 422);
+  });
+
   it("an idempotent replay of a streamed answer", async () => {
     const send = () => call("POST", "/api/agreements/bulk_clone", { token: acme.token, body: { agreement_ids: agreementIds }, headers: { "idempotency-key": "contract-clone" } });
     await send();
@@ -230,6 +244,7 @@ describe("public SDK surface", () => {
     const playlist = await call("POST", "/api/playlists", { token: acme.token, body: { playlist: { title: "Start here", slug: "start", media_ids: [(await call("GET", "/api/media", { token: acme.token })).body.media[0].id] } } });
     expect(playlist.status, playlist.text).toBe(201);
     expectDocumented("POST", `${PUBLIC_PREFIX}/playlists/{slug}`, await call("POST", `${PUBLIC_PREFIX}/playlists/start`, { body: { metadata: metadataFor(acme.shop) } }), 200);
+    expectDocumented("POST", `${PUBLIC_PREFIX}/playlists`, await call("POST", `${PUBLIC_PREFIX}/playlists`, { body: { library: { id: "start" }, metadata: metadataFor(acme.shop) } }), 200);
   });
 
   it("a 400 and a 415", async () => {
@@ -249,9 +264,37 @@ describe("public SDK surface", () => {
     expectDocumented("POST", `${PUBLIC_PREFIX}/session`, await call("POST", `${PUBLIC_PREFIX}/session`, { body: { metadata: { svc_shop: acme.shop } } }), 201);
   });
 
+  it("a 429 of the per-session limit", async () => {
+    const metadata = metadataFor(acme.shop);
+    const visit = () => call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: { page: { url: "https://acme.example.com/" }, metadata } });
+    for (let sent = 0; sent < SESSION_RATE_LIMIT; sent++) expect((await visit()).status).toBe(201);
+    expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await visit(), 429);
+  });
+
   it("a 422 and a 404", async () => {
     expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: { metadata: metadataFor(acme.shop) } }), 422);
     expectDocumented("POST", `${PUBLIC_PREFIX}/media/{slug}`, await call("POST", `${PUBLIC_PREFIX}/media/nothing-here`, { body: { metadata: metadataFor(acme.shop) } }), 404);
     expectDocumented("POST", `${PUBLIC_PREFIX}/media/{slug}`, await call("POST", `${PUBLIC_PREFIX}/media/${mediaSlug}`, { body: { metadata: metadataFor("no-such-shop") } }), 404);
+  });
+});
+
+describe("answers of no operation", () => {
+  it("an unknown path: Error on the admin and cart surfaces, PublicError under the public SDK's prefix (an unserved version included)", async () => {
+    for (const path of ["/api/nothing", "/api/carts/ct_0000000000000000000000/nothing"]) {
+      const response = await call("GET", path);
+      expect(response.status).toBe(404);
+      expect(componentViolations("Error", response)).toEqual([]);
+    }
+    for (const path of [`${PUBLIC_PREFIX}/nothing`, "/api/public/v2024-01/session"]) {
+      const response = await call("POST", path, { body: { metadata: metadataFor(acme.shop) } });
+      expect(response.status).toBe(404);
+      expect(componentViolations("PublicError", response)).toEqual([]);
+    }
+  });
+
+  it("a request Node's parser refuses (headers too large)", async () => {
+    const response = await call("GET", "/api/agreements", { headers: { "x-filler": "x".repeat(20_000) } });
+    expect(response.status).toBe(431);
+    expect(componentViolations("Error", response)).toEqual([]);
   });
 });

@@ -45,12 +45,32 @@ export function documentedSchemaName(method: string, path: string, status: numbe
   return schema?.$ref?.replace("#/components/schemas/", "");
 }
 
-/** Where a body departs from the documented schema, one line per departure (empty when it conforms). */
-export function contractViolations(method: string, path: string, response: HttpResponse): string[] {
-  const { where, validate } = documentedBody(method, path, response.status);
+/** A validator of the body by the document's `components.schemas` entry `name` (answers of no operation: an unknown path). */
+function componentBody(name: string): { where: string; validate: ValidateFunction } {
+  const where = `components.schemas.${name}`;
+  let validate = validators.get(where);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `openapi.json#/components/schemas/${pointerSegment(name)}` });
+    validators.set(where, validate);
+  }
+  return { where, validate };
+}
+
+/** Where a body departs from the schema `validate` checks, one line per departure (empty when it conforms). */
+function violations({ where, validate }: { where: string; validate: ValidateFunction }, response: HttpResponse): string[] {
   const failures: string[] = [];
   if (!String(response.headers["content-type"]).startsWith("application/json")) failures.push(`${where}: Content-Type ${response.headers["content-type"]}`);
   if (response.body === undefined) return [...failures, `${where}: the body is not JSON: ${response.text.slice(0, 200)}`];
   if (!validate(response.body)) failures.push(...(validate.errors ?? []).map((error: ErrorObject) => `${where}: ${error.instancePath || "/"} ${error.message} ${JSON.stringify(error.params)}`));
   return failures;
+}
+
+/** Where a body departs from what the document gives `method path` for the response's status. */
+export function contractViolations(method: string, path: string, response: HttpResponse): string[] {
+  return violations(documentedBody(method, path, response.status), response);
+}
+
+/** Where a body departs from the document's `components.schemas` entry `name` (for answers of no operation: an unknown path). */
+export function componentViolations(name: string, response: HttpResponse): string[] {
+  return violations(componentBody(name), response);
 }
