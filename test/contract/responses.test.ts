@@ -153,7 +153,9 @@ describe("cart surface", () => {
     expectDocumented("PATCH", "/api/carts/{cart_token}/items/{item_id}/update_volumes", volumes, 410);
   });
 
-  it("a 422 and a 404", async () => {
+  it("a 413, a 422 and a 404", async () => {
+    const tooLarge = { metadata: { note: "x".repeat(t.config.cartBodyLimit) } };
+    expectDocumented("PATCH", "/api/carts/{cart_token}/append_metadata", await call("PATCH", `/api/carts/${cartToken}/append_metadata`, { body: tooLarge }), 413);
     expectDocumented("POST", "/api/carts/{cart_token}/items", await call("POST", `/api/carts/${cartToken}/items`, { body: { items: [{ variant_id: "x" }] } }), 422);
     expectDocumented("GET", "/api/carts/{cart_token}", await call("GET", "/api/carts/ct_0000000000000000000000"), 404);
   });
@@ -247,8 +249,10 @@ describe("public SDK surface", () => {
     expectDocumented("POST", `${PUBLIC_PREFIX}/playlists`, await call("POST", `${PUBLIC_PREFIX}/playlists`, { body: { library: { id: "start" }, metadata: metadataFor(acme.shop) } }), 200);
   });
 
-  it("a 400 and a 415", async () => {
+  it("a 400, a 413 and a 415", async () => {
     expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: "{", headers: { "content-type": "application/json" } }), 400);
+    const tooLarge = { page: { url: "https://acme.example.com/", title: "x".repeat(t.config.publicBodyLimit) }, metadata: metadataFor(acme.shop) };
+    expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { body: tooLarge }), 413);
     expectDocumented("POST", `${PUBLIC_PREFIX}/events/pages/visit`, await call("POST", `${PUBLIC_PREFIX}/events/pages/visit`, { rawBody: "x", headers: { "content-type": "application/xml" } }), 415);
   });
 
