@@ -243,6 +243,12 @@ describe("public SDK surface", () => {
       await call("POST", `${PUBLIC_PREFIX}/affiliates/lookup`, { body: { metadata: metadataFor(acme.shop, { attribution: { username: "nobody-at-all" } }) } }),
       404,
     );
+    // A picture address stored before addresses were checked, relative or with a space: the document promises a URI or null.
+    for (const imageUrl of ["avatars/legacy.png", "https://cdn.example.com/my avatar.png"]) {
+      const legacy = await createUserWithToken(t.db.prisma, acme.id, "rep", { username: `legacy${Date.now()}`, imageUrl });
+      const response = await call("POST", `${PUBLIC_PREFIX}/affiliates/lookup`, { body: { metadata: metadataFor(acme.shop, { attribution: { username: legacy.user.username } }) } });
+      expectDocumented("POST", `${PUBLIC_PREFIX}/affiliates/lookup`, response, 201);
+    }
     const playlist = await call("POST", "/api/playlists", { token: acme.token, body: { playlist: { title: "Start here", slug: "start", media_ids: [(await call("GET", "/api/media", { token: acme.token })).body.media[0].id] } } });
     expect(playlist.status, playlist.text).toBe(201);
     expectDocumented("POST", `${PUBLIC_PREFIX}/playlists/{slug}`, await call("POST", `${PUBLIC_PREFIX}/playlists/start`, { body: { metadata: metadataFor(acme.shop) } }), 200);
