@@ -60,7 +60,6 @@ beforeAll(async () => {
   const customer = await createUserWithToken(db, acme.id, "customer");
   customerToken = customer.token;
   await createCard(db, customer.user.id);
-  void product;
 
   const created = await call("POST", `/api/carts?jwt=${customerToken}`, { body: { country_code: "US", svc_shop: acme.shop, items: [{ variant_id: variantId, quantity: 2 }] } });
   expect(created.status, created.text).toBe(200);
@@ -118,6 +117,8 @@ describe("cart surface", () => {
       body: { country_code: "US", svc_shop: acme.shop, enrollment_pack_id: pack.id, items: [{ variant_id: variantId, quantity: 500 }], attribution: { username: rep.user.username } },
     });
     expectDocumented("POST", "/api/carts", created, 200);
+    expect(created.body.cart).toMatchObject({ buyer_rep_id: rep.user.id, enrollment_pack_id: pack.id, valid_for_checkout: false });
+    expect(created.body.cart.messages.errors.join(" ")).toContain("Insufficient inventory");
     const token = created.body.cart.cart_token;
     const itemId = created.body.cart.items.find((item: { variant_id: number; parent_id: number | null }) => item.variant_id === variantId && item.parent_id === null).id;
     expectDocumented(
