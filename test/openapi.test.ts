@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it, vi } from "vitest";
 import { generateOpenApi, OPENAPI_PATH } from "../src/openapi-document.js";
 import { derivedOperationId } from "../src/platform/http/operation-ids.js";
@@ -17,7 +18,17 @@ function operationsOf(document: { paths: Record<string, Record<string, Operation
   return Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
 }
 
+/** What a validator of the OpenAPI 3.1 specification finds wrong with `document` (its schema objects checked as JSON Schema 2020-12, every $ref resolved). */
+async function specificationViolations(document: object): Promise<unknown> {
+  const { valid, errors } = await new Validator().validate(structuredClone(document) as Record<string, unknown>);
+  return valid ? [] : errors;
+}
+
 describe("openapi/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document: SDK generators refuse or misread an invalid one", async () => {
+    expect(await specificationViolations(JSON.parse(readFileSync(OPENAPI_PATH, "utf8")))).toEqual([]);
+  });
+
   it("is the document the routes generate (run `npm run openapi` after changing a route or schema)", async () => {
     const generated = await generateOpenApi();
     const committed = readFileSync(OPENAPI_PATH, "utf8");
@@ -185,6 +196,7 @@ describe("the served documents (/openapi.json, the one /docs reads and the publi
     const t = await startTestApp({ env: { PUBLIC_BASE_URL: "https://commerce.example.net" }, database: testDb.database });
     try {
       for (const document of await documentsOf(t.url)) {
+        expect(await specificationViolations(document)).toEqual([]);
         expect(document.servers[0]?.variables.base_url.default).toBe("https://commerce.example.net");
         expect(document.servers.map((server) => Object.keys(server.variables))).toEqual([["base_url"], ["company"], ["port"]]);
       }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { languageParam } from "../../platform/http/language.js";
-import { blankAsNull, blankFilter, httpUrl, idParam, int32Id, optionalOrBlank, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
+import { blankAsNull, blankFilter, errorBodySchema, httpUrl, idParam, int32Id, metaSchema, optionalOrBlank, optionalOrNull, timeZone, trimmedEmail } from "../../platform/http/schemas.js";
 import { attributionMembers, NO_ATTRIBUTION_SIGNAL, severalAttributionSignals, signalsNamed } from "../affiliates/schemas.js";
 import { agreementSchema } from "../agreements/schemas.js";
 import { countryCode } from "../catalog/fields.js";
@@ -449,3 +449,16 @@ const cartMetaSchema = z
 
 /** The body of every cart operation. */
 export const cartResponse = z.object({ cart: cartView, meta: cartMetaSchema }).meta({ id: "CartResponse" });
+
+/** The 410 of a change to a locked cart (payment authorized or captured): the error body with the cart and the shop's address in meta. */
+const cartLockedError = errorBodySchema
+  .extend({
+    meta: metaSchema.extend({
+      cart: cartView.describe("The cart as it stands: `state` and `processed` say how far its payment went"),
+      shop_url: z.string(),
+    }),
+  })
+  .meta({ id: "CartLockedError" });
+
+/** The responses of an operation that changes an existing cart: a locked one is a 410 with the cart. */
+export const cartChangeResponse = { 200: cartResponse, 410: cartLockedError };

@@ -35,6 +35,8 @@ const API_VERSION = "1.0";
 
 const baseTransform = createJsonSchemaTransform({});
 
+const EVERY_RANGE = ["2XX", "4XX", "5XX"] as const;
+
 // Seed 01 shows X-Request-Id on the company server's responses: it is on every response.
 const EVERY_OPERATION: Record<string, DocumentedHeader> = {
   "X-Request-Id": {
@@ -230,7 +232,9 @@ function withResponseHeaders(document: OpenApiObject): OpenApiObject {
     const { [RESPONSE_HEADERS_KEY]: documented = {}, responses = {}, ...rest } = operation;
     const referenced = Object.entries(responses).map(([status, response]): [string, Response] => {
       const range = status.startsWith("2") ? "2XX" : status;
-      const carried = Object.entries(documented).filter(([, header]) => header.on.some((on) => on === range));
+      // An error status of its own (a cart's 410) carries the headers of every response; the others say when they are present in a range.
+      const ownStatus = !status.startsWith("2") && !status.endsWith("XX");
+      const carried = Object.entries(documented).filter(([, header]) => (ownStatus ? EVERY_RANGE.every((every) => header.on.includes(every)) : header.on.some((on) => on === range)));
       for (const [name, { on: _on, ...header }] of carried) {
         if (headers[name] && JSON.stringify(headers[name]) !== JSON.stringify(header)) throw new Error(`the response header ${name} is documented in two ways`);
         headers[name] = header;

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { logout, setAttribution, setSavedPaymentMethod } from "../../domain/carts/cart-buyer.js";
-import { attributionBody, cartResponse, cartTokenParams, savedPaymentMethodBody } from "../../domain/carts/schemas.js";
+import { attributionBody, cartChangeResponse, cartTokenParams, savedPaymentMethodBody } from "../../domain/carts/schemas.js";
 import { checkPaymentMethodCredential, requiredPaymentMethodCredential } from "./cart-credentials.js";
 import { cartContext } from "./cart-context.js";
 import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart buyer"];
-const response = { 200: cartResponse };
+const response = cartChangeResponse;
 
 export async function cartBuyerRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

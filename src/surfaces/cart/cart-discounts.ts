@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { applyDiscountCodes, removeDiscountCodes } from "../../domain/carts/discounts.js";
-import { cartResponse, cartTokenParams, discountCodesBody } from "../../domain/carts/schemas.js";
+import { cartChangeResponse, cartTokenParams, discountCodesBody } from "../../domain/carts/schemas.js";
 import { WITHOUT_RATE_LIMIT_HEADERS } from "../../platform/http/rate-limit.js";
 import { cartContext } from "./cart-context.js";
 import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart discounts"];
-const response = { 200: cartResponse };
+const response = cartChangeResponse;
 
 export async function cartDiscountRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

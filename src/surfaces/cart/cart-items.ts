@@ -14,7 +14,7 @@ import {
   addItemsBody,
   bundledItemsBody,
   cartItemParams,
-  cartResponse,
+  cartChangeResponse,
   cartTokenParams,
   changeVariantBody,
   removeItemsBody,
@@ -27,7 +27,7 @@ import { cartContext } from "./cart-context.js";
 import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart items"];
-const response = { 200: cartResponse };
+const response = cartChangeResponse;
 
 export async function cartItemRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { mergeMetadata, removeMetadata, replaceMetadata } from "../../domain/carts/cart-metadata.js";
-import { appendMetadataBody, cartResponse, cartTokenParams, jsonDataBody, removeMetadataBody, replaceMetadataBody } from "../../domain/carts/schemas.js";
+import { appendMetadataBody, cartChangeResponse, cartTokenParams, jsonDataBody, removeMetadataBody, replaceMetadataBody } from "../../domain/carts/schemas.js";
 import { cartContext } from "./cart-context.js";
 import { sendCart } from "./cart-reply.js";
 
 const tags = ["Cart metadata"];
-const response = { 200: cartResponse };
+const response = cartChangeResponse;
 
 export async function cartMetadataRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<ZodTypeProvider>();

@@ -4,6 +4,7 @@ import { changeLanguage, setAddress, updateCart, updateCountry } from "../../dom
 import { createCart } from "../../domain/carts/create-cart.js";
 import {
   addressBody,
+  cartChangeResponse,
   cartResponse,
   cartTokenParams,
   changeLanguageBody,
@@ -55,7 +56,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.patch(
     "/:cart_token",
-    { schema: { tags, summary: "Change the cart's email, phone, marketing consent or shipping method", params: cartTokenParams, body: updateCartBody, response } },
+    { schema: { tags, summary: "Change the cart's email, phone, marketing consent or shipping method", params: cartTokenParams, body: updateCartBody, response: cartChangeResponse } },
     async (request, reply) => sendCart(request, reply, await updateCart(cartContext(request), request.params.cart_token, request.body)),
   );
 
@@ -68,7 +69,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         summary: "Select a shipping method, or clear it with null",
         params: cartTokenParams,
         body: selectShippingMethodBody,
-        response,
+        response: cartChangeResponse,
       },
     },
     async (request, reply) => sendCart(request, reply, await updateCart(cartContext(request), request.params.cart_token, request.body)),
@@ -84,7 +85,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         description: "`jwt`, a customer's user token, makes that customer the cart's; an invalid one is a 401 `invalid_user_token`.",
         params: cartTokenParams,
         body: addressBody,
-        response,
+        response: cartChangeResponse,
       },
       config: { bodyCredential: true },
     },
@@ -93,7 +94,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.patch(
     "/:cart_token/change_language",
-    { schema: { tags, summary: "Change the cart's language", params: cartTokenParams, body: changeLanguageBody, response } },
+    { schema: { tags, summary: "Change the cart's language", params: cartTokenParams, body: changeLanguageBody, response: cartChangeResponse } },
     async (request, reply) => sendCart(request, reply, await changeLanguage(cartContext(request), request.params.cart_token, request.body.language_iso)),
   );
 
@@ -106,7 +107,7 @@ export async function cartRoutes(fastify: FastifyInstance): Promise<void> {
         description: "Lines whose variant has no price in the new country are removed and listed in `skipped_items`.",
         params: cartTokenParams,
         body: updateCountryBody,
-        response,
+        response: cartChangeResponse,
       },
     },
     async (request, reply) => sendCart(request, reply, await updateCountry(cartContext(request), request.params.cart_token, request.body.country_code)),

@@ -59,11 +59,11 @@ describe("POST /affiliates/lookup", () => {
     expect((await lookup({ share_guid: "guid-unknown", external_id: rita.external_id })).body.affiliate.svc_rep_id).toBe(rita.id);
   });
 
-  it("answers a rep whose stored image_url is no URI: the document's formats are not checked on the way out", async () => {
+  it("answers a rep whose stored image_url is no URI with image_url null, as the document's format promises, not a 500", async () => {
     const rep = await createUser(t.db.prisma, { companyId: acme.id, role: "rep", email: "legacy@example.com", username: "legacy-rep", imageUrl: "avatars/legacy.png" });
     const response = await lookup({ username: rep.username });
     expect(response.status).toBe(201);
-    expect(response.body.affiliate).toMatchObject({ svc_rep_id: rep.id, image_url: "avatars/legacy.png" });
+    expect(response.body.affiliate).toMatchObject({ svc_rep_id: rep.id, image_url: null });
   });
 
   it("answers 404 when no rep matches, for another company's rep, and for a customer", async () => {
