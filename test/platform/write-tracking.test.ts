@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { CheckoutPool } from "../../src/platform/db/checkout-pool.js";
-import { recordingWrites, type WriteRecord } from "../../src/platform/db/write-tracking.js";
+import { recordingWrites, WriteRecord } from "../../src/platform/db/write-tracking.js";
 import { type TestDatabase, useTestDatabase } from "../helpers/test-database.js";
 
 let testDb: TestDatabase;
@@ -14,8 +14,8 @@ useTestDatabase((created) => (testDb = created));
 describe.skipIf(!inject("databaseServer"))("recordingWrites with every pooled connection busy", () => {
   it("records a queued statement for the work that sent it, not for the work that released the connection", async () => {
     const pool = new CheckoutPool({ connectionString: testDb.url as string, max: 1 });
-    const releasing: WriteRecord = { mayHaveWritten: false };
-    const writing: WriteRecord = { mayHaveWritten: false };
+    const releasing = new WriteRecord();
+    const writing = new WriteRecord();
     try {
       const held = await pool.connect();
       let queued: Promise<unknown> = Promise.resolve();
@@ -36,5 +36,48 @@ describe.skipIf(!inject("databaseServer"))("recordingWrites with every pooled co
     } finally {
       await pool.end();
     }
+  });
+});
+
+// Found by a review: a write PostgreSQL answered with an error (a statement_timeout's or a lock
+// timeout's cancellation, a constraint violation) counted as one that may have committed, so a
+// 503 database_busy kept its Idempotency-Key as 409 idempotency_key_answer_lost, and the retry
+// the 503 asks for could never run, though nothing was saved.
+describe.skipIf(!inject("databaseServer"))("recordingWrites and the server's answer", () => {
+  /** Whether `send`, run on a connection of its own, was recorded as a write that may have committed. */
+  const recorded = async (send: (client: { query(text: string): Promise<unknown> }, pool: CheckoutPool) => Promise<unknown>) => {
+    const pool = new CheckoutPool({ connectionString: testDb.url as string, max: 2 });
+    const record = new WriteRecord();
+    try {
+      const client = await pool.connect();
+      await recordingWrites(record, async () => {
+        await send(client, pool).catch(() => undefined);
+      });
+      client.release(true);
+    } finally {
+      await pool.end();
+    }
+    return record.mayHaveWritten;
+  };
+
+  it("does not count a statement outside a transaction that PostgreSQL refused, through pool.query and a checked-out client", async () => {
+    expect(await recorded((_, pool) => pool.query("INSERT INTO companies (id) VALUES (NULL)"))).toBe(false);
+    const cancelled = async (client: { query(text: string): Promise<unknown> }) => {
+      await client.query("SET statement_timeout = 50");
+      await client.query("INSERT INTO companies (name, shop_domain) SELECT 'Slow', 'slow.example.com' FROM pg_sleep(0.5)");
+    };
+    expect(await recorded(cancelled)).toBe(false);
+    expect(await recorded((_, pool) => pool.query("UPDATE companies SET name = name WHERE false"))).toBe(true);
+  });
+
+  it("does not count a COMMIT that PostgreSQL refused, and counts one it accepted", async () => {
+    const committing = (rows: string) => async (client: { query(text: string): Promise<unknown> }) => {
+      await client.query("BEGIN");
+      await client.query("CREATE TEMP TABLE deferred (id int UNIQUE DEFERRABLE INITIALLY DEFERRED)");
+      await client.query(`INSERT INTO deferred VALUES ${rows}`);
+      await client.query("COMMIT");
+    };
+    expect(await recorded(committing("(1), (1)"))).toBe(false);
+    expect(await recorded(committing("(1)"))).toBe(true);
   });
 });

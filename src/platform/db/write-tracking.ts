@@ -1,9 +1,22 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type pg from "pg";
+import pg from "pg";
 
 /** Whether a piece of work sent the database anything that may have committed a change. */
-export interface WriteRecord {
-  mayHaveWritten: boolean;
+export class WriteRecord {
+  #sent = 0;
+  #refused = 0;
+
+  get mayHaveWritten(): boolean {
+    return this.#sent > this.#refused;
+  }
+
+  sent(): void {
+    this.#sent += 1;
+  }
+
+  refused(): void {
+    this.#refused += 1;
+  }
 }
 
 const recording = new AsyncLocalStorage<WriteRecord | undefined>();
@@ -15,9 +28,10 @@ let recordingWork = 0;
 /**
  * Runs `work`, setting `record.mayHaveWritten` once a statement it sends on a PostgreSQL
  * server's pool may commit a change: a COMMIT, or a statement outside a transaction that is not
- * a read. Sent, not answered: a COMMIT whose answer was lost may have committed. A transaction
- * rolled back commits nothing, so its statements do not count. The embedded database records
- * nothing.
+ * a read. Sent, not answered: a COMMIT whose answer was lost may have committed; one PostgreSQL
+ * answered with an error (a constraint, a statement_timeout's cancellation) committed nothing, and
+ * no longer counts. A transaction rolled back commits nothing, so its statements do not count.
+ * The embedded database records nothing.
  */
 export async function recordingWrites<T>(record: WriteRecord, work: () => Promise<T>): Promise<T> {
   recordingWork += 1;
@@ -53,26 +67,44 @@ const READ = /^\s*(SELECT|SHOW|SET|RESET|SAVEPOINT|RELEASE|ROLLBACK\s+TO)\b/i;
  */
 export function reportWrites(client: pg.Client): void {
   let inTransaction = false;
-  const send = client.query;
+  const send = client.query as (...args: unknown[]) => unknown;
   client.query = function query(this: pg.Client, config: unknown, ...rest: unknown[]) {
     const text = typeof config === "string" ? config : (config as { text?: unknown } | null)?.text;
+    let record: WriteRecord | undefined;
     if (typeof text === "string") {
       if (BEGIN.test(text)) {
         inTransaction = true;
       } else if (COMMIT.test(text)) {
         inTransaction = false;
-        written();
+        record = recording.getStore();
       } else if (ROLLBACK.test(text)) {
         inTransaction = false;
       } else if (!inTransaction && !READ.test(text)) {
-        written();
+        record = recording.getStore();
       }
     }
-    return (send as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    if (record === undefined) return send.call(this, config, ...rest);
+    record.sent();
+    const answered = answerOf(record);
+    // pg takes its callback as the last argument (pool.query's way), else answers with a promise.
+    const callbackAt = rest.findIndex((argument) => typeof argument === "function");
+    if (callbackAt !== -1) {
+      const callback = rest[callbackAt] as (error: unknown, result: unknown) => void;
+      rest[callbackAt] = (error: unknown, result: unknown) => {
+        answered(error);
+        callback(error, result);
+      };
+      return send.call(this, config, ...rest);
+    }
+    const result = send.call(this, config, ...rest);
+    if (result instanceof Promise) result.catch(answered);
+    return result;
   } as typeof client.query;
 }
 
-function written(): void {
-  const record = recording.getStore();
-  if (record) record.mayHaveWritten = true;
+/** An error PostgreSQL answered a write with: the statement (or the COMMIT) committed nothing. */
+function answerOf(record: WriteRecord): (error: unknown) => void {
+  return (error) => {
+    if (error instanceof pg.DatabaseError) record.refused();
+  };
 }
