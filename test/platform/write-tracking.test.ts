@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { CheckoutPool } from "../../src/platform/db/checkout-pool.js";
+import { sqlPoolFor } from "../../src/platform/db/database.js";
 import { recordingWrites, WriteRecord } from "../../src/platform/db/write-tracking.js";
 import { type TestDatabase, useTestDatabase } from "../helpers/test-database.js";
 
@@ -79,5 +80,24 @@ describe.skipIf(!inject("databaseServer"))("recordingWrites and the server's ans
     };
     expect(await recorded(committing("(1), (1)"))).toBe(false);
     expect(await recorded(committing("(1)"))).toBe(true);
+  });
+});
+
+describe.skipIf(!inject("databaseServer"))("recordingWrites and a transaction a failed statement aborted", () => {
+  it("does not count the COMMIT PostgreSQL answered with ROLLBACK, in the app's pipelined transactions", async () => {
+    const pool = new CheckoutPool({ connectionString: testDb.url as string, max: 1 });
+    const record = new WriteRecord();
+    try {
+      await recordingWrites(record, async () => {
+        await sqlPoolFor(pool)
+          .transaction(async (tx) => {
+            void tx.query("INSERT INTO companies (id) VALUES (NULL)");
+          })
+          .catch(() => undefined);
+      });
+      expect(record.mayHaveWritten).toBe(false);
+    } finally {
+      await pool.end();
+    }
   });
 });

@@ -91,20 +91,29 @@ export function reportWrites(client: pg.Client): void {
     if (callbackAt !== -1) {
       const callback = rest[callbackAt] as (error: unknown, result: unknown) => void;
       rest[callbackAt] = (error: unknown, result: unknown) => {
-        answered(error);
+        answered(error, result);
         callback(error, result);
       };
       return send.call(this, config, ...rest);
     }
     const result = send.call(this, config, ...rest);
-    if (result instanceof Promise) result.catch(answered);
+    if (result instanceof Promise) {
+      result.then(
+        (value: unknown) => answered(undefined, value),
+        (error: unknown) => answered(error, undefined),
+      );
+    }
     return result;
   } as typeof client.query;
 }
 
-/** An error PostgreSQL answered a write with: the statement (or the COMMIT) committed nothing. */
-function answerOf(record: WriteRecord): (error: unknown) => void {
-  return (error) => {
-    if (error instanceof pg.DatabaseError) record.refused();
+/**
+ * Whether PostgreSQL's answer says the write committed nothing: an error, or a COMMIT answered
+ * ROLLBACK (its transaction was aborted by a statement that failed, in the pipelined transactions
+ * of sqlPoolFor one not awaited).
+ */
+function answerOf(record: WriteRecord): (error: unknown, result: unknown) => void {
+  return (error, result) => {
+    if (error instanceof pg.DatabaseError || (result as { command?: unknown } | undefined)?.command === "ROLLBACK") record.refused();
   };
 }
