@@ -66,7 +66,7 @@ export type CartReader = (cartToken: string) => Promise<CartRecord>;
 type ReadRow = Pick<CartRow, "id" | "company_id" | "customer_id" | "state" | "shop_domain" | "view_json"> & {
   cart_token: string;
   timezone: string;
-  /** The stored view's carts.view_dates_from, as an ISO date. */
+  /** The stored view's carts.view_dates_from, as an ISO date (to_char: a date's text follows the session's DateStyle). */
   view_dates_from: string | null;
 };
 
@@ -99,7 +99,7 @@ export function cartReader(sql: SqlPool, clock: Clock): CartReader {
     (cartTokens: string[]) =>
       sql.query<ReadRow>(
         `SELECT c.cart_token, c.id, c.company_id, c.customer_id, c.state, co.shop_domain, c.view::text AS view_json,
-                c.timezone, c.view_dates_from::text AS view_dates_from
+                c.timezone, to_char(c.view_dates_from, 'YYYY-MM-DD') AS view_dates_from
          FROM carts c JOIN companies co ON co.id = c.company_id
          WHERE c.cart_token = ANY ($1::text[])`,
         [cartTokens],

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { reportWrites } from "./write-tracking.js";
+import { recordedAsSender, reportWrites } from "./write-tracking.js";
 
 type CheckoutCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
 
@@ -36,7 +36,9 @@ export class CheckoutPool extends pg.Pool {
         throw this.#explained(error);
       });
     }
-    super.connect((error, client, done) => callback(error === undefined ? undefined : this.#explained(error), client, done));
+    // pool.query sends its statement from this callback, which pg-pool calls from whatever work
+    // released a connection or checked one out.
+    super.connect(recordedAsSender((error, client, done) => callback(error === undefined ? undefined : this.#explained(error), client, done)));
   }
 
   /** Whether a connection the server accepted is open: a checkout waiting now waits for a busy one. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { recordingWrites, type WriteRecord } from "../db/write-tracking.js";
+import { recordingWrites, WriteRecord } from "../db/write-tracking.js";
 import { ConflictError, ValidationError } from "../errors.js";
 import { withMetaOf } from "./envelope.js";
 import { toErrorReply } from "./error-handler.js";
@@ -86,7 +86,7 @@ export function useIdempotencyKeys(app: FastifyInstance, options: IdempotencyOpt
     const handler = route.handler;
     route.handler = function recordingHandler(this: FastifyInstance, request, reply) {
       if (request.idempotencyClaimId === null) return handler.call(this, request, reply);
-      const writes: WriteRecord = { mayHaveWritten: false };
+      const writes = new WriteRecord();
       request.idempotentWrites = writes;
       return recordingWrites(writes, async () => handler.call(this, request, reply));
     } as typeof handler;
