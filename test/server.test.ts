@@ -17,7 +17,9 @@ import { createDatabaseWithoutCreate, createTestDatabase } from "./helpers/test-
 const dataDir = mkdtempSync(join(tmpdir(), "svc-commerce-server-test-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe("server process", () => {
+// Each test starts real server processes (a build of the sources, migrations, a seed): seconds each
+// on a quiet machine, and three times that on a loaded one. The limit guards against a hang only.
+describe("server process", { timeout: 60_000 }, () => {
   it("on an embedded database: migrates, seeds a demo company once, prints its token, serves, and stops cleanly", async () => {
     const env = { DATABASE_URL: "", DATA_DIR: dataDir, NODE_ENV: "development" };
     const first = await startServerProcess(env);
