@@ -34,8 +34,8 @@ export function registerCreatedLocation(app: FastifyInstance): void {
   const byRoute = new Map<string, boolean>();
   // A callback hook: it runs on every response, and allocates nothing for those that are no 201.
   app.addHook("onSend", (request, reply, payload, done) => {
-    const routeUrl = request.routeOptions.url;
-    if (reply.statusCode === 201 && request.method === "POST" && typeof payload === "string" && routeUrl !== undefined) {
+    const routeUrl = reply.statusCode === 201 && request.method === "POST" ? request.routeOptions.url : undefined;
+    if (typeof payload === "string" && routeUrl !== undefined) {
       let serves = byRoute.get(routeUrl);
       if (serves === undefined) {
         serves = servesCreatedResource(app, routeUrl);
